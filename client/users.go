@@ -1,0 +1,350 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/c13f5054/moralis-go/internal/wire"
+)
+
+// UserClass is the backend's user class.
+const UserClass = "_User"
+
+// Validation errors of the user calls (the original client's texts).
+var (
+	ErrEmptyUsername   = errors.New("Cannot sign up user with an empty username.")
+	ErrEmptyPassword   = errors.New("Cannot sign up user with an empty password.")
+	ErrUsernameType    = errors.New("Username must be a string.")
+	ErrPasswordType    = errors.New("Password must be a string.")
+	ErrNoSessionToken  = errors.New("Cannot upgrade a user with no session token")
+	ErrCouldNotGetUser = errors.New("Could not get user")
+)
+
+// User is a backend user: an Object of class _User with typed accessors for the wallet fields. The embedded
+// Object gives Get, Set, AddUnique, SetACL and the rest. Not safe for concurrent mutation.
+type User struct {
+	*Object
+}
+
+// NewUser returns an empty, unsaved user.
+func NewUser() *User { return &User{Object: wire.NewObject(UserClass)} }
+
+// UserFromObject views an object of class _User as a User.
+func UserFromObject(o *Object) *User { return &User{Object: o} }
+
+// Username is the user's username.
+func (u *User) Username() string { return u.String("username") }
+
+// SetUsername sets the username.
+func (u *User) SetUsername(s string) { u.Set("username", s) }
+
+// SetPassword sets the password (sent by the next save, never kept after it).
+func (u *User) SetPassword(s string) { u.Set("password", s) }
+
+// Email is the user's email.
+func (u *User) Email() string { return u.String("email") }
+
+// SetEmail sets the email.
+func (u *User) SetEmail(s string) { u.Set("email", s) }
+
+// SessionToken is the user's session token ("" when not signed in).
+func (u *User) SessionToken() string { return u.String("sessionToken") }
+
+// EthAddress is the user's current Ethereum address (lower-cased).
+func (u *User) EthAddress() string { return u.String("ethAddress") }
+
+// Accounts are the user's linked Ethereum addresses.
+func (u *User) Accounts() []string { return u.Strings("accounts") }
+
+// SolAccounts are the user's linked Solana addresses, without duplicates.
+func (u *User) SolAccounts() []string { return dedupe(u.Strings("solAccounts")) }
+
+// SolAddress is the user's current Solana address: solAddress, else the first of SolAccounts.
+func (u *User) SolAddress() string {
+	if s := u.String("solAddress"); s != "" {
+		return s
+	}
+	if acc := u.SolAccounts(); len(acc) > 0 {
+		return acc[0]
+	}
+	return ""
+}
+
+// AuthData is the user's linked auth providers' data (as far as the server shows it).
+func (u *User) AuthData() map[string]any { m, _ := u.Get("authData").(map[string]any); return m }
+
+func dedupe(in []string) []string {
+	seen := make(map[string]bool, len(in))
+	out := make([]string, 0, len(in))
+	for _, s := range in {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func (c *Client) userFromAnswer(resp map[string]any, into *User) (*User, error) {
+	if resp == nil {
+		return nil, ErrCouldNotGetUser
+	}
+	if into == nil {
+		into = NewUser()
+	}
+	if err := into.MergeServer(resp); err != nil {
+		return nil, err
+	}
+	if into.ID() == "" {
+		return nil, ErrCouldNotGetUser
+	}
+	return into, nil
+}
+
+// SignUp creates the user (username and password must be set) and signs it in: the answer's session token is
+// kept on the user, and the user becomes the current user.
+func (c *Client) SignUp(ctx context.Context, u *User) error {
+	if u == nil {
+		return errors.New("moralis: SignUp needs a user")
+	}
+	if u.Username() == "" {
+		return ErrEmptyUsername
+	}
+	if s, _ := u.Get("password").(string); s == "" {
+		return ErrEmptyPassword
+	}
+	if err := c.Save(ctx, u); err != nil {
+		return err
+	}
+	u.Forget("password")
+	return c.SetCurrentUser(u)
+}
+
+// LogIn signs a user in with username and password (POST login) and makes it the current user.
+func (c *Client) LogIn(ctx context.Context, username, password string) (*User, error) {
+	return c.LogInAny(ctx, username, password)
+}
+
+// LogInAny is LogIn for credentials that arrive untyped (from JSON or a map): non-strings give "Username must be
+// a string." or "Password must be a string." before any request.
+func (c *Client) LogInAny(ctx context.Context, username, password any) (*User, error) {
+	un, ok := username.(string)
+	if !ok {
+		return nil, ErrUsernameType
+	}
+	pw, ok := password.(string)
+	if !ok {
+		return nil, ErrPasswordType
+	}
+	var resp map[string]any
+	if err := c.do(ctx, c.call(http.MethodPost, "login", map[string]any{"username": un, "password": pw}), &resp); err != nil {
+		return nil, err
+	}
+	u, err := c.userFromAnswer(resp, nil)
+	if err != nil {
+		return nil, err
+	}
+	return u, c.SetCurrentUser(u)
+}
+
+// LogInOrSignUp logs in; when the server answers code 101 (no such user or wrong password) it signs up instead.
+func (c *Client) LogInOrSignUp(ctx context.Context, username, password string) (*User, error) {
+	u, err := c.LogIn(ctx, username, password)
+	if err == nil || !errors.Is(err, ErrObjectNotFound) {
+		return u, err
+	}
+	nu := NewUser()
+	nu.SetUsername(username)
+	nu.SetPassword(password)
+	if err := c.SignUp(ctx, nu); err != nil {
+		return nil, err
+	}
+	return nu, nil
+}
+
+// LogInWithAuthData signs in through an auth provider (POST users {"authData":{provider: authData}}): the server
+// signs a new identity up (201) and logs a known one in (200). The user becomes the current user.
+func (c *Client) LogInWithAuthData(ctx context.Context, provider string, authData map[string]any) (*User, error) {
+	if provider == "" {
+		return nil, errors.New("moralis: LogInWithAuthData needs a provider name")
+	}
+	body := map[string]any{"authData": map[string]any{provider: authData}}
+	var resp map[string]any
+	if err := c.do(ctx, c.call(http.MethodPost, "users", body), &resp); err != nil {
+		return nil, err
+	}
+	u, err := c.userFromAnswer(resp, nil)
+	if err != nil {
+		return nil, err
+	}
+	if u.SessionToken() == "" {
+		return nil, ErrCouldNotGetUser
+	}
+	return u, c.SetCurrentUser(u)
+}
+
+// LinkWith links an auth provider to the signed-in user u (PUT users/{id} with u's session token).
+func (c *Client) LinkWith(ctx context.Context, u *User, provider string, authData map[string]any) error {
+	return c.setAuthData(ctx, u, provider, authData)
+}
+
+// UnlinkFrom removes an auth provider from the signed-in user u.
+func (c *Client) UnlinkFrom(ctx context.Context, u *User, provider string) error {
+	return c.setAuthData(ctx, u, provider, nil)
+}
+
+func (c *Client) setAuthData(ctx context.Context, u *User, provider string, data map[string]any) error {
+	if u == nil || u.ID() == "" {
+		return errors.New("moralis: the user must be saved first")
+	}
+	if provider == "" {
+		return errors.New("moralis: a provider name is required")
+	}
+	var pd any = data
+	if data == nil {
+		pd = nil
+	}
+	rc := c.call(http.MethodPut, objectPath(UserClass, u.ID()), map[string]any{"authData": map[string]any{provider: pd}})
+	if tok := u.SessionToken(); tok != "" && !c.useMaster {
+		rc.SessionToken = tok
+	}
+	var resp map[string]any
+	if err := c.do(ctx, rc, &resp); err != nil {
+		return err
+	}
+	if err := u.ApplySaved(resp, nil); err != nil {
+		return err
+	}
+	ad := u.AuthData()
+	if ad == nil {
+		ad = map[string]any{}
+	}
+	if data == nil {
+		delete(ad, provider)
+	} else {
+		ad[provider] = data
+	}
+	u.Object.MergeServer(map[string]any{"authData": ad})
+	return nil
+}
+
+// Me returns the user of the view's session token (GET users/me). A bad token gives ErrInvalidSessionToken.
+func (c *Client) Me(ctx context.Context) (*User, error) {
+	if c.sessionToken == "" {
+		return nil, fmt.Errorf("moralis: users/me: %w", errors.New("no session token"))
+	}
+	var resp map[string]any
+	if err := c.do(ctx, c.call(http.MethodGet, "users/me", nil), &resp); err != nil {
+		return nil, err
+	}
+	u, err := c.userFromAnswer(resp, nil)
+	if err != nil {
+		return nil, err
+	}
+	if u.SessionToken() == "" {
+		u.Object.MergeServer(map[string]any{"sessionToken": c.sessionToken})
+	}
+	return u, nil
+}
+
+// Become signs in as the user of a session token and makes it the current user.
+func (c *Client) Become(ctx context.Context, sessionToken string) (*User, error) {
+	u, err := c.WithSessionToken(sessionToken).Me(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return u, c.SetCurrentUser(u)
+}
+
+// LogOut revokes the session of the view's token (or of the current user) on the server and clears the current
+// user.
+func (c *Client) LogOut(ctx context.Context) error {
+	tok := c.sessionToken
+	if tok == "" {
+		if u, err := c.CurrentUser(); err == nil && u != nil {
+			tok = u.SessionToken()
+		}
+	}
+	if tok != "" {
+		rc := c.call(http.MethodPost, "logout", nil)
+		rc.SessionToken = tok
+		if err := c.do(ctx, rc, nil); err != nil && !errors.Is(err, ErrInvalidSessionToken) {
+			return err
+		}
+	}
+	return c.storage.Remove(CurrentUserKey(c.cfg.AppID))
+}
+
+// RequestPasswordReset asks the server to mail a password reset link to email.
+func (c *Client) RequestPasswordReset(ctx context.Context, email string) error {
+	if email == "" {
+		return errors.New("moralis: RequestPasswordReset needs an email")
+	}
+	return c.do(ctx, c.call(http.MethodPost, "requestPasswordReset", map[string]any{"email": email}), nil)
+}
+
+// RequestEmailVerification asks the server to mail a verification link to email.
+func (c *Client) RequestEmailVerification(ctx context.Context, email string) error {
+	if email == "" {
+		return errors.New("moralis: RequestEmailVerification needs an email")
+	}
+	return c.do(ctx, c.call(http.MethodPost, "verificationEmailRequest", map[string]any{"email": email}), nil)
+}
+
+// VerifyPassword checks a username and password without signing in, and returns the user (without a session).
+func (c *Client) VerifyPassword(ctx context.Context, username, password string) (*User, error) {
+	var resp map[string]any
+	if err := c.do(ctx, c.call(http.MethodGet, "verifyPassword", map[string]any{"username": username, "password": password}), &resp); err != nil {
+		return nil, err
+	}
+	return c.userFromAnswer(resp, nil)
+}
+
+// UpgradeToRevocableSession exchanges a legacy session token for a revocable one and returns the new token.
+// Without a session token it gives "Cannot upgrade a user with no session token" before any request.
+func (c *Client) UpgradeToRevocableSession(ctx context.Context) (string, error) {
+	if c.sessionToken == "" {
+		return "", ErrNoSessionToken
+	}
+	var resp struct {
+		SessionToken string `json:"sessionToken"`
+	}
+	if err := c.do(ctx, c.call(http.MethodPost, "upgradeToRevocableSession", nil), &resp); err != nil {
+		return "", err
+	}
+	return resp.SessionToken, nil
+}
+
+// SetCurrentUser keeps u (with its session token) as the current user in the client's Storage.
+func (c *Client) SetCurrentUser(u *User) error {
+	b, err := json.Marshal(u.Object)
+	if err != nil {
+		return fmt.Errorf("moralis: keeping the current user: %w", err)
+	}
+	return c.storage.Set(CurrentUserKey(c.cfg.AppID), string(b))
+}
+
+// CurrentUser returns the kept current user, or nil (and no error) when nobody is signed in.
+func (c *Client) CurrentUser() (*User, error) {
+	s, ok, err := c.storage.Get(CurrentUserKey(c.cfg.AppID))
+	if err != nil || !ok || s == "" {
+		return nil, err
+	}
+	o := wire.NewObject(UserClass)
+	if err := o.UnmarshalJSON([]byte(s)); err != nil {
+		return nil, fmt.Errorf("moralis: the stored current user is unreadable: %w", err)
+	}
+	return UserFromObject(o), nil
+}
+
+// AsCurrentUser returns a view of c acting as the kept current user (c itself when nobody is signed in).
+func (c *Client) AsCurrentUser() (*Client, error) {
+	u, err := c.CurrentUser()
+	if err != nil || u == nil {
+		return c, err
+	}
+	return c.WithSessionToken(u.SessionToken()), nil
+}

@@ -1,0 +1,157 @@
+package rest
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Parse error codes that the SDK names (the server's numeric codes).
+const (
+	CodeOtherCause                  = -1
+	CodeInternalServerError         = 1
+	CodeConnectionFailed            = 100
+	CodeObjectNotFound              = 101
+	CodeInvalidQuery                = 102
+	CodeInvalidClassName            = 103
+	CodeMissingObjectID             = 104
+	CodeInvalidKeyName              = 105
+	CodeInvalidPointer              = 106
+	CodeInvalidJSON                 = 107
+	CodeCommandUnavailable          = 108
+	CodeNotInitialized              = 109
+	CodeIncorrectType               = 111
+	CodeInvalidChannelName          = 112
+	CodePushMisconfigured           = 115
+	CodeObjectTooLarge              = 116
+	CodeOperationForbidden          = 119
+	CodeCacheMiss                   = 120
+	CodeInvalidNestedKey            = 121
+	CodeInvalidFileName             = 122
+	CodeInvalidACL                  = 123
+	CodeTimeout                     = 124
+	CodeInvalidEmailAddress         = 125
+	CodeMissingContentType          = 126
+	CodeMissingContentLength        = 127
+	CodeInvalidContentLength        = 128
+	CodeFileTooLarge                = 129
+	CodeFileSaveError               = 130
+	CodeDuplicateValue              = 137
+	CodeInvalidRoleName             = 139
+	CodeExceededQuota               = 140
+	CodeScriptFailed                = 141
+	CodeValidationError             = 142
+	CodeFileDeleteError             = 153
+	CodeRequestLimitExceeded        = 155
+	CodeDuplicateRequest            = 159
+	CodeInvalidEventName            = 160
+	CodeInvalidValue                = 162
+	CodeUsernameMissing             = 200
+	CodePasswordMissing             = 201
+	CodeUsernameTaken               = 202
+	CodeEmailTaken                  = 203
+	CodeEmailMissing                = 204
+	CodeEmailNotFound               = 205
+	CodeSessionMissing              = 206
+	CodeMustCreateUserThroughSignup = 207
+	CodeAccountAlreadyLinked        = 208
+	CodeInvalidSessionToken         = 209
+	CodeLinkedIDMissing             = 250
+	CodeInvalidLinkedSession        = 251
+	CodeUnsupportedService          = 252
+	CodeAggregateError              = 600
+	CodeFileReadError               = 601
+	CodeXDomainRequest              = 602
+)
+
+// Error is an error answered by the backend (or the SDK's stand-in for one, such as a connection failure).
+// Match a code with errors.Is(err, &Error{Code: N}) or the client's Err* values; read the details with errors.As.
+type Error struct {
+	// Code is the Parse error code (0 when the server sent none, e.g. a 403 "unauthorized").
+	Code int
+	// Message is the server's text.
+	Message string
+	// Status is the HTTP status (0 when there was no response).
+	Status int
+	// Op names the call, e.g. "POST classes/GameScore". It never holds keys or tokens.
+	Op string
+	// Applied is true for a "Duplicate request" (159) answered to a retry: the first attempt reached the server
+	// and was applied, only its answer was lost.
+	Applied bool
+	// Err is the underlying transport error, if any.
+	Err error
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString("moralis: ")
+	if e.Op != "" {
+		b.WriteString(e.Op)
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Message)
+	if e.Code != 0 {
+		fmt.Fprintf(&b, " (code %d)", e.Code)
+	}
+	if e.Applied {
+		b.WriteString("; an earlier attempt of this request was applied by the server, only its answer was lost")
+	}
+	return b.String()
+}
+
+// Unwrap returns the transport error behind the error, if any.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Is matches another *Error with the same non-zero Code.
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	if !ok || t.Code == 0 {
+		return false
+	}
+	return t.Code == e.Code
+}
+
+// ParseCode returns the code, for packages that must not import this one's users.
+func (e *Error) ParseCode() int { return e.Code }
+
+// DecodeError turns an error response body into an *Error. It accepts {code, error}, {code, message} and
+// {error} without a code; anything else gives "Received an error with invalid JSON from Parse: {text}".
+func DecodeError(op string, status int, body []byte) *Error {
+	var m struct {
+		Code    *int    `json:"code"`
+		Error   *string `json:"error"`
+		Message *string `json:"message"`
+	}
+	if err := json.Unmarshal(body, &m); err != nil || (m.Error == nil && m.Message == nil) {
+		return &Error{
+			Code:    CodeInvalidJSON,
+			Message: "Received an error with invalid JSON from Parse: " + truncate(string(body), 512),
+			Status:  status,
+			Op:      op,
+		}
+	}
+	e := &Error{Status: status, Op: op}
+	if m.Code != nil {
+		e.Code = *m.Code
+	}
+	switch {
+	case m.Error != nil:
+		e.Message = *m.Error
+	case m.Message != nil:
+		e.Message = *m.Message
+	}
+	return e
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// ErrUnableToConnect is the text of the error given when every attempt failed without a response.
+const ErrUnableToConnect = "Unable to connect to the Parse API"
+
+var errNoResponse = errors.New("no response")
