@@ -1,0 +1,154 @@
+package client_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/c13f5054/moralis-go/client"
+	"github.com/c13f5054/moralis-go/internal/devstack"
+	"github.com/c13f5054/moralis-go/internal/faultproxy"
+	"github.com/c13f5054/moralis-go/internal/httpx"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// faultClient returns a client that reaches the real local server through a fault proxy.
+func faultClient(t *testing.T, rate float64, seed uint64, idempotent bool) (*client.Client, *client.Client, *faultproxy.Proxy) {
+	t.Helper()
+	env := devstack.MustLoad(t)
+	p, err := faultproxy.New(env.ServerURL, rate, seed)
+	require.NoError(t, err)
+	t.Cleanup(p.Close)
+	c, err := client.New(client.Config{ServerURL: p.URL, AppID: env.AppID, JavaScriptKey: env.JavaScriptKey, MasterKey: env.MasterKey,
+		Idempotency: idempotent, MaxAttempts: 10, Retry: httpx.Policy{Base: 5 * time.Millisecond}})
+	require.NoError(t, err)
+	direct, err := client.New(client.Config{ServerURL: env.ServerURL, AppID: env.AppID, JavaScriptKey: env.JavaScriptKey, MasterKey: env.MasterKey})
+	require.NoError(t, err)
+	return c, direct, p
+}
+
+func countRows(t *testing.T, c *client.Client, cls string) int {
+	t.Helper()
+	var resp struct {
+		Count int `json:"count"`
+	}
+	require.NoError(t, c.Request(context.Background(), "GET", "classes/"+cls, map[string]any{"limit": 0, "count": 1}, &resp))
+	return resp.Count
+}
+
+// Through 30% injected faults, 1,000 creates with idempotency on give exactly 1,000 rows. A create whose first
+// attempt was applied but whose answer was lost comes back as an Applied duplicate error, never as a second row.
+func TestFaults1000CreatesWithIdempotency(t *testing.T) {
+	c, direct, p := faultClient(t, 0.30, 42, true)
+	cls := fmt.Sprintf("Fault%d", rand.Uint32())
+	ctx := context.Background()
+	var ok, applied atomic.Int64
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 8)
+	var failures []error
+	var mu sync.Mutex
+	for i := 0; i < 1000; i++ {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(i int) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			o := client.NewObject(cls)
+			o.Set("n", i)
+			err := c.Save(ctx, o)
+			var pe *client.Error
+			switch {
+			case err == nil:
+				ok.Add(1)
+			case errors.As(err, &pe) && pe.Applied:
+				applied.Add(1)
+			default:
+				mu.Lock()
+				failures = append(failures, err)
+				mu.Unlock()
+			}
+		}(i)
+	}
+	wg.Wait()
+	require.Empty(t, failures)
+	assert.Equal(t, int64(1000), ok.Load()+applied.Load())
+	assert.Equal(t, 1000, countRows(t, direct, cls), "none lost, none doubled")
+	counts := p.Counts()
+	t.Logf("faults injected: %d of %d requests: %v; saves ok %d, applied-but-answer-lost %d", p.Injected(), p.Injected()+counts[faultproxy.None], counts, ok.Load(), applied.Load())
+	assert.Greater(t, p.Injected(), 250, "the proxy really injected faults")
+}
+
+// Without idempotency a retried create whose first attempt was applied makes a second row: the risk the option
+// removes. The test shows it happens.
+func TestFaultsWithoutIdempotencyCanDuplicate(t *testing.T) {
+	c, direct, p := faultClient(t, 0.30, 7, false)
+	cls := fmt.Sprintf("FaultNoIdem%d", rand.Uint32())
+	ctx := context.Background()
+	saved := 0
+	for i := 0; i < 300; i++ {
+		o := client.NewObject(cls)
+		o.Set("n", i)
+		if err := c.Save(ctx, o); err == nil {
+			saved++
+		}
+	}
+	rows := countRows(t, direct, cls)
+	t.Logf("without idempotency: %d saves reported, %d rows stored, faults %v", saved, rows, p.Counts())
+	assert.Greater(t, rows, 300, "answers lost after the server applied a create lead to duplicates when retried")
+}
+
+// SaveAll reports each failed item and saves the rest.
+func TestFaultsSaveAllReportsPerItem(t *testing.T) {
+	c, direct, _ := faultClient(t, 0.5, 3, false)
+	env := devstack.MustLoad(t)
+	noRetry, err := client.New(client.Config{ServerURL: c.ServerURL(), AppID: env.AppID, JavaScriptKey: env.JavaScriptKey, MaxAttempts: 1, BatchSize: 10})
+	require.NoError(t, err)
+	cls := fmt.Sprintf("FaultBatch%d", rand.Uint32())
+	objs := make([]*client.Object, 200)
+	for i := range objs {
+		objs[i] = client.NewObject(cls)
+		objs[i].Set("n", i)
+	}
+	err = noRetry.SaveAll(context.Background(), objs)
+	var be *client.BatchError
+	require.ErrorAs(t, err, &be)
+	require.Len(t, be.Errors, 200)
+	failed, withID := 0, 0
+	for i, e := range be.Errors {
+		if e != nil {
+			failed++
+			assert.Empty(t, objs[i].ID(), "a failed create has no id")
+			assert.Equal(t, []string{"n"}, objs[i].DirtyKeys(), "a failed item keeps its changes")
+		} else {
+			withID++
+			assert.NotEmpty(t, objs[i].ID())
+		}
+	}
+	assert.Equal(t, be.Failed, failed)
+	assert.Greater(t, failed, 0)
+	assert.Greater(t, withID, 0)
+	// Every item reported saved is on the server.
+	for i, e := range be.Errors {
+		if e == nil {
+			_, err := direct.Get(context.Background(), cls, objs[i].ID())
+			require.NoError(t, err)
+		}
+	}
+}
+
+// Retries honour the context's deadline.
+func TestFaultsRetriesHonourDeadline(t *testing.T) {
+	c, _, _ := faultClient(t, 1.0, 9, true)
+	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	err := c.Save(ctx, client.NewObject("Whatever"))
+	require.Error(t, err)
+	assert.Less(t, time.Since(start), 2*time.Second)
+}

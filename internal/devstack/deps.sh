@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs what the local backend stack needs, and nothing that is already there:
+#   Debian: postgresql-15, postgresql-15-postgis-3, chromium (for the browser tests)
+#   npm:    parse-server and the cloud code's libraries, from internal/devstack/server/package-lock.json,
+#           into .devstack/server (re-installed only when the lock file changes).
+# Idempotent; safe to run on every `make up`.
+set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+missing=()
+command -v curl >/dev/null || missing+=(curl)
+[ -x "$PGBIN/initdb" ] || missing+=(postgresql-15)
+dpkg-query -W -f='${Status}' postgresql-15-postgis-3 2>/dev/null | grep -q 'install ok installed' || missing+=(postgresql-15-postgis-3)
+dpkg-query -W -f='${Status}' chromium 2>/dev/null | grep -q 'install ok installed' || missing+=(chromium)
+if [ ${#missing[@]} -gt 0 ]; then
+	command -v apt-get >/dev/null || die "missing Debian packages (${missing[*]}) and no apt-get"
+	SUDO=
+	[ "$(id -u)" = 0 ] || SUDO=sudo
+	log "installing Debian packages: ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	$SUDO apt-get update -q >"${TMPDIR:-/tmp}/devstack-apt-update.log" 2>&1 || { tail -n 20 "${TMPDIR:-/tmp}/devstack-apt-update.log" >&2; die "apt-get update failed"; }
+	$SUDO apt-get install -y -q "${missing[@]}" >"${TMPDIR:-/tmp}/devstack-apt-install.log" 2>&1 || { tail -n 20 "${TMPDIR:-/tmp}/devstack-apt-install.log" >&2; die "apt-get install ${missing[*]} failed"; }
+fi
+[ -x "$PGBIN/initdb" ] || die "$PGBIN/initdb still missing after install"
+
+command -v node >/dev/null || die "node is not installed (need Node >= 20.19)"
+command -v npm >/dev/null || die "npm is not installed"
+
+mkdir -p "$SERVER_DIR" "$LOGDIR"
+want=$(cat "$DEVSTACK_SRC/server/package.json" "$DEVSTACK_SRC/server/package-lock.json" | sha256sum | cut -d' ' -f1)
+have=$(cat "$SERVER_DIR/.installed" 2>/dev/null || true)
+if [ "$want" != "$have" ] || [ ! -f "$SERVER_DIR/node_modules/parse-server/package.json" ]; then
+	log "npm ci of parse-server into $SERVER_DIR"
+	cp "$DEVSTACK_SRC/server/package.json" "$DEVSTACK_SRC/server/package-lock.json" "$SERVER_DIR/"
+	rm -f "$SERVER_DIR/.installed"
+	if ! (cd "$SERVER_DIR" && npm ci --no-audit --no-fund --loglevel=error) >"$LOGDIR/npm-ci.log" 2>&1; then
+		die_with_log "npm ci failed" "$LOGDIR/npm-ci.log"
+	fi
+	echo "$want" >"$SERVER_DIR/.installed"
+fi

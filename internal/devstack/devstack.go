@@ -1,0 +1,259 @@
+package devstack
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// DirEnvVar names the environment variable that points Load at the stack's state directory
+// (the .devstack directory holding env) or at a repository root that contains .devstack.
+const DirEnvVar = "MORALIS_DEVSTACK_DIR"
+
+// StateDirName is the name of the state directory up.sh creates at the repository root.
+const StateDirName = ".devstack"
+
+// Variable names in .devstack/env and in the environment.
+const (
+	VarServerURL    = "MORALIS_SERVER_URL"
+	VarAppID        = "MORALIS_APP_ID"
+	VarJSKey        = "MORALIS_JS_KEY"
+	VarMasterKey    = "MORALIS_MASTER_KEY"
+	VarLiveQueryURL = "MORALIS_LIVEQUERY_URL"
+	VarMailFile     = "MORALIS_MAIL_FILE"
+	VarPGURL        = "MORALIS_PG_URL"
+)
+
+// ErrNotRunning matches (with errors.Is) every error Load and Ping return.
+var ErrNotRunning = errors.New("local stack not running")
+
+// NotRunningError says why the local stack cannot be used. Its text is
+// "local stack not running: run `make up` (<reason>)".
+type NotRunningError struct {
+	// Reason names what is missing, e.g. the env file searched for or an unset variable.
+	Reason string
+}
+
+// Error implements error.
+func (e *NotRunningError) Error() string {
+	return "local stack not running: run `make up` (" + e.Reason + ")"
+}
+
+// Is reports whether target is ErrNotRunning.
+func (e *NotRunningError) Is(target error) bool { return target == ErrNotRunning }
+
+func notRunning(format string, args ...any) error {
+	return &NotRunningError{Reason: fmt.Sprintf(format, args...)}
+}
+
+// Env describes a running local stack. The zero value is not usable; get one from Load.
+type Env struct {
+	// ServerURL is parse-server's URL including the mount path, e.g. http://127.0.0.1:41693/parse.
+	ServerURL string
+	// AppID is the application id (X-Parse-Application-Id, _ApplicationId).
+	AppID string
+	// JavaScriptKey is the client key (X-Parse-JavaScript-Key, _JavaScriptKey).
+	JavaScriptKey string
+	// MasterKey is the master key; it is accepted from 127.0.0.1 and ::1 only.
+	MasterKey string
+	// LiveQueryURL is the LiveQuery websocket, e.g. ws://127.0.0.1:41693/parse.
+	LiveQueryURL string
+	// MailFile is the file to which the server appends every e-mail as one JSON line.
+	MailFile string
+	// PGURL is the PostgreSQL database URL (postgres://postgres@127.0.0.1:PORT/moralis).
+	PGURL string
+}
+
+// Load returns the running stack's settings. It reads .devstack/env from the directory named by
+// MORALIS_DEVSTACK_DIR or, when that is unset, from the nearest directory at or above the working
+// directory that has one; then each MORALIS_* environment variable that is set overrides the
+// file's value. ServerURL, AppID, JavaScriptKey and MasterKey are required. The error, a
+// *NotRunningError, names what is missing. Load does no network I/O (see Env.Ping).
+func Load() (Env, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return Env{}, notRunning("cannot get the working directory: %v", err)
+	}
+	return load(wd, os.Getenv)
+}
+
+func load(wd string, getenv func(string) string) (Env, error) {
+	vals := map[string]string{}
+	file, where, err := findEnvFile(wd, getenv(DirEnvVar))
+	if err != nil {
+		return Env{}, err
+	}
+	if file != "" {
+		if vals, err = parseEnvFile(file); err != nil {
+			return Env{}, err
+		}
+	}
+	for _, k := range []string{VarServerURL, VarAppID, VarJSKey, VarMasterKey, VarLiveQueryURL, VarMailFile, VarPGURL} {
+		if v := getenv(k); v != "" {
+			vals[k] = v
+		}
+	}
+	var missing []string
+	for _, k := range []string{VarServerURL, VarAppID, VarJSKey, VarMasterKey} {
+		if vals[k] == "" {
+			missing = append(missing, k)
+		}
+	}
+	if len(missing) > 0 {
+		if file == "" {
+			return Env{}, notRunning("%s; and %s not set", where, strings.Join(missing, ", "))
+		}
+		return Env{}, notRunning("%s lacks %s", file, strings.Join(missing, ", "))
+	}
+	if u, err := url.Parse(vals[VarServerURL]); err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return Env{}, notRunning("%s %q is not an http(s) URL", VarServerURL, vals[VarServerURL])
+	}
+	return Env{
+		ServerURL:     strings.TrimRight(vals[VarServerURL], "/"),
+		AppID:         vals[VarAppID],
+		JavaScriptKey: vals[VarJSKey],
+		MasterKey:     vals[VarMasterKey],
+		LiveQueryURL:  vals[VarLiveQueryURL],
+		MailFile:      vals[VarMailFile],
+		PGURL:         vals[VarPGURL],
+	}, nil
+}
+
+// findEnvFile returns the env file to read, or "" and a description of where it looked.
+func findEnvFile(wd, dirVar string) (file, where string, err error) {
+	if dirVar != "" {
+		for _, c := range []string{filepath.Join(dirVar, "env"), filepath.Join(dirVar, StateDirName, "env")} {
+			if st, err := os.Stat(c); err == nil && st.Mode().IsRegular() {
+				return c, "", nil
+			}
+		}
+		return "", "", notRunning("no env file in %s=%s or its %s", DirEnvVar, dirVar, StateDirName)
+	}
+	root := ""
+	for dir := filepath.Clean(wd); ; dir = filepath.Dir(dir) {
+		c := filepath.Join(dir, StateDirName, "env")
+		if st, err := os.Stat(c); err == nil && st.Mode().IsRegular() {
+			return c, "", nil
+		}
+		if root == "" {
+			if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+				root = dir
+			}
+		}
+		if filepath.Dir(dir) == dir {
+			break
+		}
+	}
+	if root != "" {
+		return "", fmt.Sprintf("no %s found at %s or above", filepath.Join(StateDirName, "env"), root), nil
+	}
+	return "", fmt.Sprintf("no %s found above %s and no go.mod there", filepath.Join(StateDirName, "env"), wd), nil
+}
+
+// parseEnvFile reads KEY=VALUE lines; blank lines and # comments are skipped, a value may be
+// wrapped in single or double quotes, and outside quotes a backslash escapes the next character.
+func parseEnvFile(path string) (map[string]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, notRunning("cannot read %s: %v", path, err)
+	}
+	defer f.Close()
+	vals := map[string]string{}
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		line = strings.TrimPrefix(line, "export ")
+		k, v, ok := strings.Cut(line, "=")
+		if !ok || k == "" {
+			return nil, notRunning("%s:%d is not KEY=VALUE", path, n)
+		}
+		vals[strings.TrimSpace(k)] = unquote(v)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, notRunning("cannot read %s: %v", path, err)
+	}
+	return vals, nil
+}
+
+func unquote(v string) string {
+	if len(v) >= 2 && (v[0] == '\'' || v[0] == '"') && v[len(v)-1] == v[0] {
+		return v[1 : len(v)-1]
+	}
+	var b strings.Builder
+	for i := 0; i < len(v); i++ {
+		if v[i] == '\\' && i+1 < len(v) {
+			i++
+		}
+		b.WriteByte(v[i])
+	}
+	return b.String()
+}
+
+// Ping checks that something accepts TCP connections at ServerURL's host and port, so a stale
+// .devstack/env (after `make down`) gives a clear error instead of "connection refused" later.
+// It returns a *NotRunningError when nothing listens or ctx ends first.
+func (e Env) Ping(ctx context.Context) error {
+	u, err := url.Parse(e.ServerURL)
+	if err != nil || u.Host == "" {
+		return notRunning("%s %q is not a URL", VarServerURL, e.ServerURL)
+	}
+	host := u.Host
+	if u.Port() == "" {
+		port := "80"
+		if u.Scheme == "https" {
+			port = "443"
+		}
+		host = net.JoinHostPort(u.Hostname(), port)
+	}
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "tcp", host)
+	if err != nil {
+		return notRunning("nothing answers at %s: %v", e.ServerURL, err)
+	}
+	return conn.Close()
+}
+
+// Environ returns the settings as MORALIS_*=value strings, for the environment of a child
+// process (exec.Cmd.Env); empty values are left out.
+func (e Env) Environ() []string {
+	var out []string
+	for _, kv := range [][2]string{
+		{VarServerURL, e.ServerURL}, {VarAppID, e.AppID}, {VarJSKey, e.JavaScriptKey},
+		{VarMasterKey, e.MasterKey}, {VarLiveQueryURL, e.LiveQueryURL}, {VarMailFile, e.MailFile},
+		{VarPGURL, e.PGURL},
+	} {
+		if kv[1] != "" {
+			out = append(out, kv[0]+"="+kv[1])
+		}
+	}
+	return out
+}
+
+// MustLoad is Load plus Ping (with a 3 s limit) for tests: when the stack is not usable it calls
+// tb.Fatalf with the reason. It never skips: a test that needs the stack fails without it.
+func MustLoad(tb testing.TB) Env {
+	tb.Helper()
+	env, err := Load()
+	if err != nil {
+		tb.Fatalf("%v", err)
+		return Env{}
+	}
+	ctx, cancel := context.WithTimeout(tb.Context(), 3*time.Second)
+	defer cancel()
+	if err := env.Ping(ctx); err != nil {
+		tb.Fatalf("%v", err)
+		return Env{}
+	}
+	return env
+}

@@ -1,0 +1,244 @@
+package devstack
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const sampleEnv = `# written by internal/devstack/up.sh
+MORALIS_SERVER_URL=http://127.0.0.1:41693/parse
+MORALIS_APP_ID=appf98dfec167ad
+MORALIS_JS_KEY=jsc6b22648f7cb0e3ef7274a34
+MORALIS_MASTER_KEY='mk 2982'
+MORALIS_LIVEQUERY_URL=ws://127.0.0.1:41693/parse
+MORALIS_MAIL_FILE=/tmp/my\ repo/.devstack/mail.jsonl
+export MORALIS_PG_URL="postgres://postgres@127.0.0.1:37419/moralis"
+`
+
+// repo makes a temporary repository root with go.mod, an optional .devstack/env and a nested
+// package directory, and returns (root, nested dir).
+func repo(t *testing.T, env string) (string, string) {
+	t.Helper()
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "go.mod"), []byte("module example.com/x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if env != "" {
+		if err := os.MkdirAll(filepath.Join(root, StateDirName), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, StateDirName, "env"), []byte(env), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	nested := filepath.Join(root, "client", "sub")
+	if err := os.MkdirAll(nested, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return root, nested
+}
+
+func noEnv(string) string { return "" }
+
+func TestLoadFindsEnvFileAboveWorkingDir(t *testing.T) {
+	_, nested := repo(t, sampleEnv)
+	got, err := load(nested, noEnv)
+	if err != nil {
+		t.Fatalf("load: %v", err)
+	}
+	want := Env{
+		ServerURL:     "http://127.0.0.1:41693/parse",
+		AppID:         "appf98dfec167ad",
+		JavaScriptKey: "jsc6b22648f7cb0e3ef7274a34",
+		MasterKey:     "mk 2982",
+		LiveQueryURL:  "ws://127.0.0.1:41693/parse",
+		MailFile:      "/tmp/my repo/.devstack/mail.jsonl",
+		PGURL:         "postgres://postgres@127.0.0.1:37419/moralis",
+	}
+	if got != want {
+		t.Fatalf("load = %+v\nwant   %+v", got, want)
+	}
+}
+
+func TestLoadEnvironmentOverridesFile(t *testing.T) {
+	_, nested := repo(t, sampleEnv)
+	over := map[string]string{VarServerURL: "http://127.0.0.1:9/parse/", VarMasterKey: "other"}
+	got, err := load(nested, func(k string) string { return over[k] })
+	if err != nil {
+		t.Fatalf("load: %v", err)
+	}
+	if got.ServerURL != "http://127.0.0.1:9/parse" || got.MasterKey != "other" || got.AppID != "appf98dfec167ad" {
+		t.Fatalf("overrides not applied: %+v", got)
+	}
+}
+
+func TestLoadHonoursDirVariable(t *testing.T) {
+	root, _ := repo(t, sampleEnv)
+	elsewhere := t.TempDir()
+	for _, dir := range []string{root, filepath.Join(root, StateDirName)} {
+		got, err := load(elsewhere, func(k string) string {
+			if k == DirEnvVar {
+				return dir
+			}
+			return ""
+		})
+		if err != nil {
+			t.Fatalf("load with %s=%s: %v", DirEnvVar, dir, err)
+		}
+		if got.AppID != "appf98dfec167ad" {
+			t.Fatalf("load with %s=%s: AppID %q", DirEnvVar, dir, got.AppID)
+		}
+	}
+	_, err := load(root, func(k string) string {
+		if k == DirEnvVar {
+			return elsewhere
+		}
+		return ""
+	})
+	if !errors.Is(err, ErrNotRunning) || !strings.Contains(err.Error(), elsewhere) {
+		t.Fatalf("empty %s: err = %v", DirEnvVar, err)
+	}
+}
+
+func TestLoadWithoutEnvFileNamesWhatIsMissing(t *testing.T) {
+	root, nested := repo(t, "")
+	_, err := load(nested, noEnv)
+	if err == nil {
+		t.Fatal("load without env file succeeded")
+	}
+	var nr *NotRunningError
+	if !errors.As(err, &nr) || !errors.Is(err, ErrNotRunning) {
+		t.Fatalf("err %T %v is not a NotRunningError", err, err)
+	}
+	msg := err.Error()
+	for _, want := range []string{"local stack not running: run `make up` (", root, VarServerURL, VarMasterKey} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error %q lacks %q", msg, want)
+		}
+	}
+}
+
+func TestLoadFromEnvironmentOnly(t *testing.T) {
+	_, nested := repo(t, "")
+	vars := map[string]string{VarServerURL: "http://127.0.0.1:1337/parse", VarAppID: "a", VarJSKey: "j", VarMasterKey: "m"}
+	got, err := load(nested, func(k string) string { return vars[k] })
+	if err != nil {
+		t.Fatalf("load: %v", err)
+	}
+	if got.ServerURL != vars[VarServerURL] || got.AppID != "a" || got.JavaScriptKey != "j" || got.MasterKey != "m" {
+		t.Fatalf("load = %+v", got)
+	}
+}
+
+func TestLoadRejectsIncompleteOrBadFiles(t *testing.T) {
+	cases := map[string]struct{ env, want string }{
+		"missing key":  {strings.Replace(sampleEnv, "MORALIS_MASTER_KEY='mk 2982'\n", "", 1), "lacks MORALIS_MASTER_KEY"},
+		"not kv":       {"MORALIS_SERVER_URL\n", "env:1 is not KEY=VALUE"},
+		"bad url":      {strings.Replace(sampleEnv, "http://127.0.0.1:41693/parse", "127.0.0.1:41693", 1), "is not an http(s) URL"},
+		"ftp scheme":   {strings.Replace(sampleEnv, "http://127.0.0.1:41693/parse", "ftp://127.0.0.1/parse", 1), "is not an http(s) URL"},
+		"empty values": {"MORALIS_SERVER_URL=\nMORALIS_APP_ID=\n", "lacks MORALIS_SERVER_URL, MORALIS_APP_ID, MORALIS_JS_KEY, MORALIS_MASTER_KEY"},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, nested := repo(t, c.env)
+			_, err := load(nested, noEnv)
+			if !errors.Is(err, ErrNotRunning) || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("err = %v, want it to contain %q", err, c.want)
+			}
+		})
+	}
+}
+
+func TestPing(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	env := Env{ServerURL: "http://" + addr + "/parse"}
+	if err := env.Ping(t.Context()); err != nil {
+		t.Fatalf("ping of a listening port: %v", err)
+	}
+	ln.Close()
+	err = env.Ping(t.Context())
+	if !errors.Is(err, ErrNotRunning) || !strings.Contains(err.Error(), "nothing answers at http://"+addr) {
+		t.Fatalf("ping of a closed port: %v", err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if err := (Env{ServerURL: "http://" + addr}).Ping(ctx); !errors.Is(err, ErrNotRunning) {
+		t.Fatalf("ping with a cancelled context: %v", err)
+	}
+}
+
+func TestEnviron(t *testing.T) {
+	e := Env{ServerURL: "http://127.0.0.1:1/parse", AppID: "a", JavaScriptKey: "j", MasterKey: "m", MailFile: "/m"}
+	got := strings.Join(e.Environ(), " ")
+	want := "MORALIS_SERVER_URL=http://127.0.0.1:1/parse MORALIS_APP_ID=a MORALIS_JS_KEY=j MORALIS_MASTER_KEY=m MORALIS_MAIL_FILE=/m"
+	if got != want {
+		t.Fatalf("Environ = %q, want %q", got, want)
+	}
+}
+
+// fatalTB records Fatalf instead of stopping the goroutine, so MustLoad's failure can be checked.
+type fatalTB struct {
+	testing.TB
+	fatal   string
+	skipped bool
+}
+
+func (f *fatalTB) Helper()                           {}
+func (f *fatalTB) Fatalf(format string, args ...any) { f.fatal = fmt.Sprintf(format, args...) }
+func (f *fatalTB) Skip(...any)                       { f.skipped = true }
+func (f *fatalTB) Skipf(string, ...any)              { f.skipped = true }
+func (f *fatalTB) SkipNow()                          { f.skipped = true }
+
+func TestMustLoadFailsWithReason(t *testing.T) {
+	_, nested := repo(t, "")
+	t.Chdir(nested)
+	for _, k := range []string{DirEnvVar, VarServerURL, VarAppID, VarJSKey, VarMasterKey} {
+		t.Setenv(k, "")
+	}
+	tb := &fatalTB{TB: t}
+	env := MustLoad(tb)
+	if tb.skipped {
+		t.Fatal("MustLoad skipped")
+	}
+	if !strings.HasPrefix(tb.fatal, "local stack not running: run `make up` (") || env != (Env{}) {
+		t.Fatalf("MustLoad: fatal %q, env %+v", tb.fatal, env)
+	}
+}
+
+func TestMustLoadStaleEnvFile(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there any more: a stale env file
+	_, nested := repo(t, strings.ReplaceAll(sampleEnv, "127.0.0.1:41693", addr))
+	t.Chdir(nested)
+	for _, k := range []string{DirEnvVar, VarServerURL, VarAppID, VarJSKey, VarMasterKey} {
+		t.Setenv(k, "")
+	}
+	tb := &fatalTB{TB: t}
+	MustLoad(tb)
+	if !strings.Contains(tb.fatal, "nothing answers at http://"+addr) {
+		t.Fatalf("MustLoad fatal = %q", tb.fatal)
+	}
+}

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Stops what up.sh started, by the PIDs it recorded: parse-server (SIGTERM, then SIGKILL after 10 s)
+# and the throwaway PostgreSQL cluster (pg_ctl stop on our own data directory). Keeps the data, so
+# the next up.sh is warm; `down.sh --purge` also deletes .devstack (cluster, files, mail, keys).
+set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+SERVER_PID_FILE=$STATE/server.pid
+PG_PID_FILE=$STATE/pg.pid
+
+if pid_alive "$SERVER_PID_FILE"; then
+	pid=$(head -n 1 "$SERVER_PID_FILE")
+	log "stopping parse-server (pid $pid)"
+	kill -TERM "$pid" 2>/dev/null || true
+	for _ in $(seq 1 100); do proc_alive "$pid" || break; sleep 0.1; done
+	if proc_alive "$pid"; then
+		log "parse-server (pid $pid) still alive after 10 s: SIGKILL"
+		kill -KILL "$pid" 2>/dev/null || true
+	fi
+fi
+rm -f "$SERVER_PID_FILE"
+
+if pid_alive "$PG_PID_FILE"; then
+	pid=$(head -n 1 "$PG_PID_FILE")
+	pgdata=$(readlink -f "$STATE/pg")/data
+	if [ -f "$pgdata/postmaster.pid" ] && [ "$(head -n 1 "$pgdata/postmaster.pid")" = "$pid" ]; then
+		log "stopping postgres (pid $pid)"
+		as_pg "$PGBIN/pg_ctl" stop -D "$pgdata" -m fast -w -t 30 >/dev/null || kill -TERM "$pid" 2>/dev/null || true
+	else
+		log "stopping postgres (pid $pid, no matching postmaster.pid)"
+		kill -TERM "$pid" 2>/dev/null || true
+	fi
+	for _ in $(seq 1 100); do proc_alive "$pid" || break; sleep 0.1; done
+fi
+rm -f "$PG_PID_FILE"
+
+if [ "${1:-}" = --purge ]; then
+	target=$(readlink -f "$STATE/pg" 2>/dev/null || true)
+	case "$target" in /var/tmp/moralis-devstack-*) rm -rf "$target" ;; esac
+	rm -rf "$STATE"
+	log "purged $STATE"
+fi
+log "stopped"

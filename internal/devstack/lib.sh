@@ -1,0 +1,53 @@
+# Shared helpers for the devstack scripts; sourced, never run.
+# Paths are computed from this file's location so the stack works from any clone.
+DEVSTACK_SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO_ROOT=$(cd "$DEVSTACK_SRC/../.." && pwd)
+STATE=${MORALIS_DEVSTACK_STATE:-$REPO_ROOT/.devstack}
+PGBIN=/usr/lib/postgresql/15/bin
+PGDATA=$STATE/pg
+LOGDIR=$STATE/logs
+SERVER_DIR=$STATE/server
+
+log() { printf '[devstack] %s\n' "$*" >&2; }
+die() { printf '[devstack] ERROR: %s\n' "$*" >&2; exit 1; }
+
+# die_with_log REASON LOGFILE: print the reason and the last lines of a log, then exit 1.
+die_with_log() {
+	printf '[devstack] ERROR: %s\n' "$1" >&2
+	if [ -f "$2" ]; then
+		printf '[devstack] --- last lines of %s ---\n' "$2" >&2
+		tail -n 40 "$2" >&2
+		printf '[devstack] --- end of log ---\n' >&2
+	fi
+	exit 1
+}
+
+# proc_alive PID: true when PID is a running process (a zombie waiting to be reaped counts as dead).
+proc_alive() {
+	[ -n "$1" ] && kill -0 "$1" 2>/dev/null || return 1
+	if [ -r "/proc/$1/stat" ]; then
+		# The state is the first field after the ")" that closes the command name.
+		[ "$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1)" != Z ]
+	fi
+}
+
+# pid_alive FILE: true when FILE holds the PID of a running process.
+pid_alive() {
+	[ -s "$1" ] || return 1
+	proc_alive "$(head -n 1 "$1" | tr -dc '0-9')"
+}
+
+# free_port: print a TCP port that is free on 127.0.0.1 right now.
+free_port() {
+	node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'
+}
+
+# as_pg CMD...: run a command as the postgres user when we are root, else as ourselves.
+# It runs from / so that a working directory the postgres user cannot enter does not matter.
+as_pg() {
+	if [ "$(id -u)" = 0 ]; then
+		(cd / && runuser -u postgres -- "$@")
+	else
+		(cd / && "$@")
+	fi
+}

@@ -1,0 +1,33 @@
+'use strict';
+// Cloud code of the local devstack server. parse-server loads this file; it loads every other *.js
+// file in this folder too (in name order), so features can add their own module, e.g. cloud/web3.js.
+// `Parse` is the global that parse-server installs before loading cloud code.
+const fs = require('fs');
+const path = require('path');
+
+Parse.Cloud.define('getServerTime', () => ({ dateTime: new Date().toISOString() }));
+
+// Moralis v1 clients ask for plugin specs at start; this server has none.
+Parse.Cloud.define('getPluginSpecs', () => []);
+
+Parse.Cloud.define('echo', req => ({
+  params: req.params,
+  user: req.user ? req.user.id : null,
+  master: req.master === true,
+}));
+
+Parse.Cloud.define('fail', () => {
+  throw new Parse.Error(Parse.Error.SCRIPT_FAILED, 'intentional failure');
+});
+
+// A job that records a progress message and succeeds; it returns nothing, so the _JobStatus row keeps
+// that message (a returned string would replace it).
+Parse.Cloud.job('simpleJob', async req => {
+  await req.message('simpleJob ran');
+});
+
+for (const name of fs.readdirSync(__dirname).sort()) {
+  if (name.endsWith('.js') && name !== path.basename(__filename)) {
+    require(path.join(__dirname, name));
+  }
+}

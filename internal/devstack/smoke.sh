@@ -1,0 +1,213 @@
+#!/usr/bin/env bash
+# End-to-end check of the running local stack (start it with up.sh), with curl, against the facts in
+# shared/reference/parse-server-wire.md: objects, batch of 20, users, files, password-reset mail,
+# functions, jobs, PostGIS $nearSphere, LiveQuery, and the moralisEth/moralisSol auth adapters with
+# real signatures. It also runs the adapters' node unit tests. Prints "N passed, N failed" and
+# exits non-zero on any mismatch.
+set -uo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+[ -f "$STATE/env" ] || die "no $STATE/env: run internal/devstack/up.sh first"
+# shellcheck disable=SC1091
+. "$STATE/env"
+URL=$MORALIS_SERVER_URL
+export NODE_PATH=$SERVER_DIR/node_modules
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+RUN=$(od -An -N4 -tx1 /dev/urandom | tr -d ' \n')
+AUTH="\"_ApplicationId\":\"$MORALIS_APP_ID\",\"_JavaScriptKey\":\"$MORALIS_JS_KEY\",\"_ClientVersion\":\"devstack-smoke\",\"_InstallationId\":\"smoke-$RUN\""
+MAUTH="\"_ApplicationId\":\"$MORALIS_APP_ID\",\"_MasterKey\":\"$MORALIS_MASTER_KEY\""
+passed=0
+failed=0
+
+# post PATH JSON [curl args...]: POST a text/plain body like the JS SDK; sets STATUS and BODY.
+post() {
+	local path=$1 body=$2
+	shift 2
+	STATUS=$(curl -sS -o "$TMP/body" -D "$TMP/headers" -w '%{http_code}' -X POST \
+		-H 'Content-Type: text/plain' --data-binary "$body" "$@" "$URL/$path") || STATUS=000
+	BODY=$(cat "$TMP/body")
+}
+
+# jv EXPR: evaluate a JS expression over the last body (as j) and print the result.
+jv() { node -e 'const j=JSON.parse(process.argv[1]);const v=eval(process.argv[2]);console.log(typeof v==="string"?v:JSON.stringify(v))' "$BODY" "$1" 2>/dev/null; }
+
+# check NAME STATUS EXPR: the last response had STATUS and EXPR (JS over the body j) is true.
+check() {
+	local name=$1 want=$2 expr=$3
+	if [ "$STATUS" = "$want" ] && [ "$(jv "!!($expr)")" = true ]; then
+		passed=$((passed + 1))
+		printf 'ok   %s\n' "$name"
+	else
+		failed=$((failed + 1))
+		printf 'FAIL %s: want %s and (%s), got %s %s\n' "$name" "$want" "$expr" "$STATUS" "${BODY:0:400}"
+	fi
+}
+ok() { passed=$((passed + 1)); printf 'ok   %s\n' "$1"; }
+bad() { failed=$((failed + 1)); printf 'FAIL %s\n' "$1"; }
+
+STATUS=$(curl -sS -o "$TMP/body" -w '%{http_code}' "$URL/health") || STATUS=000
+BODY=$(cat "$TMP/body")
+check "GET health" 200 'j.status==="ok"'
+
+# ---- objects ----
+post classes/GameScore "{\"score\":1337,\"playerName\":\"Sean\",\"cheatMode\":false,$AUTH}"
+check "create object" 201 'typeof j.objectId==="string" && j.createdAt'
+OID=$(jv j.objectId)
+post "classes/GameScore/$OID" "{\"_method\":\"GET\",$AUTH}"
+check "get object" 200 "j.objectId==='$OID' && j.score===1337 && j.playerName==='Sean' && j.updatedAt"
+post "classes/GameScore/$OID" "{\"_method\":\"PUT\",\"score\":{\"__op\":\"Increment\",\"amount\":5},$AUTH}"
+check "increment" 200 'j.score===1342'
+post classes/GameScore/doesnotexist "{\"_method\":\"GET\",$AUTH}"
+check "get missing object" 404 'j.code===101 && j.error==="Object not found."'
+
+# ---- batch of 20 (19 creates + 1 update of a missing object) ----
+reqs=""
+for i in $(seq 1 19); do reqs+="{\"method\":\"POST\",\"path\":\"/parse/classes/BatchThing\",\"body\":{\"n\":$i}},"; done
+reqs+="{\"method\":\"PUT\",\"path\":\"/parse/classes/BatchThing/doesnotexist\",\"body\":{\"n\":-1}}"
+post batch "{\"requests\":[$reqs],$AUTH}"
+check "batch of 20" 200 'Array.isArray(j) && j.length===20 && j.slice(0,19).every(r=>r.success&&r.success.objectId) && j[19].error.code===101'
+
+# ---- users ----
+USER=smoke_$RUN
+EMAIL=$USER@example.com
+post users "{\"username\":\"$USER\",\"password\":\"pw123456\",\"email\":\"$EMAIL\",$AUTH}"
+check "sign up" 201 'j.objectId && j.sessionToken.startsWith("r:")'
+post login "{\"username\":\"$USER\",\"password\":\"pw123456\",$AUTH}"
+check "log in (POST)" 200 "j.username==='$USER' && j.sessionToken.startsWith('r:')"
+TOKEN=$(jv j.sessionToken)
+post users/me "{\"_method\":\"GET\",\"_SessionToken\":\"$TOKEN\",$AUTH}"
+check "users/me" 200 "j.username==='$USER'"
+post login "{\"username\":\"$USER\",\"password\":\"wrong\",$AUTH}"
+check "wrong password" 404 'j.code===101 && j.error==="Invalid username/password."'
+
+# ---- e-mail: verification on sign-up, password reset ----
+# mail_link KIND EMAIL: wait up to 3 s for a KIND line to EMAIL in the mail file; print its link.
+mail_link() {
+	local line=
+	for _ in $(seq 1 30); do
+		line=$(grep -F "\"to\":\"$2\"" "$MORALIS_MAIL_FILE" 2>/dev/null | grep -F "\"kind\":\"$1\"" | tail -n 1)
+		[ -n "$line" ] && break
+		sleep 0.1
+	done
+	[ -n "$line" ] && printf '%s' "$line" | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).link))'
+}
+# follow NAME LINK: the link points into this server and answers 200 or a redirect.
+follow() {
+	local code
+	case "$2" in
+	"$URL"/*)
+		code=$(curl -sS -o /dev/null -w '%{http_code}' "$2")
+		if [ "$code" = 200 ] || [ "$code" = 302 ] || [ "$code" = 303 ]; then ok "$1 (link answers $code)"; else bad "$1: $2 answered $code"; fi
+		;;
+	*) bad "$1: no link under $URL in $MORALIS_MAIL_FILE (got '$2')" ;;
+	esac
+}
+follow "verification mail after sign-up" "$(mail_link verifyEmail "$EMAIL")"
+post login "{\"username\":\"$USER\",\"password\":\"pw123456\",$AUTH}"
+check "emailVerified after the link" 200 'j.emailVerified===true'
+TOKEN=$(jv j.sessionToken)
+post requestPasswordReset "{\"email\":\"$EMAIL\",$AUTH}"
+check "requestPasswordReset" 200 'Object.keys(j).length===0'
+follow "password reset mail" "$(mail_link passwordReset "$EMAIL")"
+
+# ---- files ----
+STATUS=$(curl -sS -o "$TMP/body" -w '%{http_code}' -X POST -H "X-Parse-Application-Id: $MORALIS_APP_ID" \
+	-H "X-Parse-JavaScript-Key: $MORALIS_JS_KEY" -H 'Content-Type: text/plain' --data-binary "hello $RUN" "$URL/files/hello.txt") || STATUS=000
+BODY=$(cat "$TMP/body")
+check "file upload" 201 "j.name.endsWith('_hello.txt') && j.url.startsWith('$URL/files/$MORALIS_APP_ID/')"
+FILE_URL=$(jv j.url)
+if [ "$(curl -sS "$FILE_URL")" = "hello $RUN" ]; then ok "file download"; else bad "file download from $FILE_URL"; fi
+STATUS=$(curl -sS -o "$TMP/body" -w '%{http_code}' -X POST -H "X-Parse-Application-Id: $MORALIS_APP_ID" \
+	--data-binary x "$URL/files/x.bin") || STATUS=000
+BODY=$(cat "$TMP/body")
+check "file upload without key" 403 'j.error==="unauthorized"'
+
+# ---- functions and jobs ----
+post functions/getServerTime "{$AUTH}"
+check "getServerTime" 200 'typeof j.result.dateTime==="string" && Math.abs(Date.parse(j.result.dateTime)-Date.now())<60000'
+post functions/getPluginSpecs "{$AUTH}"
+check "getPluginSpecs" 200 'Array.isArray(j.result) && j.result.length===0'
+post functions/echo "{\"a\":1,\"_SessionToken\":\"$TOKEN\",$AUTH}"
+check "echo with session" 200 "j.result.params.a===1 && typeof j.result.user==='string' && j.result.master===false"
+post functions/fail "{$AUTH}"
+check "fail" 400 'j.code===141 && j.error==="intentional failure"'
+post jobs/simpleJob "{\"x\":1,$MAUTH}"
+check "simpleJob with master key" 200 'Object.keys(j).length===0'
+JOB_ID=$(tr -d '\r' <"$TMP/headers" | awk -F': ' 'tolower($1)=="x-parse-job-status-id"{print $2}')
+if [ -n "$JOB_ID" ]; then ok "X-Parse-Job-Status-Id header ($JOB_ID)"; else bad "no X-Parse-Job-Status-Id header"; fi
+job_status=
+for _ in $(seq 1 30); do
+	post "classes/_JobStatus/$JOB_ID" "{\"_method\":\"GET\",$MAUTH}"
+	job_status=$(jv j.status)
+	[ "$job_status" = succeeded ] && break
+	sleep 0.1
+done
+check "job status succeeded" 200 'j.status==="succeeded" && j.message==="simpleJob ran"'
+post jobs/simpleJob "{$AUTH}"
+check "job without master key" 403 'j.error==="unauthorized: master key is required"'
+
+# ---- idempotency ----
+RID=smoke-$RUN-rid
+post classes/GameScore "{\"score\":1,$AUTH}" -H "X-Parse-Request-Id: $RID"
+check "idempotent create (1st)" 201 'j.objectId'
+post classes/GameScore "{\"score\":1,$AUTH}" -H "X-Parse-Request-Id: $RID"
+check "idempotent create (2nd)" 400 'j.code===159 && j.error==="Duplicate request"'
+
+# ---- PostGIS ----
+post classes/Place "{\"name\":\"here-$RUN\",\"location\":{\"__type\":\"GeoPoint\",\"latitude\":40.0,\"longitude\":-30.0},$AUTH}"
+check "create GeoPoint" 201 'j.objectId'
+post classes/Place "{\"_method\":\"GET\",\"where\":{\"location\":{\"\$nearSphere\":{\"__type\":\"GeoPoint\",\"latitude\":40.001,\"longitude\":-30.001},\"\$maxDistanceInKilometers\":5}},\"limit\":5,$AUTH}"
+check "\$nearSphere query" 200 "j.results.some(r=>r.name==='here-$RUN')"
+
+# ---- LiveQuery ----
+if out=$(node "$DEVSTACK_SRC/server/tools/livequery-check.js" "$URL" "$MORALIS_LIVEQUERY_URL" "$MORALIS_APP_ID" "$MORALIS_JS_KEY" LiveItem 2>&1); then
+	ok "LiveQuery create event ($out)"
+else
+	bad "LiveQuery: $out"
+fi
+
+# ---- wallet auth ----
+SIGN="$DEVSTACK_SRC/server/tools/sign.js"
+MSG="Moralis Authentication\\n\\nId: $MORALIS_APP_ID:$(date -u +%FT%T.000Z)"
+msg=$(printf '%b' "$MSG")
+eth=$(node "$SIGN" eth random "$msg")
+post users "{\"authData\":{\"moralisEth\":$eth},$AUTH}"
+check "moralisEth sign-up (new address)" 201 'j.objectId && j.sessionToken && j.username'
+post users "{\"authData\":{\"moralisEth\":$eth},$AUTH}"
+check "moralisEth log-in (same address)" 200 'j.objectId && j.sessionToken && j.authData && j.authData.moralisEth'
+other=$(node "$SIGN" eth random "$msg")
+wrong=$(node -e 'const a=JSON.parse(process.argv[1]),b=JSON.parse(process.argv[2]);a.signature=b.signature;console.log(JSON.stringify(a))' "$eth" "$other")
+post users "{\"authData\":{\"moralisEth\":$wrong},$AUTH}"
+check "moralisEth wrong signer" 404 'j.code===101 && j.error==="moralisEth: signature does not match address"'
+post users "{\"authData\":{\"moralisEth\":{\"id\":\"0xabc\"}},$AUTH}"
+check "moralisEth missing fields" 404 'j.code===101 && j.error==="moralisEth: authData requires id, signature, data"'
+
+seed=$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')
+sol58=$(node "$SIGN" sol "$seed" "$msg" base58)
+solhex=$(node "$SIGN" sol "$seed" "$msg" hex)
+sol64=$(node "$SIGN" sol "$seed" "$msg" base64)
+post users "{\"authData\":{\"moralisSol\":$sol58},$AUTH}"
+check "moralisSol sign-up, base58 signature" 201 'j.objectId && j.sessionToken'
+post users "{\"authData\":{\"moralisSol\":$solhex},$AUTH}"
+check "moralisSol log-in, hex signature" 200 'j.objectId && j.sessionToken'
+post users "{\"authData\":{\"moralisSol\":$sol64},$AUTH}"
+check "moralisSol log-in, base64 signature" 200 'j.objectId && j.sessionToken'
+tampered=$(node -e 'const a=JSON.parse(process.argv[1]);a.data+="!";console.log(JSON.stringify(a))' "$sol58")
+post users "{\"authData\":{\"moralisSol\":$tampered},$AUTH}"
+check "moralisSol tampered data" 404 'j.code===101 && j.error==="moralisSol: signature does not match address"'
+post users "{\"authData\":{\"moralisSol\":{\"id\":\"x\",\"data\":\"y\"}},$AUTH}"
+check "moralisSol missing fields" 404 'j.code===101 && j.error==="moralisSol: authData requires id, signature, data"'
+post users "{\"authData\":{\"unknownProv\":{\"id\":\"x\"}},$AUTH}"
+check "unknown auth provider" 400 'j.code===252'
+
+# ---- node unit tests of the adapters ----
+if out=$(cd "$DEVSTACK_SRC/server" && node --test test/ 2>&1); then
+	ok "node --test server/test ($(printf '%s\n' "$out" | grep -E '^# pass' | tr -d '#'))"
+else
+	printf '%s\n' "$out" | tail -n 40
+	bad "node --test server/test"
+fi
+
+echo "smoke: $passed passed, $failed failed"
+[ "$failed" = 0 ]
