@@ -176,6 +176,10 @@ type (
 	Op = wire.Op
 	// Error is an error answered by the backend, with its Parse code.
 	Error = rest.Error
+	// QueryRequest is an encoded query, as RunQuery takes it (the same type as query.Request).
+	QueryRequest = wire.QueryRequest
+	// QueryResponse is RunQuery's answer (the same type as query.Response).
+	QueryResponse = wire.QueryResponse
 )
 
 // NewObject returns an empty, unsaved object of a class.

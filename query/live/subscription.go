@@ -1,0 +1,282 @@
+package live
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/c13f5054/moralis-go/internal/wire"
+)
+
+// Subscription is one subscribed query. Read its events from Events until the channel closes (after
+// Unsubscribe or the Client's Close).
+type Subscription struct {
+	c         *Client
+	id        int
+	className string
+	where     map[string]any
+	keys      []string
+	events    chan Event
+
+	mu         sync.Mutex
+	view       map[string]*wire.Object
+	done       bool
+	subscribed chan error
+}
+
+// SubscribeOption adjusts a subscription.
+type SubscribeOption func(*Subscription)
+
+// WithKeys limits the fields sent in events.
+func WithKeys(keys ...string) SubscribeOption {
+	return func(s *Subscription) { s.keys = append([]string(nil), keys...) }
+}
+
+// Subscribe subscribes to the objects of className matching where (the query's where JSON as a Go map, as
+// query.Request.Params["where"] holds it; nil means all). It returns once the server confirmed the subscription
+// and, with a Runner configured, the current matching objects were loaded (Snapshot). Server errors (a bad query,
+// no permission) are returned here, and later ones arrive as Error events.
+func (c *Client) Subscribe(ctx context.Context, className string, where map[string]any, opts ...SubscribeOption) (*Subscription, error) {
+	if className == "" {
+		return nil, errors.New("live: Subscribe needs a class name")
+	}
+	if where == nil {
+		where = map[string]any{}
+	}
+	enc, err := wire.Encode(where)
+	if err != nil {
+		return nil, fmt.Errorf("live: where: %w", err)
+	}
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil, errors.New("live: client is closed")
+	}
+	c.nextID++
+	s := &Subscription{c: c, id: c.nextID, className: className, where: enc.(map[string]any),
+		events: make(chan Event, c.cfg.Buffer), view: map[string]*wire.Object{}}
+	for _, o := range opts {
+		o(s)
+	}
+	s.resetSubscribed()
+	c.subs[s.id] = s
+	ready := c.ready
+	c.mu.Unlock()
+
+	fail := func(err error) (*Subscription, error) {
+		c.mu.Lock()
+		delete(c.subs, s.id)
+		c.mu.Unlock()
+		s.finish()
+		return nil, err
+	}
+	select {
+	case <-ready:
+	case <-ctx.Done():
+		return fail(ctx.Err())
+	}
+	s.mu.Lock()
+	wait := s.subscribed
+	s.mu.Unlock()
+	if err := c.sendSubscribe(s); err != nil {
+		// The connection dropped meanwhile: the reconnect loop will subscribe it again.
+		_ = err
+	}
+	select {
+	case err := <-wait:
+		if err != nil {
+			return fail(err)
+		}
+	case <-ctx.Done():
+		return fail(ctx.Err())
+	case <-time.After(15 * time.Second):
+		return fail(errors.New("live: the server did not confirm the subscription"))
+	}
+	if c.cfg.Runner != nil {
+		objs, err := s.runQuery(ctx)
+		if err != nil {
+			return fail(fmt.Errorf("live: loading the snapshot: %w", err))
+		}
+		s.mu.Lock()
+		for _, o := range objs {
+			if _, seen := s.view[o.ID()]; !seen {
+				s.view[o.ID()] = o
+			}
+		}
+		s.mu.Unlock()
+	}
+	return s, nil
+}
+
+// Events delivers the subscription's events in order.
+func (s *Subscription) Events() <-chan Event { return s.events }
+
+// Snapshot returns the objects the subscription currently knows to match, sorted by id.
+func (s *Subscription) Snapshot() []*wire.Object {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]*wire.Object, 0, len(s.view))
+	for _, o := range s.view {
+		out = append(out, o)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID() < out[j].ID() })
+	return out
+}
+
+// Unsubscribe ends the subscription and closes its Events channel.
+func (s *Subscription) Unsubscribe() error {
+	c := s.c
+	c.mu.Lock()
+	_, live := c.subs[s.id]
+	delete(c.subs, s.id)
+	c.mu.Unlock()
+	var err error
+	if live {
+		err = c.write(map[string]any{"op": "unsubscribe", "requestId": s.id})
+		if err != nil && err.Error() == "live: not connected" {
+			err = nil // nothing to tell a server we are not connected to
+		}
+	}
+	s.finish()
+	return err
+}
+
+func (s *Subscription) resetSubscribed() {
+	s.mu.Lock()
+	s.subscribed = make(chan error, 1)
+	s.mu.Unlock()
+}
+
+func (s *Subscription) markSubscribed(err error) {
+	s.mu.Lock()
+	ch := s.subscribed
+	s.mu.Unlock()
+	select {
+	case ch <- err:
+	default:
+	}
+}
+
+func (s *Subscription) finish() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.done {
+		s.done = true
+		close(s.events)
+	}
+}
+
+// apply records a server event in the view and delivers it without blocking; false means the subscriber's buffer
+// is full.
+func (s *Subscription) apply(ev Event) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.done {
+		return true
+	}
+	id := ev.Object.ID()
+	switch ev.Kind {
+	case Create, Enter, Update:
+		if ev.Kind == Update && ev.Original == nil {
+			ev.Original = s.view[id]
+		}
+		s.view[id] = ev.Object
+	case Leave, Delete:
+		delete(s.view, id)
+	}
+	select {
+	case s.events <- ev:
+		return true
+	default:
+		return false
+	}
+}
+
+// emit delivers an event that must not be lost (errors, catch-up), waiting for room.
+func (s *Subscription) emit(ev Event) {
+	for {
+		s.mu.Lock()
+		if s.done {
+			s.mu.Unlock()
+			return
+		}
+		select {
+		case s.events <- ev:
+			s.mu.Unlock()
+			return
+		default:
+		}
+		s.mu.Unlock()
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// catchUp re-runs the query after a reconnect and emits what changed while the connection was down.
+func (s *Subscription) catchUp(ctx context.Context) {
+	if s.c.cfg.Runner == nil {
+		return
+	}
+	fresh, err := s.runQuery(ctx)
+	if err != nil {
+		s.emit(Event{Kind: Error, Err: fmt.Errorf("live: catch-up after reconnect: %w", err)})
+		return
+	}
+	now := make(map[string]*wire.Object, len(fresh))
+	for _, o := range fresh {
+		now[o.ID()] = o
+	}
+	var evs []Event
+	s.mu.Lock()
+	for id, o := range now {
+		old, had := s.view[id]
+		switch {
+		case !had:
+			evs = append(evs, Event{Kind: Enter, Object: o, CatchUp: true})
+		case !old.UpdatedAt().Equal(o.UpdatedAt()):
+			evs = append(evs, Event{Kind: Update, Object: o, Original: old, CatchUp: true})
+		}
+	}
+	for id, old := range s.view {
+		if _, ok := now[id]; !ok {
+			evs = append(evs, Event{Kind: Leave, Object: old, CatchUp: true})
+		}
+	}
+	s.view = now
+	s.mu.Unlock()
+	sort.SliceStable(evs, func(i, j int) bool { return evs[i].Object.ID() < evs[j].Object.ID() })
+	for _, ev := range evs {
+		s.emit(ev)
+	}
+}
+
+// runQuery loads every object matching the subscription, paging by objectId.
+func (s *Subscription) runQuery(ctx context.Context) ([]*wire.Object, error) {
+	const page = 1000
+	var out []*wire.Object
+	last := ""
+	for {
+		where := s.where
+		if last != "" {
+			where = map[string]any{"$and": []any{s.where, map[string]any{"objectId": map[string]any{"$gt": last}}}}
+		}
+		resp, err := s.c.cfg.Runner.RunQuery(ctx, &wire.QueryRequest{ClassName: s.className, Op: "find",
+			Params: map[string]any{"where": where, "order": "objectId", "limit": page}})
+		if err != nil {
+			return nil, err
+		}
+		for _, raw := range resp.Results {
+			o := wire.NewObject(s.className)
+			if err := o.UnmarshalJSON(raw); err != nil {
+				return nil, err
+			}
+			out = append(out, o)
+			last = o.ID()
+		}
+		if len(resp.Results) < page {
+			return out, nil
+		}
+	}
+}
