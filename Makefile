@@ -29,8 +29,12 @@ build:
 	$(GO) vet ./...
 
 ## test: every test: Go unit and integration (race detector on), React unit tests, browser end to end
-test: smoke build test-go
+test: smoke build test-go test-react
 	@echo "make test: all suites passed"
+
+## test-react: the React hooks package: typecheck, vitest, build, demo page build
+test-react:
+	cd react-hooks && npm ci --no-audit --no-fund --loglevel=error && npm run typecheck && npm test && npm run build && npm run build:demo
 
 test-go:
 	$(GO) test $(GOTESTFLAGS) -race ./...

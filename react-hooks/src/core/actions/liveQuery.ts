@@ -1,0 +1,128 @@
+import { EndpointError, MoralisError } from '../../errors/index.js';
+import type { Config, EventSourceCtor, EventSourceLike } from '../config.js';
+import type { Status } from '../types.js';
+
+/** The server-sent event names of the live endpoint. */
+export const LIVE_EVENTS = ['create', 'enter', 'update', 'leave', 'delete'] as const;
+/** One of the live event names. */
+export type LiveEventName = (typeof LIVE_EVENTS)[number];
+
+/** An object of a live query: any JSON object with an objectId. */
+export interface LiveObject {
+  objectId: string;
+  [field: string]: unknown;
+}
+
+/** Options of `watchLiveQuery`. */
+export interface LiveQueryParameters<T extends LiveObject = LiveObject> {
+  /** Class name, e.g. "Message". */
+  className: string;
+  /** Parse-style conditions, sent as JSON in the `where` parameter. */
+  where?: Record<string, unknown>;
+  /** Objects to start from (e.g. the result of a first query). */
+  initialObjects?: T[];
+  /** The EventSource constructor; default the config's, else `globalThis.EventSource`. */
+  EventSource?: EventSourceCtor;
+}
+
+/** The state a live query reports on every change. */
+export interface LiveQueryState<T extends LiveObject = LiveObject> {
+  objects: T[];
+  status: Status;
+  error: Error | null;
+  lastEvent: { name: LiveEventName; object: T; original?: T } | null;
+}
+
+/** Builds `{endpoint}/live?class=...&where=...`. */
+export function liveQueryUrl(endpoint: string, className: string, where?: Record<string, unknown>): string {
+  let url = `${endpoint}/live?class=${encodeURIComponent(className)}`;
+  if (where !== undefined) url += `&where=${encodeURIComponent(JSON.stringify(where))}`;
+  return url;
+}
+
+/**
+ * Subscribes to the endpoint's server-sent events for a class and keeps the list of matching objects:
+ * create/enter add (or replace) an object, update replaces it, leave/delete remove it. Status is 'pending' until
+ * the stream opens, 'success' while open, 'error' once closed for good. Returns the function that closes it.
+ */
+export function watchLiveQuery<T extends LiveObject = LiveObject>(
+  config: Config,
+  parameters: LiveQueryParameters<T>,
+  onChange: (state: LiveQueryState<T>) => void,
+): () => void {
+  const Ctor =
+    parameters.EventSource ??
+    config.EventSource ??
+    ((globalThis as { EventSource?: EventSourceCtor }).EventSource as EventSourceCtor | undefined);
+  let state: LiveQueryState<T> = {
+    objects: [...(parameters.initialObjects ?? [])],
+    status: 'pending',
+    error: null,
+    lastEvent: null,
+  };
+  const update = (patch: Partial<LiveQueryState<T>>) => {
+    state = { ...state, ...patch };
+    onChange(state);
+  };
+  if (!Ctor) {
+    update({ status: 'error', error: new MoralisError('EventSource is not available') });
+    return () => {};
+  }
+  const source: EventSourceLike = new Ctor(liveQueryUrl(config.endpoint, parameters.className, parameters.where), {
+    withCredentials: true,
+  });
+  const listeners: [string, (e: MessageEvent) => void][] = LIVE_EVENTS.map((name) => [
+    name,
+    (e: MessageEvent) => {
+      let payload: { object?: T; original?: T };
+      try {
+        payload = JSON.parse(String(e.data));
+      } catch (cause) {
+        update({ error: new MoralisError('Invalid live query event', { details: name, cause }) });
+        return;
+      }
+      const object = payload.object;
+      if (!object || typeof object.objectId !== 'string') return;
+      const rest = state.objects.filter((o) => o.objectId !== object.objectId);
+      const objects = name === 'leave' || name === 'delete' ? rest : replaceOrAppend(state.objects, object);
+      update({ objects, status: 'success', lastEvent: { name, object, original: payload.original } });
+    },
+  ]);
+  for (const [name, l] of listeners) source.addEventListener(name, l);
+  // A server-side error sent as a named "error" event with JSON {code, error}.
+  const onServerError = (e: MessageEvent) => {
+    if (typeof e.data !== 'string') return;
+    try {
+      const body = JSON.parse(e.data) as { code?: number; error?: string };
+      if (typeof body.error === 'string') {
+        source.close();
+        update({ status: 'error', error: new EndpointError(body.error, body.code ?? 0, 0) });
+      }
+    } catch {
+      // not a JSON payload: a transport error, handled by onerror
+    }
+  };
+  source.addEventListener('error', onServerError);
+  source.onopen = () => update({ status: 'success', error: null });
+  source.onerror = () => {
+    if (state.status === 'error') return;
+    if (source.readyState === 2) update({ status: 'error', error: new MoralisError('Live query connection closed') });
+    else update({ status: 'pending' });
+  };
+  onChange(state);
+  return () => {
+    source.onopen = null;
+    source.onerror = null;
+    for (const [name, l] of listeners) source.removeEventListener?.(name, l);
+    source.removeEventListener?.('error', onServerError);
+    source.close();
+  };
+}
+
+function replaceOrAppend<T extends LiveObject>(objects: T[], object: T): T[] {
+  const i = objects.findIndex((o) => o.objectId === object.objectId);
+  if (i < 0) return [...objects, object];
+  const next = objects.slice();
+  next[i] = object;
+  return next;
+}

@@ -1,0 +1,55 @@
+import type { ChainType, EIP1193Provider, SolanaProvider } from '../types.js';
+
+/** Events a connector reports after `connect`: the wallet switched account or chain, or went away. */
+export type ConnectorEvent =
+  | { type: 'accountsChanged'; accounts: string[] }
+  | { type: 'chainChanged'; chainId: number }
+  | { type: 'disconnect' };
+
+/** What `connect` gives back. EVM accounts are lower-cased; Solana addresses are base58 (case matters). */
+export interface ConnectResult {
+  accounts: string[];
+  chainId?: number;
+}
+
+/** Options of `Connector.connect`. */
+export interface ConnectOptions {
+  /** Only use an existing authorisation (no wallet pop-up); resolves with no account when there is none. */
+  onlyIfTrusted?: boolean;
+}
+
+interface BaseConnector {
+  /** Stable id, e.g. "injected", "walletConnect", "phantom". */
+  readonly id: string;
+  /** Human-readable name. */
+  readonly name: string;
+  /**
+   * Connects: a trusted connect first (no pop-up), then, unless `onlyIfTrusted`, a full connect.
+   * Starts reporting events to subscribers.
+   */
+  connect(options?: ConnectOptions): Promise<ConnectResult>;
+  /** Closes the provider where it can be closed and stops reporting events. Never throws. */
+  disconnect(): Promise<void>;
+  /** Signs a UTF-8 message with `address`; EVM gives 0x hex, Solana base58. Throws "Data not signed" when empty. */
+  signMessage(message: string, address: string): Promise<string>;
+  /** Registers a listener of wallet events; returns the function that removes it. */
+  subscribe(listener: (event: ConnectorEvent) => void): () => void;
+}
+
+/** A connector to an Ethereum-type wallet through an EIP-1193 provider. */
+export interface EvmConnector extends BaseConnector {
+  readonly type: 'evm';
+  /** The EIP-1193 provider; rejects when the wallet is missing. */
+  getProvider(): Promise<EIP1193Provider>;
+}
+
+/** A connector to a Solana wallet (Phantom). */
+export interface SolanaConnector extends BaseConnector {
+  readonly type: 'solana';
+  getProvider(): Promise<SolanaProvider>;
+}
+
+/** Any connector. Factories: `injected()`, `walletConnect({...})`, `phantom()`. */
+export type Connector = EvmConnector | SolanaConnector;
+
+export type { ChainType };

@@ -1,0 +1,45 @@
+/** A user object as the Go endpoint returns it (Parse `_User` fields; unknown fields are kept). */
+export interface User {
+  objectId: string;
+  username: string;
+  ethAddress?: string;
+  accounts?: string[];
+  solAccounts?: string[];
+  solAddress?: string;
+  [field: string]: unknown;
+}
+
+/** A signed-in session. The session token is kept in memory only; the server also sets an HttpOnly cookie. */
+export interface Session {
+  user: User;
+  sessionToken?: string;
+  /** The chain of the wallet that signed in (absent when the session was restored from storage or `/me`). */
+  chain?: ChainType;
+  /** The address that signed in (EVM lower-cased). */
+  address?: string;
+}
+
+/** Which kind of chain a wallet or a sign-in is for. */
+export type ChainType = 'evm' | 'solana';
+
+/** Status of an asynchronous operation, as every hook reports it. */
+export type Status = 'idle' | 'pending' | 'success' | 'error';
+
+/** A minimal EIP-1193 provider (MetaMask's `window.ethereum`, WalletConnect's provider, ...). */
+export interface EIP1193Provider {
+  request(args: { method: string; params?: unknown[] | object }): Promise<unknown>;
+  on?(event: string, listener: (...args: any[]) => void): unknown;
+  removeListener?(event: string, listener: (...args: any[]) => void): unknown;
+}
+
+/** The parts of Phantom's `window.solana` the package uses. */
+export interface SolanaProvider {
+  isPhantom?: boolean;
+  publicKey?: { toString(): string } | null;
+  connect(options?: { onlyIfTrusted?: boolean }): Promise<unknown>;
+  disconnect?(): Promise<void>;
+  signMessage(message: Uint8Array, display?: 'utf8' | 'hex'): Promise<{ signature: Uint8Array } | Uint8Array>;
+  on?(event: string, listener: (...args: any[]) => void): unknown;
+  removeListener?(event: string, listener: (...args: any[]) => void): unknown;
+  off?(event: string, listener: (...args: any[]) => void): unknown;
+}

@@ -1,0 +1,149 @@
+import { ed25519 } from '@noble/curves/ed25519.js';
+import bs58 from 'bs58';
+import { verifyMessage } from 'ethers';
+import type { User } from '../../src/index.js';
+
+export interface Call {
+  method: string;
+  path: string;
+  query: Record<string, string>;
+  body: any;
+  credentials: RequestCredentials | undefined;
+  contentType: string | undefined;
+}
+
+/**
+ * An in-memory implementation of the Go endpoint contract, as a `fetch` function. It verifies every signature
+ * for real (ethers.verifyMessage for EVM, ed25519 for Solana) and keeps the session in a simulated HttpOnly cookie.
+ * Unknown paths answer 404 and are recorded in `unexpected`, so tests fail loudly.
+ */
+export function createFakeEndpoint(base = '/auth') {
+  const calls: Call[] = [];
+  const unexpected: string[] = [];
+  const issued = new Map<string, { address: string; chain: string }>();
+  const users = new Map<string, User>();
+  const sessions = new Map<string, string>();
+  let cookie: string | null = null;
+  let counter = 0;
+  const verified: { chain: string; address: string }[] = [];
+
+  const json = (status: number, body: unknown) =>
+    new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
+  const fail = (status: number, code: number, error: string) => json(status, { code, error });
+
+  function verify(chain: string, address: string, message: string, signature: string): boolean {
+    const issuedTo = issued.get(message);
+    if (!issuedTo || issuedTo.address !== address || issuedTo.chain !== chain) return false;
+    try {
+      if (chain === 'evm') return verifyMessage(message, signature).toLowerCase() === address.toLowerCase();
+      if (chain === 'solana') {
+        return ed25519.verify(
+          new Uint8Array(bs58.decode(signature)),
+          new Uint8Array(new TextEncoder().encode(message)),
+          new Uint8Array(bs58.decode(address)),
+        );
+      }
+    } catch {
+      return false;
+    }
+    return false;
+  }
+
+  function currentUser(): User | undefined {
+    const id = cookie ? sessions.get(cookie) : undefined;
+    return id ? users.get(id) : undefined;
+  }
+
+  const fetch = async (input: string, init: RequestInit = {}): Promise<Response> => {
+    const url = new URL(input, 'http://app.test');
+    const method = init.method ?? 'GET';
+    const path = url.pathname.startsWith(base) ? url.pathname.slice(base.length) : url.pathname;
+    const body = typeof init.body === 'string' ? JSON.parse(init.body) : undefined;
+    const headers = (init.headers ?? {}) as Record<string, string>;
+    calls.push({
+      method,
+      path,
+      query: Object.fromEntries(url.searchParams),
+      body,
+      credentials: init.credentials,
+      contentType: headers['Content-Type'],
+    });
+    if (init.credentials !== 'include') return fail(400, 141, 'credentials must be include');
+
+    if (method === 'GET' && path === '/message') {
+      const address = url.searchParams.get('address') ?? '';
+      const chain = url.searchParams.get('chain') ?? '';
+      if (!address) return fail(400, 141, 'address is required');
+      const nonce = `n${++counter}`;
+      const expiresAt = new Date(Date.now() + 300_000).toISOString();
+      const message = `Moralis Authentication\n\nAddress: ${address}\nChain: ${chain}\nNonce: ${nonce}\nExpires: ${expiresAt}`;
+      issued.set(message, { address, chain });
+      return json(200, { message, nonce, expiresAt });
+    }
+    if (method === 'POST' && path === '/signin') {
+      const { chain, address, message, signature } = body ?? {};
+      if (!verify(chain, address, message, signature)) return fail(400, 101, 'Invalid signature');
+      issued.delete(message);
+      verified.push({ chain, address });
+      const field = chain === 'evm' ? 'ethAddress' : 'solAddress';
+      let user = [...users.values()].find((u) => u[field] === address);
+      if (!user) {
+        const objectId = `u${++counter}`;
+        user =
+          chain === 'evm'
+            ? { objectId, username: objectId, ethAddress: address, accounts: [address] }
+            : { objectId, username: objectId, solAddress: address, solAccounts: [address] };
+        users.set(objectId, user);
+      }
+      const sessionToken = `r:token${++counter}`;
+      sessions.set(sessionToken, user.objectId);
+      cookie = sessionToken;
+      return json(200, { user, sessionToken });
+    }
+    if (method === 'POST' && path === '/link') {
+      const user = currentUser();
+      if (!user) return fail(401, 209, 'Invalid session token');
+      const { chain, address, message, signature } = body ?? {};
+      if (!verify(chain, address, message, signature)) return fail(400, 101, 'Invalid signature');
+      issued.delete(message);
+      verified.push({ chain, address });
+      const list = [...new Set([...(user.solAccounts ?? []), address])];
+      const next = { ...user, solAccounts: list, solAddress: list[0] };
+      users.set(user.objectId, next);
+      return json(200, { user: next });
+    }
+    if (method === 'POST' && path === '/unlink') {
+      const user = currentUser();
+      if (!user) return fail(401, 209, 'Invalid session token');
+      const list = (user.solAccounts ?? []).filter((a) => a !== body?.address);
+      const next: User = { ...user, solAccounts: list };
+      if (list[0]) next.solAddress = list[0];
+      else delete next.solAddress;
+      users.set(user.objectId, next);
+      return json(200, { user: next });
+    }
+    if (method === 'POST' && path === '/signout') {
+      if (cookie) sessions.delete(cookie);
+      cookie = null;
+      return json(200, {});
+    }
+    if (method === 'GET' && path === '/me') {
+      const user = currentUser();
+      return user ? json(200, { user }) : fail(401, 209, 'Invalid session token');
+    }
+    unexpected.push(`${method} ${path}`);
+    return fail(404, 119, `unexpected ${method} ${path}`);
+  };
+
+  return {
+    fetch,
+    calls,
+    unexpected,
+    verified,
+    users,
+    get cookie() {
+      return cookie;
+    },
+    paths: () => calls.map((c) => `${c.method} ${c.path}`),
+  };
+}

@@ -1,0 +1,121 @@
+import { act, renderHook } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+import { createConfig, liveQueryUrl, memoryStorage, useLiveQuery, type EventSourceCtor } from '../src/index.js';
+
+class FakeEventSource {
+  static instances: FakeEventSource[] = [];
+  readyState = 0;
+  closed = false;
+  onopen: ((e: Event) => void) | null = null;
+  onerror: ((e: Event) => void) | null = null;
+  listeners = new Map<string, Set<(e: MessageEvent) => void>>();
+  constructor(
+    public url: string,
+    public init?: { withCredentials?: boolean },
+  ) {
+    FakeEventSource.instances.push(this);
+  }
+  addEventListener(type: string, l: (e: MessageEvent) => void) {
+    if (!this.listeners.has(type)) this.listeners.set(type, new Set());
+    this.listeners.get(type)!.add(l);
+  }
+  removeEventListener(type: string, l: (e: MessageEvent) => void) {
+    this.listeners.get(type)?.delete(l);
+  }
+  close() {
+    this.readyState = 2;
+    this.closed = true;
+  }
+  open() {
+    this.readyState = 1;
+    this.onopen?.(new Event('open'));
+  }
+  send(name: string, data: unknown) {
+    const e = new MessageEvent(name, { data: typeof data === 'string' ? data : JSON.stringify(data) });
+    for (const l of this.listeners.get(name) ?? []) l(e);
+  }
+  fail(closed: boolean) {
+    this.readyState = closed ? 2 : 0;
+    this.onerror?.(new Event('error'));
+  }
+}
+
+const ES = FakeEventSource as unknown as EventSourceCtor;
+
+describe('useLiveQuery', () => {
+  it('builds the URL', () => {
+    expect(liveQueryUrl('/auth', 'Chat Message', { room: 'a&b' })).toBe(
+      '/auth/live?class=Chat%20Message&where=%7B%22room%22%3A%22a%26b%22%7D',
+    );
+    expect(liveQueryUrl('/auth', 'Msg')).toBe('/auth/live?class=Msg');
+  });
+
+  it('keeps the list up to date from create/enter/update/leave/delete events', async () => {
+    FakeEventSource.instances = [];
+    const config = createConfig({ endpoint: '/auth', storage: memoryStorage(), EventSource: ES });
+    const { result, unmount, rerender } = renderHook(
+      (p: { room: string }) => useLiveQuery({ config, className: 'Message', where: { room: p.room } }),
+      { initialProps: { room: 'r1' } },
+    );
+    const es = FakeEventSource.instances[0]!;
+    expect(es.url).toBe('/auth/live?class=Message&where=' + encodeURIComponent('{"room":"r1"}'));
+    expect(es.init).toEqual({ withCredentials: true });
+    expect(result.current.status).toBe('pending');
+    act(() => es.open());
+    expect(result.current.status).toBe('success');
+    act(() => es.send('create', { object: { objectId: 'a', text: 'hi' } }));
+    act(() => es.send('enter', { object: { objectId: 'b', text: 'yo' }, original: { objectId: 'b', text: 'old' } }));
+    expect(result.current.objects.map((o) => o.objectId)).toEqual(['a', 'b']);
+    expect(result.current.lastEvent).toMatchObject({ name: 'enter', original: { text: 'old' } });
+    act(() => es.send('update', { object: { objectId: 'a', text: 'edited' }, original: { objectId: 'a', text: 'hi' } }));
+    expect(result.current.objects).toEqual([{ objectId: 'a', text: 'edited' }, { objectId: 'b', text: 'yo' }]);
+    act(() => es.send('leave', { object: { objectId: 'b' } }));
+    act(() => es.send('create', { object: { objectId: 'c' } }));
+    act(() => es.send('delete', { object: { objectId: 'a' } }));
+    expect(result.current.objects).toEqual([{ objectId: 'c' }]);
+    act(() => es.send('update', 'not json'));
+    expect(result.current.error?.message).toBe('Invalid live query event');
+    expect(result.current.objects).toEqual([{ objectId: 'c' }]);
+
+    // a reconnecting stream goes back to pending; a closed one is an error
+    act(() => es.fail(false));
+    expect(result.current.status).toBe('pending');
+    act(() => es.open());
+    expect(result.current.status).toBe('success');
+
+    // new conditions: the old stream is closed, a new one opened
+    rerender({ room: 'r2' });
+    expect(es.closed).toBe(true);
+    const es2 = FakeEventSource.instances[1]!;
+    expect(es2.url).toContain(encodeURIComponent('{"room":"r2"}'));
+    act(() => es2.fail(true));
+    expect(result.current.status).toBe('error');
+    expect(result.current.error?.message).toBe('Live query connection closed');
+    unmount();
+    expect(es2.closed).toBe(true);
+  });
+
+  it('a server error event gives an EndpointError', () => {
+    FakeEventSource.instances = [];
+    const config = createConfig({ storage: memoryStorage() });
+    const { result } = renderHook(() => useLiveQuery({ config, className: 'Secret', EventSource: ES }));
+    const es = FakeEventSource.instances[0]!;
+    act(() => es.send('error', { code: 119, error: 'Permission denied' }));
+    expect(result.current.status).toBe('error');
+    expect(result.current.error).toMatchObject({ name: 'EndpointError', code: 119, message: 'Permission denied' });
+    expect(es.closed).toBe(true);
+  });
+
+  it('enabled: false opens nothing; no EventSource is an error', () => {
+    FakeEventSource.instances = [];
+    const config = createConfig({ storage: memoryStorage() });
+    const off = renderHook(() => useLiveQuery({ config, className: 'X', EventSource: ES, enabled: false }));
+    expect(FakeEventSource.instances).toHaveLength(0);
+    expect(off.result.current.status).toBe('idle');
+    const saved = (globalThis as any).EventSource;
+    delete (globalThis as any).EventSource;
+    const none = renderHook(() => useLiveQuery({ config, className: 'X' }));
+    expect(none.result.current.status).toBe('error');
+    (globalThis as any).EventSource = saved;
+  });
+});

@@ -1,0 +1,11 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    environment: 'jsdom',
+    include: ['test/**/*.test.{ts,tsx}'],
+    restoreMocks: true,
+    unstubGlobals: true,
+    setupFiles: ['test/setup.ts'],
+  },
+});
