@@ -5,7 +5,7 @@ GO ?= go
 GOTESTFLAGS ?= -count=1
 STACK := internal/devstack
 
-.PHONY: all deps up down test test-go test-react test-browser demo bench lint fuzz smoke build
+.PHONY: all deps up down test test-go test-react test-browser demo bench bench-check lint fuzz smoke build
 
 all: build
 
@@ -29,7 +29,7 @@ build:
 	$(GO) vet ./...
 
 ## test: every test: Go unit and integration (race detector on), React unit tests, browser end to end
-test: smoke build test-go test-react
+test: smoke build test-go test-react bench-check
 	@echo "make test: all suites passed"
 
 ## test-react: the React hooks package: typecheck, vitest, build, demo page build
@@ -48,5 +48,10 @@ lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) vet ./...
 
+## bench: side-by-side benchmarks (moralis-go, moralis-v1 in Node, raw HTTP); table on stdout, JSON in bench/results/
 bench: up
-	@echo "bench: not yet"
+	$(GO) run ./bench
+
+# make test only checks that the benchmark harness still runs, at a small size (never a timed assertion).
+bench-check: up
+	$(GO) run ./bench -scale small -rounds 1 -out .devstack/bench/results

@@ -1,0 +1,94 @@
+// One workload of the original JavaScript client (moralis-v1 1.13.0) against the local stack, for `make bench`.
+// Usage: node run.js <workload> <n>; configuration from MORALIS_* variables. Prints one JSON line:
+// {"ms": <workload time>, "n": <items>, "check": <a number the driver verifies>}.
+// Calls to hosts other than the local server (version check, usage tracking) are refused before they leave.
+'use strict';
+const Moralis = require('moralis-v1/node');
+const RESTController = require('moralis-v1/lib/node/RESTController');
+
+const serverUrl = process.env.MORALIS_SERVER_URL;
+const origin = new URL(serverUrl).origin;
+const realAjax = RESTController.ajax;
+RESTController.ajax = function (method, url, ...rest) {
+  if (!String(url).startsWith(origin)) {
+    return Promise.reject(new Error('bench: outside host refused: ' + new URL(url).host));
+  }
+  return realAjax.call(this, method, url, ...rest);
+};
+
+async function main() {
+  const [workload, nArg, cls] = process.argv.slice(2);
+  const n = Number(nArg);
+  await Moralis.start({ serverUrl, appId: process.env.MORALIS_APP_ID, javascriptKey: process.env.MORALIS_JS_KEY });
+  const t0 = process.hrtime.bigint();
+  let check = 0;
+  switch (workload) {
+    case 'creates': {
+      for (let i = 0; i < n; i++) {
+        const o = new Moralis.Object(cls);
+        await o.save({ n: i });
+        check++;
+      }
+      break;
+    }
+    case 'saveall': {
+      const objs = [];
+      for (let i = 0; i < n; i++) {
+        const o = new Moralis.Object(cls);
+        o.set('n', i);
+        objs.push(o);
+      }
+      const saved = await Moralis.Object.saveAll(objs);
+      check = saved.filter((o) => o.id).length;
+      break;
+    }
+    case 'iterate': {
+      await new Moralis.Query(cls).each(() => { check++; });
+      break;
+    }
+    case 'verify-eth': {
+      const fx = require(process.env.BENCH_FIXTURE);
+      const { utils } = require('ethers');
+      for (let i = 0; i < n; i++) {
+        const v = fx.eth[i % fx.eth.length];
+        if (utils.verifyMessage(v.message, v.signature).toLowerCase() === v.address) check++;
+      }
+      break;
+    }
+    case 'verify-sol': {
+      const fx = require(process.env.BENCH_FIXTURE);
+      const nacl = require('tweetnacl');
+      const bs58 = require('bs58');
+      const dec = fx.sol.map((v) => ({ m: new TextEncoder().encode(v.message), s: bs58.decode(v.signature), k: bs58.decode(v.address) }));
+      for (let i = 0; i < n; i++) {
+        const v = dec[i % dec.length];
+        if (nacl.sign.detached.verify(v.m, v.s, v.k)) check++;
+      }
+      break;
+    }
+    case 'lds': {
+      // Pin n objects in the local datastore, then run the local queries (timed separately in "queryMs").
+      Moralis.enableLocalDatastore();
+      const objs = [];
+      for (let i = 0; i < n; i++) {
+        objs.push(Moralis.Object.fromJSON({ className: cls, objectId: 'o' + i, n: i, name: 'name' + (i % 1000), tag: i % 7 === 0 ? 'seven' : 'other' }));
+      }
+      await Moralis.Object.pinAll(objs);
+      const t1 = process.hrtime.bigint();
+      const queries = Number(process.env.BENCH_LDS_QUERIES || 5);
+      for (let q = 0; q < queries; q++) {
+        const found = await new Moralis.Query(cls).fromLocalDatastore().equalTo('tag', 'seven').greaterThan('n', q * 10).find();
+        check += found.length;
+      }
+      const t2 = process.hrtime.bigint();
+      console.log(JSON.stringify({ ms: Number(t1 - t0) / 1e6, queryMs: Number(t2 - t1) / 1e6 / queries, n, check }));
+      return;
+    }
+    default:
+      throw new Error('unknown workload ' + workload);
+  }
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  console.log(JSON.stringify({ ms, n, check }));
+}
+
+main().then(() => process.exit(0), (err) => { console.error(err && err.stack || err); process.exit(1); });
