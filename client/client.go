@@ -50,6 +50,8 @@ type Config struct {
 	BatchSize int
 	// BatchConcurrency is how many /batch calls run at once (0 = 4).
 	BatchConcurrency int
+	// DefaultACL, when set, is given to every new object saved without an ACL of its own (a copy each time).
+	DefaultACL *ACL
 	// Storage keeps the current user and the installation id. Nil: in memory for this process.
 	Storage Storage
 	// HTTPClient is the HTTP client to use (nil: a shared keep-alive client). Deadlines come from contexts.

@@ -282,3 +282,40 @@ func TestUntypedLoginAndSignupValidationSendNothing(t *testing.T) {
 	_, err = c.LogIn(ctx, "bob", "pw")
 	assert.True(t, errors.Is(err, client.ErrConnectionFailed), "%v", err)
 }
+
+// Regressions found in review: linking, users/me and fetching a user keep the user's other fields and token;
+// saving a role through Save runs the role's checks; DefaultACL reaches new objects.
+func TestUserStateSurvivesLinkMeAndFetch(t *testing.T) {
+	ctx := context.Background()
+	c := newClient(t, func(cfg *client.Config) {
+		acl := client.NewACL()
+		acl.SetPublicReadAccess(true)
+		cfg.DefaultACL = acl
+	})
+	u := client.NewUser()
+	name := fmt.Sprintf("keep%d", rand.Uint32())
+	u.SetUsername(name)
+	u.SetPassword("pw")
+	require.NoError(t, c.SignUp(ctx, u))
+	tok := u.SessionToken()
+
+	require.NoError(t, c.Fetch(ctx, u))
+	assert.Equal(t, tok, u.SessionToken(), "Fetch keeps the session token")
+	assert.Equal(t, name, u.Username())
+
+	err := c.LinkWith(ctx, u, "unknownProv", map[string]any{"id": "x"})
+	require.ErrorIs(t, err, client.ErrUnsupportedService)
+	assert.Equal(t, name, u.Username(), "a failed link leaves the user as it was")
+	assert.Equal(t, tok, u.SessionToken())
+
+	o := client.NewObject(uniqueClass("WithDefaultACL"))
+	require.NoError(t, c.Save(ctx, o))
+	require.NotNil(t, o.ACL())
+	assert.True(t, o.ACL().PublicReadAccess())
+	assert.False(t, o.ACL().PublicWriteAccess())
+
+	r, err := client.NewRole(fmt.Sprintf("NoACL%d", rand.Uint32()), nil)
+	require.NoError(t, err)
+	err = c.WithMasterKey().Save(ctx, r)
+	require.ErrorIs(t, err, client.ErrRoleACLRequired, "Save of a role runs the role's checks before sending")
+}

@@ -45,8 +45,16 @@ func (c *Client) Save(ctx context.Context, s Saver) error {
 	if o.ClassName() == "" {
 		return errNoClass
 	}
+	if v, ok := s.(interface{ ValidateSave() error }); ok {
+		if err := v.ValidateSave(); err != nil {
+			return err
+		}
+	}
 	if o.ID() != "" && len(o.DirtyKeys()) == 0 {
 		return nil
+	}
+	if o.ID() == "" && c.cfg.DefaultACL != nil && o.ACL() == nil {
+		o.SetACL(c.cfg.DefaultACL.Clone())
 	}
 	sent := o.PendingSnapshot()
 	body, err := o.SaveBody()
@@ -87,7 +95,15 @@ func (c *Client) Fetch(ctx context.Context, s Saver) error {
 	if err := c.do(ctx, c.call(http.MethodGet, objectPath(o.ClassName(), o.ID()), nil), &resp); err != nil {
 		return err
 	}
-	return o.MergeServer(resp)
+	// users/{id} does not send the session token back: keep the one the user has.
+	tok, _ := o.Get("sessionToken").(string)
+	if err := o.MergeServer(resp); err != nil {
+		return err
+	}
+	if tok != "" && !o.Has("sessionToken") {
+		return o.ApplySaved(map[string]any{"sessionToken": tok}, nil)
+	}
+	return nil
 }
 
 // Destroy deletes the object on the server.
@@ -248,6 +264,9 @@ func (c *Client) SaveAll(ctx context.Context, objs []*Object) error {
 		}
 		if o.ID() != "" && len(o.DirtyKeys()) == 0 {
 			continue
+		}
+		if o.ID() == "" && c.cfg.DefaultACL != nil && o.ACL() == nil {
+			o.SetACL(c.cfg.DefaultACL.Clone())
 		}
 		body, err := o.SaveBody()
 		if err != nil {

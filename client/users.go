@@ -227,14 +227,13 @@ func (c *Client) setAuthData(ctx context.Context, u *User, provider string, data
 	} else {
 		ad[provider] = data
 	}
-	u.Object.MergeServer(map[string]any{"authData": ad})
-	return nil
+	return u.ApplySaved(map[string]any{"authData": ad}, nil)
 }
 
 // Me returns the user of the view's session token (GET users/me). A bad token gives ErrInvalidSessionToken.
 func (c *Client) Me(ctx context.Context) (*User, error) {
 	if c.sessionToken == "" {
-		return nil, fmt.Errorf("moralis: users/me: %w", errors.New("no session token"))
+		return nil, fmt.Errorf("moralis: users/me: %w", ErrSessionTokenRequired)
 	}
 	var resp map[string]any
 	if err := c.do(ctx, c.call(http.MethodGet, "users/me", nil), &resp); err != nil {
@@ -245,7 +244,9 @@ func (c *Client) Me(ctx context.Context) (*User, error) {
 		return nil, err
 	}
 	if u.SessionToken() == "" {
-		u.Object.MergeServer(map[string]any{"sessionToken": c.sessionToken})
+		if err := u.ApplySaved(map[string]any{"sessionToken": c.sessionToken}, nil); err != nil {
+			return nil, err
+		}
 	}
 	return u, nil
 }
