@@ -26,15 +26,25 @@ fi
 command -v node >/dev/null || die "node is not installed (need Node >= 20.19)"
 command -v npm >/dev/null || die "npm is not installed"
 
-mkdir -p "$SERVER_DIR" "$LOGDIR"
+mkdir -p "$STATE" "$LOGDIR"
+# One install at a time (make deps and up.sh may run together); npm ci goes to a fresh directory that
+# then replaces .devstack/server in one rename, so a running server never sees a half-installed tree.
+exec 8>"$STATE/deps.lock"
+flock -w 600 8 || die "another deps.sh holds $STATE/deps.lock for more than 600 s"
 want=$(cat "$DEVSTACK_SRC/server/package.json" "$DEVSTACK_SRC/server/package-lock.json" | sha256sum | cut -d' ' -f1)
 have=$(cat "$SERVER_DIR/.installed" 2>/dev/null || true)
 if [ "$want" != "$have" ] || [ ! -f "$SERVER_DIR/node_modules/parse-server/package.json" ]; then
 	log "npm ci of parse-server into $SERVER_DIR"
-	cp "$DEVSTACK_SRC/server/package.json" "$DEVSTACK_SRC/server/package-lock.json" "$SERVER_DIR/"
-	rm -f "$SERVER_DIR/.installed"
-	if ! (cd "$SERVER_DIR" && npm ci --no-audit --no-fund --loglevel=error) >"$LOGDIR/npm-ci.log" 2>&1; then
+	new=$SERVER_DIR.new
+	rm -rf "$new" "$SERVER_DIR.old"
+	mkdir -p "$new"
+	cp "$DEVSTACK_SRC/server/package.json" "$DEVSTACK_SRC/server/package-lock.json" "$new/"
+	if ! (cd "$new" && npm ci --no-audit --no-fund --loglevel=error) >"$LOGDIR/npm-ci.log" 2>&1 8>&-; then
+		rm -rf "$new"
 		die_with_log "npm ci failed" "$LOGDIR/npm-ci.log"
 	fi
-	echo "$want" >"$SERVER_DIR/.installed"
+	echo "$want" >"$new/.installed"
+	[ -d "$SERVER_DIR" ] && mv "$SERVER_DIR" "$SERVER_DIR.old"
+	mv "$new" "$SERVER_DIR"
+	rm -rf "$SERVER_DIR.old"
 fi

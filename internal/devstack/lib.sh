@@ -16,7 +16,8 @@ die_with_log() {
 	printf '[devstack] ERROR: %s\n' "$1" >&2
 	if [ -f "$2" ]; then
 		printf '[devstack] --- last lines of %s ---\n' "$2" >&2
-		tail -n 40 "$2" >&2
+		# parse-server 9.10 logs ~17 DeprecationWarning lines at every start; leave them out.
+		grep -v 'DeprecationWarning' "$2" | tail -n 40 >&2
 		printf '[devstack] --- end of log ---\n' >&2
 	fi
 	exit 1

@@ -157,8 +157,8 @@ check "idempotent create (2nd)" 400 'j.code===159 && j.error==="Duplicate reques
 # ---- PostGIS ----
 post classes/Place "{\"name\":\"here-$RUN\",\"location\":{\"__type\":\"GeoPoint\",\"latitude\":40.0,\"longitude\":-30.0},$AUTH}"
 check "create GeoPoint" 201 'j.objectId'
-post classes/Place "{\"_method\":\"GET\",\"where\":{\"location\":{\"\$nearSphere\":{\"__type\":\"GeoPoint\",\"latitude\":40.001,\"longitude\":-30.001},\"\$maxDistanceInKilometers\":5}},\"limit\":5,$AUTH}"
-check "\$nearSphere query" 200 "j.results.some(r=>r.name==='here-$RUN')"
+post classes/Place "{\"_method\":\"GET\",\"where\":{\"name\":\"here-$RUN\",\"location\":{\"\$nearSphere\":{\"__type\":\"GeoPoint\",\"latitude\":40.001,\"longitude\":-30.001},\"\$maxDistanceInKilometers\":5}},\"limit\":5,$AUTH}"
+check "\$nearSphere query" 200 "j.results.length===1 && j.results[0].name==='here-$RUN' && j.results[0].location.latitude===40"
 
 # ---- LiveQuery ----
 if out=$(node "$DEVSTACK_SRC/server/tools/livequery-check.js" "$URL" "$MORALIS_LIVEQUERY_URL" "$MORALIS_APP_ID" "$MORALIS_JS_KEY" LiveItem 2>&1); then

@@ -13,11 +13,12 @@ elapsed() { echo "$(( ($(date +%s%N) - t0) / 1000000 )) ms"; }
 
 mkdir -p "$STATE" "$LOGDIR"
 # One up.sh at a time per checkout (several engineers and test runs may call it at once).
+# Children must not inherit fd 9 (flock locks follow the open file): each spawn closes it.
 exec 9>"$STATE/up.lock"
 flock -w 300 9 || die "another up.sh holds $STATE/up.lock for more than 300 s"
 [ -f "$STATE/.gitignore" ] || printf '# local backend stack state (internal/devstack/up.sh)\n*\n' >"$STATE/.gitignore"
 
-bash "$DEVSTACK_SRC/deps.sh"
+bash "$DEVSTACK_SRC/deps.sh" 9>&-
 
 PG_LINK=$STATE/pg
 PG_PID_FILE=$STATE/pg.pid
@@ -129,7 +130,7 @@ if [ "$pg_running" = no ]; then
 		PG_PORT=$(free_port)
 	fi
 	log "starting postgres on 127.0.0.1:$PG_PORT"
-	as_pg "$PGBIN/pg_ctl" start -D "$PGDATA" -l "$PG_LOG" -w -t 60 -o "-p $PG_PORT" >"$PG_HOME/pg_ctl.log" 2>&1 ||
+	as_pg "$PGBIN/pg_ctl" start -D "$PGDATA" -l "$PG_LOG" -w -t 60 -o "-p $PG_PORT" >"$PG_HOME/pg_ctl.log" 2>&1 9>&- ||
 		{ cat "$PG_HOME/pg_ctl.log" >&2; die_with_log "postgres did not start" "$PG_LOG"; }
 	head -n 1 "$PGDATA/postmaster.pid" >"$PG_PID_FILE"
 fi
@@ -165,6 +166,7 @@ log "starting parse-server on 127.0.0.1:$SERVER_PORT (log $SERVER_LOG)"
 echo "---- $(date -u +%FT%TZ) start on port $SERVER_PORT" >>"$SERVER_LOG"
 (
 	cd "$STATE"
+	exec 9>&- # the lock must not outlive up.sh in the server
 	exec env NODE_PATH="$SERVER_DIR/node_modules" \
 		DEVSTACK_PORT="$SERVER_PORT" DEVSTACK_APP_ID="$APP_ID" DEVSTACK_JS_KEY="$JS_KEY" \
 		DEVSTACK_MASTER_KEY="$MASTER_KEY" \

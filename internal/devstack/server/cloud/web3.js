@@ -182,11 +182,8 @@ Parse.Cloud.define('getNFTs_old', req => allPages('getNFTs', { chain: req.params
 Parse.Cloud.define('getNFTsCount_old', async req =>
   (await allPages('getNFTs', { chain: req.params.chain || 'eth', address: req.params.address })).length);
 
-// getTransactions (chain, address, order) / getTransactionsCount (chain, address); order defaults to desc.
-Parse.Cloud.define('getTransactions', async req => {
-  const txs = await allPages('getTransactions', { chain: req.params.chain || 'eth', address: req.params.address });
-  return (req.params.order || 'desc') === 'asc' ? txs.reverse() : txs;
-});
+// getTransactions (chain, address) is the endpoint of the same name above (one page, with a cursor; the spec's
+// order parameter is not part of the API and is dropped). getTransactionsCount (chain, address) counts all pages.
 Parse.Cloud.define('getTransactionsCount', async req =>
   (await allPages('getTransactions', { chain: req.params.chain || 'eth', address: req.params.address })).length);
 
