@@ -103,13 +103,15 @@ func (e *Error) Error() string {
 // Unwrap returns the transport error behind the error, if any.
 func (e *Error) Unwrap() error { return e.Err }
 
-// Is matches another *Error with the same non-zero Code.
+// Is matches another *Error, or any error with a ParseCode() method, with the same non-zero Code.
 func (e *Error) Is(target error) bool {
-	t, ok := target.(*Error)
-	if !ok || t.Code == 0 {
-		return false
+	if t, ok := target.(*Error); ok {
+		return t.Code != 0 && t.Code == e.Code
 	}
-	return t.Code == e.Code
+	if t, ok := target.(interface{ ParseCode() int }); ok {
+		return t.ParseCode() != 0 && t.ParseCode() == e.Code
+	}
+	return false
 }
 
 // ParseCode returns the code, for packages that must not import this one's users.

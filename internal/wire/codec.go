@@ -261,7 +261,12 @@ func Unmarshal(data []byte, v any) error {
 		if m == nil {
 			return ErrNotJSONObject
 		}
-		*t = Decode(m).(map[string]any)
+		dm, ok := Decode(m).(map[string]any)
+		if !ok {
+			// A typed value (a Pointer, a Date...) at the top: keep its wire form as a plain map.
+			dm = m
+		}
+		*t = dm
 		return nil
 	}
 	var raw any

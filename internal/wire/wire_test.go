@@ -164,3 +164,9 @@ func FuzzObjectUnmarshal(f *testing.F) {
 		_ = Unmarshal(b, &s)
 	})
 }
+
+func TestUnmarshalTypedTopLevelIntoMap(t *testing.T) {
+	var m map[string]any
+	require.NoError(t, Unmarshal([]byte(`{"__type":"Pointer","className":"A","objectId":"b"}`), &m))
+	assert.Equal(t, "Pointer", m["__type"])
+}

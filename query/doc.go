@@ -1,0 +1,36 @@
+// Package query builds backend queries and runs them, remotely or locally, with typed results.
+//
+// A query is made for a class and a result type, refined with constraints and options, and run through a Runner:
+// *client.Client runs it against the backend, the local store against pinned objects.
+//
+//	q := query.New[*client.Object]("GameScore").
+//		GreaterThanOrEqualTo("score", 1000).
+//		Descending("score").
+//		Limit(10)
+//	top, err := q.Find(ctx, c)
+//
+// Results decode into the client's objects or into the caller's own structs:
+//
+//	type Score struct {
+//		ID     string    `json:"objectId"`
+//		Player string    `json:"playerName"`
+//		Score  int       `json:"score"`
+//		At     time.Time `json:"createdAt"`
+//	}
+//	scores, err := query.New[Score]("GameScore").EqualTo("playerName", "Sean").Find(ctx, c)
+//
+// Every object a query matches, however many, is walked with All, which pages by objectId in batches of 100 and
+// fetches the next page while the caller works on the current one:
+//
+//	for s, err := range query.New[Score]("GameScore").All(ctx, c) { ... }
+//
+// Builder methods are copy-on-write: they return a new *Query and leave the receiver unchanged, so queries are
+// safe to share, reuse and extend from several goroutines. Building never panics; a mistake (a bad key name, a
+// negative skip, a value that cannot be encoded) is kept in the query and returned, with any others, by the call
+// that runs it. FromJSON reads the same query from its wire JSON (where, limit, skip, order, count, keys, ...),
+// checking every value with the original client's messages, for code that receives queries as data.
+//
+// The wire form follows the Parse REST API: constraints become the where map ($lt, $in, $regex, $nearSphere,
+// $inQuery, ...), values are encoded with the Parse codecs (dates, pointers, GeoPoints), and Request carries the
+// parameters a Runner sends.
+package query

@@ -1,0 +1,76 @@
+package query
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Errors of query building and decoding. Their texts are the original client's, letter for letter; the errors a
+// query returns wrap them with the call that failed, so test them with errors.Is.
+var (
+	// ErrInvalidKey is returned for a key name a query cannot use.
+	ErrInvalidKey = errors.New("Invalid Key name for queries")
+	// ErrNotString is returned when a text constraint (contains, startsWith, endsWith, fullText, $regex) gets a
+	// value that is not a string.
+	ErrNotString = errors.New("The value being searched for must be a string.")
+	// ErrSkip is returned for a negative or non-numeric skip.
+	ErrSkip = errors.New("You can only skip by a positive number")
+	// ErrLimit is returned for a non-numeric limit.
+	ErrLimit = errors.New("You can only set the limit to a numeric value")
+	// ErrWithCount is returned for a count flag that is not a boolean.
+	ErrWithCount = errors.New("You can only set withCount to a boolean value")
+	// ErrExplain is returned for an explain flag that is not a boolean.
+	ErrExplain = errors.New("You can only set explain to a boolean value")
+	// ErrSearchTermRequired is returned by FullText for an empty term.
+	ErrSearchTermRequired = errors.New("A search term is required")
+	// ErrKeyRequired is returned by FullText for an empty key.
+	ErrKeyRequired = errors.New("A key is required.")
+	// ErrSameClass is returned by Or, And and Nor for queries on different classes.
+	ErrSameClass = errors.New("All queries must be for the same class.")
+	// ErrCannotIterate is returned by All for a query with its own order, skip or limit.
+	ErrCannotIterate = errors.New("Cannot iterate on a query with sort, skip, or limit.")
+	// ErrPipeline is returned by Aggregate for a pipeline that is neither a list of stages nor one stage.
+	ErrPipeline = errors.New("Invalid pipeline must be Array or Object")
+	// ErrInvalidClassName is returned for an empty or malformed class name.
+	ErrInvalidClassName = errors.New("invalid class name")
+	// ErrNilQuery is returned when a method is called on a nil *Query.
+	ErrNilQuery = errors.New("query: nil query")
+	// ErrNilRunner is returned when a query is run with a nil Runner.
+	ErrNilRunner = errors.New("query: nil Runner")
+	// ErrReadPreference is returned for a read preference the server does not know.
+	ErrReadPreference = errors.New("Not supported read preference.")
+	// ErrObjectNotFound is returned by Get when no object has the id (Parse code 101), and by First when nothing
+	// matches. It reports ParseCode 101, and errors.Is matches it against any error whose ParseCode is 101 (such
+	// as the client's own not-found error).
+	ErrObjectNotFound error = &CodeError{Code: 101, Message: "Object not found."}
+)
+
+// UnknownOptionError is returned for a full-text option other than language, caseSensitive and
+// diacriticSensitive.
+type UnknownOptionError struct {
+	Option string
+}
+
+// Error returns "Unknown option: {option}".
+func (e *UnknownOptionError) Error() string { return fmt.Sprintf("Unknown option: %s", e.Option) }
+
+// CodeError is an error with a Parse error code raised by the query package itself (the client's own error type
+// carries the codes the server sends). It matches, under errors.Is, any error with the same ParseCode.
+type CodeError struct {
+	Code    int
+	Message string
+}
+
+// Error returns the message.
+func (e *CodeError) Error() string { return e.Message }
+
+// ParseCode returns the Parse error code.
+func (e *CodeError) ParseCode() int { return e.Code }
+
+// Is reports whether target carries the same Parse code.
+func (e *CodeError) Is(target error) bool {
+	if t, ok := target.(interface{ ParseCode() int }); ok {
+		return t.ParseCode() == e.Code
+	}
+	return false
+}

@@ -1,0 +1,269 @@
+package query
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+
+	"github.com/c13f5054/moralis-go/internal/wire"
+)
+
+// run sends req through r, refusing nil runners and a done context before any I/O.
+func run(ctx context.Context, r Runner, req *Request) (*Response, error) {
+	if r == nil || reflect.ValueOf(r).Kind() == reflect.Pointer && reflect.ValueOf(r).IsNil() {
+		return nil, ErrNilRunner
+	}
+	if ctx == nil {
+		return nil, fmt.Errorf("query: nil context")
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	resp, err := r.RunQuery(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if resp == nil {
+		return nil, fmt.Errorf("query: %s %s: the runner returned no response", req.Op, req.ClassName)
+	}
+	return resp, nil
+}
+
+// decode decodes one result into T. A *wire.Object (the client's Object) gets the query's class name, since the
+// server leaves it out of find results.
+func decode[T any](raw json.RawMessage, className string) (T, error) {
+	var out T
+	switch p := any(&out).(type) {
+	case **wire.Object:
+		o := wire.NewObject(className)
+		if err := o.UnmarshalJSON(raw); err != nil {
+			return out, err
+		}
+		*p = o
+		return out, nil
+	case *wire.Object:
+		*p = *wire.NewObject(className)
+		if err := p.UnmarshalJSON(raw); err != nil {
+			return out, err
+		}
+		return out, nil
+	case *map[string]any:
+		// Decoded value by value: a typed map at the top (a Pointer from distinct, say) stays a plain map.
+		var m map[string]any
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return out, err
+		}
+		if m == nil {
+			return out, wire.ErrNotJSONObject
+		}
+		for k, v := range m {
+			m[k] = wire.Decode(v)
+		}
+		*p = m
+		return out, nil
+	case *any:
+		var v any
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return out, err
+		}
+		*p = wire.Decode(v)
+		return out, nil
+	}
+	if err := wire.Unmarshal(raw, &out); err != nil {
+		return out, err
+	}
+	return out, nil
+}
+
+func decodeAll[T any](results []json.RawMessage, className string) ([]T, error) {
+	out := make([]T, 0, len(results))
+	for i, raw := range results {
+		v, err := decode[T](raw, className)
+		if err != nil {
+			return nil, fmt.Errorf("query: decoding result %d of %s: %w", i, className, err)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// Find runs the query through r and returns the matching objects, decoded into T (at most the limit, 100 when
+// none is set).
+func (q *Query[T]) Find(ctx context.Context, r Runner) ([]T, error) {
+	req, err := q.Request()
+	if err != nil {
+		return nil, err
+	}
+	resp, err := run(ctx, r, req)
+	if err != nil {
+		return nil, err
+	}
+	return decodeAll[T](resp.Results, q.className)
+}
+
+// FindWithCount runs the query with count=1 and returns the matching objects and the total number of matches,
+// regardless of skip and limit.
+func (q *Query[T]) FindWithCount(ctx context.Context, r Runner) ([]T, int, error) {
+	req, err := q.WithCount(true).Request()
+	if err != nil {
+		return nil, 0, err
+	}
+	resp, err := run(ctx, r, req)
+	if err != nil {
+		return nil, 0, err
+	}
+	if !resp.HasCount {
+		return nil, 0, fmt.Errorf("query: find on %s with count: the answer has no count", q.className)
+	}
+	out, err := decodeAll[T](resp.Results, q.className)
+	if err != nil {
+		return nil, 0, err
+	}
+	return out, resp.Count, nil
+}
+
+// First returns the first matching object (limit 1), or ErrObjectNotFound when nothing matches.
+func (q *Query[T]) First(ctx context.Context, r Runner) (T, error) {
+	var zero T
+	req, err := q.Limit(1).Request()
+	if err != nil {
+		return zero, err
+	}
+	resp, err := run(ctx, r, req)
+	if err != nil {
+		return zero, err
+	}
+	if len(resp.Results) == 0 {
+		return zero, ErrObjectNotFound
+	}
+	return decode[T](resp.Results[0], q.className)
+}
+
+// Get returns the object with the given id that also matches the query's constraints, or ErrObjectNotFound
+// (Parse code 101, "Object not found.").
+func (q *Query[T]) Get(ctx context.Context, r Runner, objectID string) (T, error) {
+	if objectID == "" {
+		var zero T
+		return zero, fmt.Errorf("query: Get: an object id is needed")
+	}
+	return q.EqualTo("objectId", objectID).First(ctx, r)
+}
+
+// Count returns the number of matching objects (limit 0, count=1).
+func (q *Query[T]) Count(ctx context.Context, r Runner) (int, error) {
+	req, err := q.Limit(0).WithCount(true).Request()
+	if err != nil {
+		return 0, err
+	}
+	resp, err := run(ctx, r, req)
+	if err != nil {
+		return 0, err
+	}
+	if !resp.HasCount {
+		return 0, fmt.Errorf("query: count on %s: the answer has no count", q.className)
+	}
+	return resp.Count, nil
+}
+
+// Distinct returns the distinct values of key among the objects q matches, decoded into V (string, float64, a
+// struct, any, ...). It runs on aggregate/{class} and needs the master key, which the request asks for.
+func Distinct[V, T any](ctx context.Context, r Runner, q *Query[T], key string) ([]V, error) {
+	if q == nil {
+		return nil, ErrNilQuery
+	}
+	if err := q.Err(); err != nil {
+		return nil, err
+	}
+	if !validKey(key) {
+		return nil, keyErr("Distinct", key)
+	}
+	params := map[string]any{"distinct": key, "where": deepCopy(q.where)}
+	if q.hint != nil {
+		params["hint"] = deepCopy(q.hint)
+	}
+	resp, err := run(ctx, r, &Request{ClassName: q.className, Op: OpAggregate, Params: params, UseMasterKey: true})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]V, 0, len(resp.Results))
+	for i, raw := range resp.Results {
+		v, err := decode[V](raw, q.className)
+		if err != nil {
+			return nil, fmt.Errorf("query: distinct %s of %s: value %d: %w", key, q.className, i, err)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// pipelineStages checks a pipeline: a slice of stages (maps) or one stage (a map), returned as []any.
+func pipelineStages(pipeline any) ([]any, error) {
+	if pipeline == nil {
+		return nil, ErrPipeline
+	}
+	v, err := normalize(pipeline)
+	if err != nil {
+		return nil, fmt.Errorf("query: Aggregate: %w", err)
+	}
+	switch x := v.(type) {
+	case []any:
+		for i, st := range x {
+			if _, ok := st.(map[string]any); !ok {
+				return nil, fmt.Errorf("query: Aggregate: stage %d must be an object, got %s", i, jsonType(st))
+			}
+		}
+		return x, nil
+	case map[string]any:
+		return []any{x}, nil
+	}
+	return nil, ErrPipeline
+}
+
+// Aggregate runs an aggregation pipeline on the query's class (aggregate/{class}; master key required, which the
+// request asks for). pipeline is a list of stages ([]map[string]any, []any) or a single stage (map[string]any).
+// When the query has constraints they are put first, as a $match stage. The query's hint, explain and read
+// preference are sent too. Results are the stages' raw output, decoded with the Parse codecs.
+func (q *Query[T]) Aggregate(ctx context.Context, r Runner, pipeline any) ([]map[string]any, error) {
+	return AggregateInto[map[string]any](ctx, r, q, pipeline)
+}
+
+// AggregateInto is Aggregate with its results decoded into V (a struct of the caller's, say).
+func AggregateInto[V, T any](ctx context.Context, r Runner, q *Query[T], pipeline any) ([]V, error) {
+	if q == nil {
+		return nil, ErrNilQuery
+	}
+	if err := q.Err(); err != nil {
+		return nil, err
+	}
+	stages, err := pipelineStages(pipeline)
+	if err != nil {
+		return nil, err
+	}
+	if len(q.where) > 0 {
+		stages = append([]any{map[string]any{"$match": deepCopy(q.where)}}, stages...)
+	}
+	params := map[string]any{"pipeline": stages}
+	if q.hint != nil {
+		params["hint"] = deepCopy(q.hint)
+	}
+	if q.explain {
+		params["explain"] = true
+	}
+	if q.readPref != "" {
+		params["readPreference"] = q.readPref
+	}
+	resp, err := run(ctx, r, &Request{ClassName: q.className, Op: OpAggregate, Params: params, UseMasterKey: true})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]V, 0, len(resp.Results))
+	for i, raw := range resp.Results {
+		v, err := decode[V](raw, q.className)
+		if err != nil {
+			return nil, fmt.Errorf("query: aggregate on %s: result %d: %w", q.className, i, err)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
