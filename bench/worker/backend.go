@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/c13f5054/moralis-go/client"
+	"github.com/c13f5054/moralis-go/query"
 )
 
 func newClient(e env) (*client.Client, error) {
@@ -188,4 +189,24 @@ func rawPost(ctx context.Context, hc *http.Client, url string, body []byte, out 
 		return json.Unmarshal(b, out)
 	}
 	return nil
+}
+
+func init() {
+	register("iterate", "go", func(ctx context.Context, e env) (result, error) {
+		c, err := newClient(e)
+		if err != nil {
+			return result{}, err
+		}
+		start := time.Now()
+		count := 0
+		for o, err := range query.New[*client.Object](e.class).All(ctx, c, query.WithBatchSize(1000)) {
+			if err != nil {
+				return result{}, err
+			}
+			if o.ID() != "" {
+				count++
+			}
+		}
+		return result{MS: since(start), N: count, Check: count}, nil
+	})
 }

@@ -1,0 +1,12 @@
+package main
+
+func allSteps(d *demo) []step {
+	return []step{
+		{"objects: create, update with field operations, read back, delete", d.objects},
+		{"batch: SaveAll of many rows", d.batch},
+		{"query: typed results, a count", d.query},
+		{"iterator: every row, page by page", d.iterate},
+		{"cloud function: getServerTime and echo", d.cloud},
+		{"job: start simpleJob with the master key and wait for it", d.job},
+	}
+}
