@@ -6,7 +6,10 @@ func allSteps(d *demo) []step {
 		{"batch: SaveAll of many rows", d.batch},
 		{"query: typed results, a count", d.query},
 		{"iterator: every row, page by page", d.iterate},
+		{"file: upload, download, attach to an object", d.file},
 		{"cloud function: getServerTime and echo", d.cloud},
 		{"job: start simpleJob with the master key and wait for it", d.job},
+		{"analytics: custom event and app opened", d.analytics},
+		{"local store: pin, query offline, sync with the server", d.pinning},
 	}
 }
