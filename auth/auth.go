@@ -1,0 +1,353 @@
+package auth
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/c13f5054/moralis-go/client"
+	"github.com/mr-tron/base58"
+)
+
+// Default class names of the linked-address helper objects (one object per linked address, its objectId being
+// the address).
+const (
+	DefaultEthAddressClass = "_EthAddress"
+	DefaultSolAddressClass = "_SolAddress"
+)
+
+// Errors of the sign-in flows, with the spec's texts.
+var (
+	// ErrCouldNotGetUser is returned when the backend's answer to a sign-in carries no user. It is the same
+	// value as client.ErrCouldNotGetUser, so errors.Is matches either.
+	ErrCouldNotGetUser = client.ErrCouldNotGetUser
+	// ErrDataNotSigned is returned when a signer gives an empty signature or a signed message lacks one.
+	ErrDataNotSigned = errors.New("Data not signed")
+	// ErrAddressNotFound is returned when no address was given or the signer has none.
+	ErrAddressNotFound = errors.New("Address not found")
+)
+
+// Options tune the sign-in, link and unlink flows. A nil *Options means all defaults. The flows read it and
+// never change it.
+type Options struct {
+	// Message is the text of the signing message; default DefaultSigningMessage. The flows append
+	// "\n\nId: " + appId + ":" + serverTime.
+	Message string
+	// EthAddressClass is the class of Ethereum address objects; default DefaultEthAddressClass.
+	EthAddressClass string
+	// SolAddressClass is the class of Solana address objects; default DefaultSolAddressClass.
+	SolAddressClass string
+	// NoAddressObjects skips creating and destroying the address objects (for servers that cannot create
+	// objects with a chosen objectId: parse-server needs allowCustomObjectId, and accepts class names that
+	// start with "_" only for its own classes).
+	NoAddressObjects bool
+}
+
+func (o *Options) message() string {
+	if o == nil || o.Message == "" {
+		return DefaultSigningMessage
+	}
+	return o.Message
+}
+
+func (o *Options) addressClass(ch Chain) string {
+	if ch == ChainSolana {
+		if o == nil || o.SolAddressClass == "" {
+			return DefaultSolAddressClass
+		}
+		return o.SolAddressClass
+	}
+	if o == nil || o.EthAddressClass == "" {
+		return DefaultEthAddressClass
+	}
+	return o.EthAddressClass
+}
+
+func (o *Options) addressObjects() bool { return o == nil || !o.NoAddressObjects }
+
+// SigningMessage asks the backend for its time (getServerTime) and builds the message to sign:
+// text + "\n\nId: " + appId + ":" + serverTime.
+func SigningMessage(ctx context.Context, c *client.Client, opts *Options) (string, error) {
+	t, err := c.ServerTime(ctx)
+	if err != nil {
+		return "", fmt.Errorf("auth: getServerTime: %w", err)
+	}
+	return BuildMoralisMessage(opts.message(), c.AppID(), FormatServerTime(t)), nil
+}
+
+// normalize checks a signed message and returns it with the address in canonical form (EVM lower-cased).
+func normalize(m SignedMessage) (SignedMessage, error) {
+	if strings.TrimSpace(m.Address) == "" {
+		return m, ErrAddressNotFound
+	}
+	switch m.Chain {
+	case ChainEVM, "":
+		m.Chain = ChainEVM
+		a, err := NormalizeEthAddress(m.Address)
+		if err != nil {
+			return m, err
+		}
+		m.Address = a
+	case ChainSolana:
+		m.Address = strings.TrimSpace(m.Address)
+		if _, err := DecodeSolPublicKey(m.Address); err != nil {
+			return m, err
+		}
+	default:
+		return m, fmt.Errorf("auth: unknown chain %q", m.Chain)
+	}
+	if m.Message == "" || m.Signature == "" {
+		return m, ErrDataNotSigned
+	}
+	return m, nil
+}
+
+// LogIn signs in the owner of a signed message through the backend (POST users with authData of the chain's
+// provider: moralisEth or moralisSol). Following the original client, a login answered with code 101 is
+// retried as a sign-up; on parse-server, POST users already signs a new identity up, so this branch only
+// matters for backends that answer 101 for unknown users. Afterwards the user is saved with its address
+// (EVM: ethAddress and accounts; Solana: solAddress and solAccounts, each added once) and an ACL that grants
+// read and write to the user alone. The returned user carries its session token.
+func LogIn(ctx context.Context, c *client.Client, m SignedMessage, opts *Options) (*client.User, error) {
+	m, err := normalize(m)
+	if err != nil {
+		return nil, err
+	}
+	provider := m.Chain.Provider()
+	u, err := c.LogInWithAuthData(ctx, provider, m.AuthData())
+	if errors.Is(err, client.ErrObjectNotFound) {
+		u, err = signUpWithAuthData(ctx, c, provider, m.AuthData())
+	}
+	if err != nil {
+		return nil, err
+	}
+	if u == nil || u.ID() == "" || u.SessionToken() == "" {
+		return nil, ErrCouldNotGetUser
+	}
+	if m.Chain == ChainSolana {
+		u.AddUnique("solAccounts", m.Address)
+		u.Set("solAddress", m.Address)
+	} else {
+		u.Set("ethAddress", m.Address)
+		u.AddUnique("accounts", m.Address)
+	}
+	u.SetACL(client.NewUserACL(u.ID()))
+	if err := c.WithSessionToken(u.SessionToken()).Save(ctx, u); err != nil {
+		return nil, fmt.Errorf("auth: saving the signed-in user: %w", err)
+	}
+	return u, nil
+}
+
+// signUpWithAuthData creates a user whose only credential is authData (POST users), as ParseUser.signUp does.
+func signUpWithAuthData(ctx context.Context, c *client.Client, provider string, data map[string]any) (*client.User, error) {
+	u := client.NewUser()
+	u.Set("authData", map[string]any{provider: data})
+	if err := c.Save(ctx, u); err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
+// SignInEthereum is the whole Ethereum sign-in: server time, message (opts.Message or the default), signature by
+// s, then LogIn. The address is lower-cased before use.
+func SignInEthereum(ctx context.Context, c *client.Client, s EthSigner, opts *Options) (*client.User, error) {
+	m, err := signEth(ctx, c, s, opts)
+	if err != nil {
+		return nil, err
+	}
+	return LogIn(ctx, c, m, opts)
+}
+
+// SignInSolana is the whole Solana sign-in: server time, message, ed25519 signature by s (base58), then LogIn.
+func SignInSolana(ctx context.Context, c *client.Client, s SolSigner, opts *Options) (*client.User, error) {
+	m, err := signSol(ctx, c, s, opts)
+	if err != nil {
+		return nil, err
+	}
+	return LogIn(ctx, c, m, opts)
+}
+
+func signEth(ctx context.Context, c *client.Client, s EthSigner, opts *Options) (SignedMessage, error) {
+	if s == nil || s.Address() == "" {
+		return SignedMessage{}, ErrAddressNotFound
+	}
+	addr, err := NormalizeEthAddress(s.Address())
+	if err != nil {
+		return SignedMessage{}, err
+	}
+	msg, err := SigningMessage(ctx, c, opts)
+	if err != nil {
+		return SignedMessage{}, err
+	}
+	sig, err := s.SignMessage(ctx, []byte(msg))
+	if err != nil {
+		return SignedMessage{}, fmt.Errorf("auth: signing: %w", err)
+	}
+	if len(sig) == 0 {
+		return SignedMessage{}, ErrDataNotSigned
+	}
+	return SignedMessage{Chain: ChainEVM, Address: addr, Message: msg, Signature: "0x" + hex.EncodeToString(sig)}, nil
+}
+
+func signSol(ctx context.Context, c *client.Client, s SolSigner, opts *Options) (SignedMessage, error) {
+	if s == nil || s.PublicKey() == "" {
+		return SignedMessage{}, ErrAddressNotFound
+	}
+	msg, err := SigningMessage(ctx, c, opts)
+	if err != nil {
+		return SignedMessage{}, err
+	}
+	sig, err := s.SignMessage(ctx, []byte(msg))
+	if err != nil {
+		return SignedMessage{}, fmt.Errorf("auth: signing: %w", err)
+	}
+	if len(sig) == 0 {
+		return SignedMessage{}, ErrDataNotSigned
+	}
+	return SignedMessage{Chain: ChainSolana, Address: s.PublicKey(), Message: msg, Signature: base58.Encode(sig)}, nil
+}
+
+// Link adds the address of a signed message to the signed-in user u (which must carry its session token):
+// it links the chain's auth provider with the message (the backend checks the signature), creates the address
+// object (class opts.EthAddressClass or SolAddressClass, objectId = the address, ACL the user alone), then adds
+// the address to accounts / solAccounts once and makes it the current ethAddress / solAddress, and saves.
+func Link(ctx context.Context, c *client.Client, u *client.User, m SignedMessage, opts *Options) error {
+	m, err := normalize(m)
+	if err != nil {
+		return err
+	}
+	if u == nil || u.ID() == "" || u.SessionToken() == "" {
+		return ErrCouldNotGetUser
+	}
+	view := c.WithSessionToken(u.SessionToken())
+	if err := view.LinkWith(ctx, u, m.Chain.Provider(), m.AuthData()); err != nil {
+		return fmt.Errorf("auth: link %s: %w", m.Chain.Provider(), err)
+	}
+	if opts.addressObjects() {
+		if err := ensureAddressObject(ctx, view, u, opts.addressClass(m.Chain), m.Address); err != nil {
+			return err
+		}
+	}
+	if m.Chain == ChainSolana {
+		u.AddUnique("solAccounts", m.Address)
+		u.Set("solAddress", m.Address)
+	} else {
+		u.AddUnique("accounts", m.Address)
+		u.Set("ethAddress", m.Address)
+	}
+	if err := view.Save(ctx, u); err != nil {
+		return fmt.Errorf("auth: saving the linked address: %w", err)
+	}
+	return nil
+}
+
+// ErrAddressTaken is returned by Link when the address object exists and belongs to another user.
+var ErrAddressTaken = errors.New("auth: address is already linked to another user")
+
+func ensureAddressObject(ctx context.Context, view *client.Client, u *client.User, class, addr string) error {
+	acl := client.NewUserACL(u.ID())
+	err := view.Post(ctx, "classes/"+class, map[string]any{"objectId": addr, "ACL": acl}, nil)
+	if err == nil {
+		return nil
+	}
+	var ce *client.Error
+	if errors.As(err, &ce) && ce.Code == 137 { // duplicate value: the object exists; ours if we can read it
+		if _, gerr := view.Get(ctx, class, addr); gerr == nil {
+			return nil
+		}
+		return ErrAddressTaken
+	}
+	return fmt.Errorf("auth: creating %s %s: %w", class, addr, err)
+}
+
+// LinkEthereum signs a fresh message with s and links its address to u (see Link).
+func LinkEthereum(ctx context.Context, c *client.Client, u *client.User, s EthSigner, opts *Options) error {
+	m, err := signEth(ctx, c, s, opts)
+	if err != nil {
+		return err
+	}
+	return Link(ctx, c, u, m, opts)
+}
+
+// LinkSolana signs a fresh message with s and links its public key to u (see Link).
+func LinkSolana(ctx context.Context, c *client.Client, u *client.User, s SolSigner, opts *Options) error {
+	m, err := signSol(ctx, c, s, opts)
+	if err != nil {
+		return err
+	}
+	return Link(ctx, c, u, m, opts)
+}
+
+// Unlink removes address (of chain) from the signed-in user u: it destroys the address object (a missing one is
+// fine), removes the address from accounts / solAccounts, sets ethAddress / solAddress to the first remaining
+// address (or unsets it), saves, and unlinks the chain's auth provider. The provider holds one address, the
+// last linked; it is unlinked only when it holds this address (or none is shown), so removing an older
+// address does not lock the user out of the newer one.
+func Unlink(ctx context.Context, c *client.Client, u *client.User, chain Chain, address string, opts *Options) error {
+	if chain == "" {
+		chain = ChainEVM
+	}
+	m, err := normalize(SignedMessage{Chain: chain, Address: address, Message: "-", Signature: "-"})
+	if err != nil {
+		return err
+	}
+	if u == nil || u.ID() == "" || u.SessionToken() == "" {
+		return ErrCouldNotGetUser
+	}
+	addr := m.Address
+	view := c.WithSessionToken(u.SessionToken())
+	if opts.addressObjects() {
+		obj := client.NewObjectWithID(opts.addressClass(chain), addr)
+		if err := view.Destroy(ctx, obj); err != nil && !errors.Is(err, client.ErrObjectNotFound) {
+			return fmt.Errorf("auth: destroying %s %s: %w", obj.ClassName(), addr, err)
+		}
+	}
+	listKey, currentKey, list := "accounts", "ethAddress", u.Accounts()
+	if chain == ChainSolana {
+		listKey, currentKey, list = "solAccounts", "solAddress", u.SolAccounts()
+	}
+	var remaining []string
+	for _, a := range list {
+		if !sameAddress(chain, a, addr) {
+			remaining = append(remaining, a)
+		}
+	}
+	u.Remove(listKey, addr)
+	if len(remaining) > 0 {
+		u.Set(currentKey, remaining[0])
+	} else {
+		u.Unset(currentKey)
+	}
+	if err := view.Save(ctx, u); err != nil {
+		return fmt.Errorf("auth: saving the unlinked address: %w", err)
+	}
+	provider := chain.Provider()
+	if pd, ok := u.AuthData()[provider].(map[string]any); ok {
+		if id, _ := pd["id"].(string); id != "" && !sameAddress(chain, id, addr) {
+			return nil
+		}
+	}
+	if err := view.UnlinkFrom(ctx, u, provider); err != nil {
+		return fmt.Errorf("auth: unlink %s: %w", provider, err)
+	}
+	return nil
+}
+
+func sameAddress(chain Chain, a, b string) bool {
+	if chain == ChainSolana {
+		return a == b
+	}
+	return strings.EqualFold(a, b)
+}
+
+// UnlinkEthereum is Unlink for an Ethereum address.
+func UnlinkEthereum(ctx context.Context, c *client.Client, u *client.User, address string, opts *Options) error {
+	return Unlink(ctx, c, u, ChainEVM, address, opts)
+}
+
+// UnlinkSolana is Unlink for a Solana address.
+func UnlinkSolana(ctx context.Context, c *client.Client, u *client.User, address string, opts *Options) error {
+	return Unlink(ctx, c, u, ChainSolana, address, opts)
+}

@@ -1,0 +1,248 @@
+package auth
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/c13f5054/moralis-go/client"
+)
+
+// fakeParse is a scripted backend: each call is looked up by "METHOD path" and answered from a queue; an
+// unexpected call fails the test loudly.
+type fakeParse struct {
+	t       *testing.T
+	mu      sync.Mutex
+	answers map[string][]fakeAnswer
+	calls   []fakeCall
+}
+
+type fakeAnswer struct {
+	status int
+	body   string
+}
+
+type fakeCall struct {
+	route string
+	body  map[string]any
+}
+
+func newFakeParse(t *testing.T) (*fakeParse, *client.Client) {
+	f := &fakeParse{t: t, answers: map[string][]fakeAnswer{}}
+	srv := httptest.NewServer(f)
+	t.Cleanup(srv.Close)
+	c, err := client.New(client.Config{ServerURL: srv.URL + "/parse", AppID: "testAppId", JavaScriptKey: "jsKey",
+		InstallationID: "inst-1", MaxAttempts: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f, c
+}
+
+func (f *fakeParse) on(route string, status int, body string) {
+	f.answers[route] = append(f.answers[route], fakeAnswer{status, body})
+}
+
+func (f *fakeParse) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	b, _ := io.ReadAll(r.Body)
+	var body map[string]any
+	_ = json.Unmarshal(b, &body)
+	method := r.Method
+	if m, ok := body["_method"].(string); ok {
+		method = m
+	}
+	route := method + " " + strings.TrimPrefix(r.URL.Path, "/parse/")
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls = append(f.calls, fakeCall{route, body})
+	q := f.answers[route]
+	if len(q) == 0 {
+		f.t.Errorf("unexpected call %s %s", route, b)
+		w.WriteHeader(500)
+		return
+	}
+	f.answers[route] = q[1:]
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(q[0].status)
+	_, _ = io.WriteString(w, q[0].body)
+}
+
+func (f *fakeParse) routes() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []string
+	for _, c := range f.calls {
+		out = append(out, c.route)
+	}
+	return out
+}
+
+func TestSignInEthereumWire(t *testing.T) {
+	f, c := newFakeParse(t)
+	s, _ := NewPrivateKeySigner(katEthKey)
+	f.on("POST functions/getServerTime", 200, `{"result":{"dateTime":"2026-11-21T22:38:01.828Z"}}`)
+	// The login is answered with 101: the spec's rule signs up instead (a second POST users).
+	f.on("POST users", 404, `{"code":101,"error":"Invalid username/password."}`)
+	f.on("POST users", 201, `{"objectId":"u1","createdAt":"2026-11-21T22:38:02.000Z","sessionToken":"r:abc","username":"x"}`)
+	f.on("PUT users/u1", 200, `{"updatedAt":"2026-11-21T22:38:03.000Z","accounts":["`+katEthAddr+`"]}`)
+	u, err := SignInEthereum(context.Background(), c, s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"POST functions/getServerTime", "POST users", "POST users", "PUT users/u1"}
+	if got := f.routes(); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Fatalf("calls %v, want %v", got, want)
+	}
+	for _, i := range []int{1, 2} {
+		ad := f.calls[i].body["authData"].(map[string]any)[ProviderEth].(map[string]any)
+		if ad["id"] != katEthAddr || ad["data"] != katEthMsg || ad["signature"] != katEthSig {
+			t.Fatalf("authData of call %d: %v", i, ad)
+		}
+	}
+	save := f.calls[3].body
+	if save["_SessionToken"] != "r:abc" || save["ethAddress"] != katEthAddr {
+		t.Fatalf("save body %v", save)
+	}
+	if op := save["accounts"].(map[string]any); op["__op"] != "AddUnique" {
+		t.Fatalf("accounts op %v", op)
+	}
+	acl := save["ACL"].(map[string]any)
+	if len(acl) != 1 || acl["u1"] == nil {
+		t.Fatalf("ACL %v", acl)
+	}
+	if u.ID() != "u1" || u.SessionToken() != "r:abc" || u.EthAddress() != katEthAddr {
+		t.Fatalf("user %s %s %s", u.ID(), u.SessionToken(), u.EthAddress())
+	}
+}
+
+func TestSignInSolanaWire(t *testing.T) {
+	f, c := newFakeParse(t)
+	seed58 := "BbMQkQYZspmkytduTWvXEtc4mMURjsekJDvty2WtKeSb"
+	s, _ := NewSolSignerFromBase58(seed58)
+	f.on("POST functions/getServerTime", 200, `{"result":{"dateTime":"2026-11-21T22:38:01.828Z"}}`)
+	f.on("POST users", 200, `{"objectId":"u2","sessionToken":"r:sol","solAccounts":["`+katSolPub58+`"]}`)
+	f.on("PUT users/u2", 200, `{"updatedAt":"2026-11-21T22:38:03.000Z"}`)
+	u, err := SignInSolana(context.Background(), c, s, &Options{Message: "Hi"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ad := f.calls[1].body["authData"].(map[string]any)[ProviderSol].(map[string]any)
+	if ad["id"] != katSolPub58 || ad["data"] != "Hi\n\nId: testAppId:2026-11-21T22:38:01.828Z" {
+		t.Fatalf("authData %v", ad)
+	}
+	if err := VerifySolSignature(katSolPub58, []byte(ad["data"].(string)), ad["signature"].(string)); err != nil {
+		t.Fatalf("sent signature: %v", err)
+	}
+	save := f.calls[2].body
+	if save["solAddress"] != katSolPub58 || save["ACL"].(map[string]any)["u2"] == nil {
+		t.Fatalf("save %v", save)
+	}
+	if got := u.SolAccounts(); len(got) != 1 || got[0] != katSolPub58 {
+		t.Fatalf("solAccounts %v", got)
+	}
+}
+
+func TestSignInCouldNotGetUser(t *testing.T) {
+	f, c := newFakeParse(t)
+	s, _ := GenerateEthSigner()
+	f.on("POST functions/getServerTime", 200, `{"result":{"dateTime":"2026-11-21T22:38:01.828Z"}}`)
+	f.on("POST users", 200, `{}`)
+	_, err := SignInEthereum(context.Background(), c, s, nil)
+	if !errors.Is(err, ErrCouldNotGetUser) || err.Error() != "Could not get user" {
+		t.Fatalf("err %v", err)
+	}
+}
+
+func TestSignInRefusedTwice(t *testing.T) {
+	f, c := newFakeParse(t)
+	s, _ := GenerateEthSigner()
+	f.on("POST functions/getServerTime", 200, `{"result":{"dateTime":"2026-11-21T22:38:01.828Z"}}`)
+	f.on("POST users", 404, `{"code":101,"error":"moralisEth: signature does not match address"}`)
+	f.on("POST users", 404, `{"code":101,"error":"moralisEth: signature does not match address"}`)
+	_, err := SignInEthereum(context.Background(), c, s, nil)
+	if !errors.Is(err, client.ErrObjectNotFound) {
+		t.Fatalf("err %v", err)
+	}
+}
+
+type badSigner struct{ addr string }
+
+func (b badSigner) Address() string { return b.addr }
+func (b badSigner) SignMessage(context.Context, []byte) ([]byte, error) {
+	return nil, nil
+}
+
+func TestSignInLocalErrors(t *testing.T) {
+	f, c := newFakeParse(t)
+	ctx := context.Background()
+	if _, err := SignInEthereum(ctx, c, badSigner{}, nil); !errors.Is(err, ErrAddressNotFound) || err.Error() != "Address not found" {
+		t.Fatalf("no address: %v", err)
+	}
+	f.on("POST functions/getServerTime", 200, `{"result":{"dateTime":"2026-11-21T22:38:01.828Z"}}`)
+	if _, err := SignInEthereum(ctx, c, badSigner{addr: katEthAddr}, nil); !errors.Is(err, ErrDataNotSigned) || err.Error() != "Data not signed" {
+		t.Fatalf("unsigned: %v", err)
+	}
+	if _, err := LogIn(ctx, c, SignedMessage{Chain: ChainEVM, Address: "0x12", Message: "m", Signature: "s"}, nil); !errors.Is(err, ErrMalformedAddress) {
+		t.Fatalf("bad address: %v", err)
+	}
+	if _, err := LogIn(ctx, c, SignedMessage{Chain: "btc", Address: "x", Message: "m", Signature: "s"}, nil); err == nil {
+		t.Fatal("unknown chain accepted")
+	}
+	if err := Unlink(ctx, c, nil, ChainEVM, katEthAddr, nil); !errors.Is(err, ErrCouldNotGetUser) {
+		t.Fatalf("unlink without user: %v", err)
+	}
+	if got := f.routes(); len(got) != 1 {
+		t.Fatalf("calls %v", got)
+	}
+}
+
+func TestLinkUnlinkWire(t *testing.T) {
+	f, c := newFakeParse(t)
+	ctx := context.Background()
+	u := client.UserFromObject(client.NewObjectWithID(client.UserClass, "u1"))
+	if err := u.MergeServer(map[string]any{"objectId": "u1", "sessionToken": "r:abc", "accounts": []any{"0xaaaa000000000000000000000000000000000001"},
+		"ethAddress": "0xaaaa000000000000000000000000000000000001",
+		"authData":   map[string]any{ProviderEth: map[string]any{"id": "0xaaaa000000000000000000000000000000000001"}}}); err != nil {
+		t.Fatal(err)
+	}
+	s, _ := NewPrivateKeySigner(katEthKey)
+	f.on("POST functions/getServerTime", 200, `{"result":{"dateTime":"2026-11-21T22:38:01.828Z"}}`)
+	f.on("PUT users/u1", 200, `{"updatedAt":"2026-11-21T22:38:03.000Z"}`)
+	f.on("POST classes/_EthAddress", 201, `{"objectId":"`+katEthAddr+`","createdAt":"2026-11-21T22:38:03.000Z"}`)
+	f.on("PUT users/u1", 200, `{"updatedAt":"2026-11-21T22:38:04.000Z"}`)
+	if err := LinkEthereum(ctx, c, u, s, nil); err != nil {
+		t.Fatal(err)
+	}
+	if u.SessionToken() != "r:abc" || u.EthAddress() != katEthAddr {
+		t.Fatalf("after link: token %q ethAddress %q", u.SessionToken(), u.EthAddress())
+	}
+	obj := f.calls[2].body
+	if obj["objectId"] != katEthAddr || obj["_SessionToken"] != "r:abc" || obj["ACL"].(map[string]any)["u1"] == nil {
+		t.Fatalf("address object %v", obj)
+	}
+	// Unlink the linked address: destroy the object, remove it, ethAddress = first remaining, unlink provider.
+	f.on("DELETE classes/_EthAddress/"+katEthAddr, 200, `{}`)
+	f.on("PUT users/u1", 200, `{"updatedAt":"2026-11-21T22:38:05.000Z"}`)
+	f.on("PUT users/u1", 200, `{"updatedAt":"2026-11-21T22:38:06.000Z"}`)
+	// Any case of the address is the same address.
+	if err := UnlinkEthereum(ctx, c, u, strings.ToUpper(katEthAddr), nil); err != nil {
+		t.Fatal(err)
+	}
+	n := len(f.calls)
+	save, unlink := f.calls[n-2].body, f.calls[n-1].body
+	if save["ethAddress"] != "0xaaaa000000000000000000000000000000000001" || save["accounts"].(map[string]any)["__op"] != "Remove" {
+		t.Fatalf("unlink save %v", save)
+	}
+	if ad := unlink["authData"].(map[string]any); ad[ProviderEth] != nil {
+		t.Fatalf("unlink body %v", unlink)
+	}
+	if _, ok := u.AuthData()[ProviderEth]; ok {
+		t.Fatal("provider still in local authData")
+	}
+}

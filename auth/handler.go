@@ -1,0 +1,637 @@
+package auth
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"mime"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// DefaultMaxBodyBytes is the request body limit of the Handler (64 KiB).
+const DefaultMaxBodyBytes = 64 << 10
+
+// DefaultCookieName is the name of the session cookie the Handler sets.
+const DefaultCookieName = "moralis_session"
+
+// DefaultClockSkew is how far in the future a SIWE message's Issued At may be before it is refused.
+const DefaultClockSkew = 30 * time.Second
+
+// Message styles for EVM sign-in messages.
+const (
+	// StyleSIWE is an EIP-4361 Sign-In with Ethereum message (the default for EVM).
+	StyleSIWE = "siwe"
+	// StyleMoralis is the Moralis-style message: text + "\n\nId: " + appId + ":" + nonce (always used for Solana).
+	StyleMoralis = "moralis"
+)
+
+// HandlerOptions configure NewHandler. Backend and AppID are required; so is Domain unless EVMMessageStyle is
+// StyleMoralis. The handler copies the options; changing them afterwards has no effect.
+type HandlerOptions struct {
+	// Backend performs sign-in, link, unlink, me and sign-out after the local checks; required.
+	Backend Backend
+	// AppID is the backend application id. Moralis-style messages carry it and must match it; required.
+	AppID string
+	// Domain (host[:port]) that SIWE messages name and must match, e.g. "app.example.com".
+	Domain string
+	// URI in SIWE messages; default "https://" + Domain. Signed messages must name it exactly.
+	URI string
+	// ChainID in SIWE messages and required of them; default 1.
+	ChainID uint64
+	// Statement is the human-readable text of the messages; default DefaultSigningMessage.
+	Statement string
+	// EVMMessageStyle is StyleSIWE (default) or StyleMoralis.
+	EVMMessageStyle string
+	// Nonces issues and consumes one-time nonces; default a new MemoryNonceStore.
+	Nonces NonceStore
+	// NonceTTL is how long an issued message may be signed and used; default DefaultNonceTTL.
+	NonceTTL time.Duration
+	// ClockSkew tolerated on SIWE Issued At / Not Before; default DefaultClockSkew; negative means none.
+	ClockSkew time.Duration
+	// CookieName of the session cookie; default DefaultCookieName.
+	CookieName string
+	// CookiePath of the session cookie; default "/".
+	CookiePath string
+	// CookieSecure sets the cookie's Secure attribute (set it whenever the site is served over HTTPS).
+	CookieSecure bool
+	// CookieMaxAge is the cookie lifetime; 0 means a browser-session cookie.
+	CookieMaxAge time.Duration
+	// AllowedOrigins lists the cross-origin callers ("https://app.example.com") that may call the handler
+	// with credentials. Same-origin requests are always allowed. A request with any other Origin is refused
+	// with 403 when it changes state (POST) and gets no CORS headers otherwise. "*" is not supported.
+	AllowedOrigins []string
+	// RateLimit, when Burst > 0, limits each client; requests over it get 429.
+	RateLimit RateLimit
+	// MaxBodyBytes limits request bodies; default DefaultMaxBodyBytes. Larger bodies get 413.
+	MaxBodyBytes int64
+	// Now is the clock; default time.Now.
+	Now func() time.Time
+	// OnError, when set, is told about backend failures (for logging); the caller only sees a sanitized answer.
+	OnError func(r *http.Request, err error)
+}
+
+// Handler is the thin sign-in endpoint for browsers (the React hooks). Mount it under any prefix with
+// http.StripPrefix. Routes, relative to the mount point:
+//
+//	GET  /message?address=ADDR&chain=evm|solana  -> 200 {"message","nonce","expiresAt"}
+//	POST /signin  {chain,address,message,signature} -> 200 {"user":{...},"sessionToken":"r:..."} + cookie
+//	POST /link    {chain,address,message,signature} -> 200 {"user":{...}}   (needs a session)
+//	POST /unlink  {chain,address}                   -> 200 {"user":{...}}   (needs a session)
+//	POST /signout                                   -> 200 {}               (clears the cookie)
+//	GET  /me                                        -> 200 {"user":{...}} or 401 {"code":209,...}
+//
+// Every refusal ({code, error} JSON with a 4xx status) happens before any Backend call. The session comes from
+// the cookie or an "Authorization: Bearer" header. A Handler is safe for concurrent use.
+type Handler struct {
+	o       HandlerOptions
+	origins map[string]bool
+	limit   *limiter
+	mux     *http.ServeMux
+}
+
+// NewHandler checks opts and makes a Handler.
+func NewHandler(opts HandlerOptions) (*Handler, error) {
+	o := opts
+	o.AllowedOrigins = append([]string(nil), opts.AllowedOrigins...)
+	if o.Backend == nil {
+		return nil, errors.New("auth: HandlerOptions.Backend is required")
+	}
+	if o.AppID == "" || strings.ContainsAny(o.AppID, "\r\n") {
+		return nil, errors.New("auth: HandlerOptions.AppID is required")
+	}
+	switch o.EVMMessageStyle {
+	case "":
+		o.EVMMessageStyle = StyleSIWE
+	case StyleSIWE, StyleMoralis:
+	default:
+		return nil, fmt.Errorf("auth: unknown EVMMessageStyle %q", o.EVMMessageStyle)
+	}
+	if o.Statement == "" {
+		o.Statement = DefaultSigningMessage
+	}
+	if !validStatement(o.Statement) {
+		return nil, errors.New("auth: Statement must be one line of printable text")
+	}
+	if o.ChainID == 0 {
+		o.ChainID = 1
+	}
+	if o.EVMMessageStyle == StyleSIWE {
+		if !validDomain(o.Domain) {
+			return nil, errors.New("auth: HandlerOptions.Domain must be host[:port] for SIWE messages")
+		}
+		if o.URI == "" {
+			o.URI = "https://" + o.Domain
+		}
+		if !validURI(o.URI) {
+			return nil, errors.New("auth: HandlerOptions.URI must be an absolute URI")
+		}
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Nonces == nil {
+		o.Nonces = NewMemoryNonceStore(o.Now)
+	}
+	if o.NonceTTL <= 0 {
+		o.NonceTTL = DefaultNonceTTL
+	}
+	if o.ClockSkew == 0 {
+		o.ClockSkew = DefaultClockSkew
+	} else if o.ClockSkew < 0 {
+		o.ClockSkew = 0
+	}
+	if o.CookieName == "" {
+		o.CookieName = DefaultCookieName
+	}
+	if o.CookiePath == "" {
+		o.CookiePath = "/"
+	}
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	h := &Handler{o: o, origins: map[string]bool{}, limit: newLimiter(o.RateLimit, o.Now)}
+	for _, org := range o.AllowedOrigins {
+		n, ok := normalizeOrigin(org)
+		if !ok {
+			return nil, fmt.Errorf("auth: AllowedOrigins: %q is not an origin like https://host[:port]", org)
+		}
+		h.origins[n] = true
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/message", h.message)
+	mux.HandleFunc("/signin", h.signIn)
+	mux.HandleFunc("/link", h.link)
+	mux.HandleFunc("/unlink", h.unlink)
+	mux.HandleFunc("/signout", h.signOut)
+	mux.HandleFunc("/me", h.me)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, CodeInvalidJSON, "not found")
+	})
+	h.mux = mux
+	return h, nil
+}
+
+func normalizeOrigin(o string) (string, bool) {
+	u, err := url.Parse(o)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") ||
+		u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+		return "", false
+	}
+	return strings.ToLower(u.Scheme + "://" + u.Host), true
+}
+
+// apiError is a refusal: status, Parse-style code and message.
+type apiError struct {
+	status int
+	code   int
+	msg    string
+}
+
+// Error returns the refusal text.
+func (e *apiError) Error() string { return e.msg }
+
+func refuse(status, code int, msg string) *apiError {
+	return &apiError{status: status, code: code, msg: msg}
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func writeError(w http.ResponseWriter, status, code int, msg string) {
+	writeJSON(w, status, map[string]any{"code": code, "error": msg})
+}
+
+func writeAPIError(w http.ResponseWriter, e *apiError) { writeError(w, e.status, e.code, e.msg) }
+
+// ServeHTTP applies the rate limit and CORS policy, then routes.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if ok, wait := h.limit.allow(r); !ok {
+		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
+		writeError(w, http.StatusTooManyRequests, CodeRequestLimit, "Too many requests")
+		return
+	}
+	if origin := r.Header.Get("Origin"); origin != "" {
+		allowed := h.originAllowed(r, origin)
+		if allowed {
+			w.Header().Set("Access-Control-Allow-Origin", origin)
+			w.Header().Set("Access-Control-Allow-Credentials", "true")
+		}
+		w.Header().Add("Vary", "Origin")
+		if r.Method == http.MethodOptions {
+			if !allowed {
+				writeError(w, http.StatusForbidden, CodeOperationForbidden, "Origin not allowed")
+				return
+			}
+			w.Header().Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
+			w.Header().Set("Access-Control-Allow-Headers", "Content-Type, Authorization")
+			w.Header().Set("Access-Control-Max-Age", "600")
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		if !allowed && r.Method != http.MethodGet && r.Method != http.MethodHead {
+			writeError(w, http.StatusForbidden, CodeOperationForbidden, "Origin not allowed")
+			return
+		}
+	}
+	h.mux.ServeHTTP(w, r)
+}
+
+func (h *Handler) originAllowed(r *http.Request, origin string) bool {
+	n, ok := normalizeOrigin(origin)
+	if !ok {
+		return false
+	}
+	if h.origins[n] {
+		return true
+	}
+	// Same origin: the Origin's host is the host the request was sent to.
+	u, _ := url.Parse(n)
+	return r.Host != "" && strings.EqualFold(u.Host, r.Host)
+}
+
+// readJSON enforces method POST, a JSON content type and the size limit, and decodes the body strictly.
+func (h *Handler) readJSON(w http.ResponseWriter, r *http.Request, into *Request) *apiError {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", "POST")
+		return refuse(http.StatusMethodNotAllowed, CodeInvalidJSON, "Method not allowed")
+	}
+	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || mt != "application/json" {
+		return refuse(http.StatusUnsupportedMediaType, CodeInvalidJSON, "Content-Type must be application/json")
+	}
+	if r.ContentLength > h.o.MaxBodyBytes {
+		return refuse(http.StatusRequestEntityTooLarge, CodeInvalidJSON, "Request body too large")
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.o.MaxBodyBytes))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return refuse(http.StatusRequestEntityTooLarge, CodeInvalidJSON, "Request body too large")
+		}
+		return refuse(http.StatusBadRequest, CodeInvalidJSON, "Could not read request body")
+	}
+	req, err := DecodeRequest(body)
+	if err != nil {
+		return refuse(http.StatusBadRequest, CodeInvalidJSON, err.Error())
+	}
+	*into = *req
+	return nil
+}
+
+// Request is the JSON body of POST /signin, /link and /unlink. Message and Signature are empty for /unlink.
+type Request struct {
+	// Chain is "evm" or "solana".
+	Chain string `json:"chain"`
+	// Address is the 0x address (any case) or the base58 Solana public key.
+	Address string `json:"address"`
+	// Message is the text from GET /message, exactly as signed.
+	Message string `json:"message"`
+	// Signature is 0x hex (EVM, 65 bytes) or base58 (Solana, 64 bytes).
+	Signature string `json:"signature"`
+}
+
+// DecodeRequest decodes a POST body of the handler strictly: one JSON object, only the fields chain, address,
+// message and signature (all strings), nothing after it. It never panics; the error text is safe to show.
+func DecodeRequest(body []byte) (*Request, error) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	var req Request
+	if err := dec.Decode(&req); err != nil {
+		var ute *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &ute):
+			return nil, fmt.Errorf("Invalid type for field %q", ute.Field)
+		case strings.HasPrefix(err.Error(), "json: unknown field "):
+			return nil, fmt.Errorf("Unknown field %s", strings.TrimPrefix(err.Error(), "json: unknown field "))
+		default:
+			return nil, errors.New("Invalid JSON body")
+		}
+	}
+	if dec.More() {
+		return nil, errors.New("Invalid JSON body")
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("Invalid JSON body")
+	}
+	return &req, nil
+}
+
+// check validates chain and address (lower-casing EVM addresses); message and signature when needSigned.
+func (req *Request) check(needSigned bool) (SignedMessage, *apiError) {
+	m := SignedMessage{Chain: Chain(req.Chain), Address: strings.TrimSpace(req.Address), Message: req.Message, Signature: strings.TrimSpace(req.Signature)}
+	switch m.Chain {
+	case ChainEVM:
+		if m.Address == "" {
+			return m, refuse(http.StatusBadRequest, CodeValidationError, "Address not found")
+		}
+		a, err := NormalizeEthAddress(m.Address)
+		if err != nil {
+			return m, refuse(http.StatusBadRequest, CodeValidationError, "Invalid address")
+		}
+		m.Address = a
+	case ChainSolana:
+		if m.Address == "" {
+			return m, refuse(http.StatusBadRequest, CodeValidationError, "Address not found")
+		}
+		if _, err := DecodeSolPublicKey(m.Address); err != nil {
+			return m, refuse(http.StatusBadRequest, CodeValidationError, "Invalid address")
+		}
+	default:
+		return m, refuse(http.StatusBadRequest, CodeValidationError, `chain must be "evm" or "solana"`)
+	}
+	if needSigned && (m.Message == "" || m.Signature == "") {
+		return m, refuse(http.StatusBadRequest, CodeValidationError, "Data not signed")
+	}
+	return m, nil
+}
+
+// verify runs every local check of a signed message: the message's form, domain or app id, times, address,
+// signature, and finally consumes its nonce. Only then may the backend be called.
+func (h *Handler) verify(ctx context.Context, m SignedMessage) *apiError {
+	now := h.o.Now()
+	var nonce string
+	if m.Chain == ChainEVM && h.o.EVMMessageStyle == StyleSIWE {
+		sm, err := ParseSIWE(m.Message)
+		if err != nil {
+			return refuse(http.StatusBadRequest, CodeValidationError, "Invalid sign-in message")
+		}
+		err = sm.Verify(SIWEVerifyOptions{Domain: h.o.Domain, URI: h.o.URI, ChainID: h.o.ChainID, Address: m.Address,
+			Now: now, ClockSkew: h.o.ClockSkew, MaxAge: h.o.NonceTTL + h.o.ClockSkew})
+		switch {
+		case err == nil:
+		case errors.Is(err, ErrSIWEDomain), errors.Is(err, ErrSIWEURI):
+			return refuse(http.StatusUnauthorized, CodeObjectNotFound, "Message is for another domain")
+		case errors.Is(err, ErrSIWEChain):
+			return refuse(http.StatusUnauthorized, CodeObjectNotFound, "Message is for another chain")
+		case errors.Is(err, ErrSIWEAddress):
+			return refuse(http.StatusUnauthorized, CodeObjectNotFound, "Message is for another address")
+		case errors.Is(err, ErrSIWEExpired):
+			return refuse(http.StatusUnauthorized, CodeObjectNotFound, "Message has expired")
+		case errors.Is(err, ErrSIWENotYetValid):
+			return refuse(http.StatusUnauthorized, CodeObjectNotFound, "Message is not valid yet")
+		default:
+			return refuse(http.StatusBadRequest, CodeValidationError, "Invalid sign-in message")
+		}
+		nonce = sm.Nonce
+	} else {
+		text, suffix, err := ParseMoralisMessage(m.Message, h.o.AppID)
+		if err != nil {
+			return refuse(http.StatusUnauthorized, CodeObjectNotFound, "Message is for another app")
+		}
+		if text != h.o.Statement || !validNonce(suffix) {
+			return refuse(http.StatusBadRequest, CodeValidationError, "Invalid sign-in message")
+		}
+		nonce = suffix
+	}
+	var err error
+	if m.Chain == ChainSolana {
+		err = VerifySolSignature(m.Address, []byte(m.Message), m.Signature)
+	} else {
+		err = VerifyEthSignature(m.Address, []byte(m.Message), m.Signature)
+	}
+	switch {
+	case err == nil:
+	case errors.Is(err, ErrSignatureMismatch):
+		return refuse(http.StatusUnauthorized, CodeObjectNotFound, "Signature does not match address")
+	default:
+		return refuse(http.StatusBadRequest, CodeValidationError, "Invalid signature")
+	}
+	if err := h.o.Nonces.Consume(ctx, nonce); err != nil {
+		if errors.Is(err, ErrNonceInvalid) {
+			return refuse(http.StatusUnauthorized, CodeObjectNotFound, "Nonce unknown, used or expired")
+		}
+		return refuse(http.StatusServiceUnavailable, CodeInternal, "Nonce store unavailable")
+	}
+	return nil
+}
+
+// sessionToken reads the session from the Authorization header (Bearer) or the cookie.
+func (h *Handler) sessionToken(r *http.Request) string {
+	if a := r.Header.Get("Authorization"); a != "" {
+		if len(a) > 7 && strings.EqualFold(a[:7], "Bearer ") {
+			return strings.TrimSpace(a[7:])
+		}
+		return ""
+	}
+	if c, err := r.Cookie(h.o.CookieName); err == nil {
+		return c.Value
+	}
+	return ""
+}
+
+var errNoSession = refuse(http.StatusUnauthorized, CodeInvalidSessionToken, "Invalid session token")
+
+func (h *Handler) setCookie(w http.ResponseWriter, token string) {
+	c := &http.Cookie{Name: h.o.CookieName, Value: token, Path: h.o.CookiePath, HttpOnly: true,
+		Secure: h.o.CookieSecure, SameSite: http.SameSiteLaxMode}
+	if h.o.CookieMaxAge > 0 {
+		c.MaxAge = int(h.o.CookieMaxAge / time.Second)
+		c.Expires = h.o.Now().Add(h.o.CookieMaxAge).UTC()
+	}
+	http.SetCookie(w, c)
+}
+
+func (h *Handler) clearCookie(w http.ResponseWriter) {
+	http.SetCookie(w, &http.Cookie{Name: h.o.CookieName, Value: "", Path: h.o.CookiePath, HttpOnly: true,
+		Secure: h.o.CookieSecure, SameSite: http.SameSiteLaxMode, MaxAge: -1})
+}
+
+// backendFailure turns a Backend error into an answer without leaking details.
+func (h *Handler) backendFailure(w http.ResponseWriter, r *http.Request, err error) {
+	if h.o.OnError != nil {
+		h.o.OnError(r, err)
+	}
+	var be *BackendError
+	if errors.As(err, &be) {
+		status := be.Status
+		if status < 400 || status > 599 {
+			status = http.StatusBadGateway
+		}
+		if be.Code == CodeInvalidSessionToken {
+			h.clearCookie(w)
+		}
+		writeError(w, status, be.Code, be.Message)
+		return
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		writeError(w, http.StatusGatewayTimeout, CodeInternal, "Backend did not answer in time")
+		return
+	}
+	writeError(w, http.StatusBadGateway, CodeInternal, "Backend error")
+}
+
+func (h *Handler) message(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet {
+		w.Header().Set("Allow", "GET")
+		writeError(w, http.StatusMethodNotAllowed, CodeInvalidJSON, "Method not allowed")
+		return
+	}
+	q := r.URL.Query()
+	req := Request{Chain: q.Get("chain"), Address: q.Get("address")}
+	if req.Chain == "" {
+		req.Chain = string(ChainEVM)
+	}
+	m, aerr := req.check(false)
+	if aerr != nil {
+		writeAPIError(w, aerr)
+		return
+	}
+	n, err := h.o.Nonces.Issue(r.Context(), h.o.NonceTTL)
+	if err != nil {
+		writeError(w, http.StatusServiceUnavailable, CodeInternal, "Nonce store unavailable")
+		return
+	}
+	var text string
+	if m.Chain == ChainEVM && h.o.EVMMessageStyle == StyleSIWE {
+		now := h.o.Now()
+		sm := &SIWEMessage{Domain: h.o.Domain, Address: m.Address, Statement: h.o.Statement, URI: h.o.URI,
+			Version: "1", ChainID: h.o.ChainID, Nonce: n.Value, IssuedAt: now.UTC(), ExpirationTime: n.ExpiresAt.UTC()}
+		text = sm.String()
+	} else {
+		text = BuildMoralisMessage(h.o.Statement, h.o.AppID, n.Value)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"message": text, "nonce": n.Value,
+		"expiresAt": n.ExpiresAt.UTC().Format(serverTimeLayout)})
+}
+
+func (h *Handler) signIn(w http.ResponseWriter, r *http.Request) {
+	var req Request
+	if aerr := h.readJSON(w, r, &req); aerr != nil {
+		writeAPIError(w, aerr)
+		return
+	}
+	m, aerr := req.check(true)
+	if aerr == nil {
+		aerr = h.verify(r.Context(), m)
+	}
+	if aerr != nil {
+		writeAPIError(w, aerr)
+		return
+	}
+	s, err := h.o.Backend.SignIn(r.Context(), m)
+	if err != nil {
+		h.backendFailure(w, r, err)
+		return
+	}
+	if s == nil || s.User.ObjectID == "" || s.SessionToken == "" {
+		writeError(w, http.StatusBadGateway, CodeObjectNotFound, "Could not get user")
+		return
+	}
+	h.setCookie(w, s.SessionToken)
+	writeJSON(w, http.StatusOK, map[string]any{"user": s.User, "sessionToken": s.SessionToken})
+}
+
+func (h *Handler) link(w http.ResponseWriter, r *http.Request) {
+	var req Request
+	if aerr := h.readJSON(w, r, &req); aerr != nil {
+		writeAPIError(w, aerr)
+		return
+	}
+	tok := h.sessionToken(r)
+	if tok == "" {
+		writeAPIError(w, errNoSession)
+		return
+	}
+	m, aerr := req.check(true)
+	if aerr == nil {
+		aerr = h.verify(r.Context(), m)
+	}
+	if aerr != nil {
+		writeAPIError(w, aerr)
+		return
+	}
+	u, err := h.o.Backend.Link(r.Context(), tok, m)
+	if err != nil {
+		h.backendFailure(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"user": u})
+}
+
+func (h *Handler) unlink(w http.ResponseWriter, r *http.Request) {
+	var req Request
+	if aerr := h.readJSON(w, r, &req); aerr != nil {
+		writeAPIError(w, aerr)
+		return
+	}
+	tok := h.sessionToken(r)
+	if tok == "" {
+		writeAPIError(w, errNoSession)
+		return
+	}
+	m, aerr := req.check(false)
+	if aerr != nil {
+		writeAPIError(w, aerr)
+		return
+	}
+	u, err := h.o.Backend.Unlink(r.Context(), tok, m.Chain, m.Address)
+	if err != nil {
+		h.backendFailure(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"user": u})
+}
+
+func (h *Handler) signOut(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", "POST")
+		writeError(w, http.StatusMethodNotAllowed, CodeInvalidJSON, "Method not allowed")
+		return
+	}
+	// The body is optional here; when present it must still be JSON and small.
+	if r.ContentLength != 0 {
+		mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+		if err != nil || mt != "application/json" {
+			writeError(w, http.StatusUnsupportedMediaType, CodeInvalidJSON, "Content-Type must be application/json")
+			return
+		}
+		if _, err := io.Copy(io.Discard, http.MaxBytesReader(w, r.Body, h.o.MaxBodyBytes)); err != nil {
+			writeError(w, http.StatusRequestEntityTooLarge, CodeInvalidJSON, "Request body too large")
+			return
+		}
+	}
+	tok := h.sessionToken(r)
+	h.clearCookie(w)
+	if tok != "" {
+		if err := h.o.Backend.SignOut(r.Context(), tok); err != nil {
+			var be *BackendError
+			if !errors.As(err, &be) || be.Code != CodeInvalidSessionToken {
+				h.backendFailure(w, r, err)
+				return
+			}
+		}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{})
+}
+
+func (h *Handler) me(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet {
+		w.Header().Set("Allow", "GET")
+		writeError(w, http.StatusMethodNotAllowed, CodeInvalidJSON, "Method not allowed")
+		return
+	}
+	tok := h.sessionToken(r)
+	if tok == "" {
+		writeAPIError(w, errNoSession)
+		return
+	}
+	u, err := h.o.Backend.Me(r.Context(), tok)
+	if err != nil {
+		h.backendFailure(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"user": u})
+}

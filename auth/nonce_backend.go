@@ -1,0 +1,138 @@
+package auth
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"math/big"
+	"time"
+
+	"github.com/c13f5054/moralis-go/client"
+	"github.com/c13f5054/moralis-go/internal/wire"
+)
+
+// DefaultNonceClass is the backend class BackendNonceStore keeps its nonces in.
+const DefaultNonceClass = "MoralisAuthNonce"
+
+// BackendNonceStore keeps nonces in the backend itself, so several endpoint instances share them with no new
+// server: each nonce is one object of a class readable by the master key only (empty ACL). The nonce is the
+// object's id followed by a random secret; Consume deletes the object, and the database lets exactly one of two
+// concurrent deletes succeed (the other gets "object not found"), so a nonce is accepted at most once across every
+// instance. Expired objects are refused by Consume and removed by PurgeExpired.
+//
+// A Redis-backed store plugs in the same way: Issue = SET key EX ttl NX, Consume = GETDEL key (one winner).
+//
+// It is safe for concurrent use.
+type BackendNonceStore struct {
+	c     *client.Client
+	class string
+	now   func() time.Time
+}
+
+// NewBackendNonceStore makes a store over c, which must have a master key configured.
+func NewBackendNonceStore(c *client.Client) (*BackendNonceStore, error) {
+	if c == nil || !c.HasMasterKey() {
+		return nil, errors.New("auth: BackendNonceStore needs a client with the master key")
+	}
+	return &BackendNonceStore{c: c.WithMasterKey(), class: DefaultNonceClass, now: time.Now}, nil
+}
+
+const alnum = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+
+func randomAlnum(n int) (string, error) {
+	b := make([]byte, n)
+	max := big.NewInt(int64(len(alnum)))
+	for i := range b {
+		k, err := rand.Int(rand.Reader, max)
+		if err != nil {
+			return "", err
+		}
+		b[i] = alnum[k.Int64()]
+	}
+	return string(b), nil
+}
+
+// Issue creates a nonce valid for ttl (DefaultNonceTTL when ttl <= 0). The value is alphanumeric, as EIP-4361
+// requires.
+func (s *BackendNonceStore) Issue(ctx context.Context, ttl time.Duration) (Nonce, error) {
+	if ttl <= 0 {
+		ttl = DefaultNonceTTL
+	}
+	secret, err := randomAlnum(22)
+	if err != nil {
+		return Nonce{}, err
+	}
+	exp := s.now().Add(ttl).UTC()
+	o := client.NewObject(s.class)
+	o.Set("secret", secret)
+	o.Set("expiresAt", exp)
+	o.SetACL(client.NewACL())
+	if err := s.c.Save(ctx, o); err != nil {
+		return Nonce{}, fmt.Errorf("auth: issuing a nonce: %w", err)
+	}
+	if len(o.ID()) == 0 {
+		return Nonce{}, errors.New("auth: issuing a nonce: the backend answered no id")
+	}
+	return Nonce{Value: o.ID() + secret, ExpiresAt: exp}, nil
+}
+
+// Consume accepts a nonce once: it must exist, match its secret and be unexpired, and this call must be the one
+// that deletes it.
+func (s *BackendNonceStore) Consume(ctx context.Context, nonce string) error {
+	if len(nonce) != 32 {
+		return ErrNonceInvalid
+	}
+	id, secret := nonce[:10], nonce[10:]
+	for _, r := range nonce {
+		if !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9') {
+			return ErrNonceInvalid
+		}
+	}
+	o, err := s.c.Get(ctx, s.class, id)
+	if errors.Is(err, client.ErrObjectNotFound) || errors.Is(err, client.ErrInvalidClassName) {
+		return ErrNonceInvalid
+	}
+	if err != nil {
+		return fmt.Errorf("auth: checking a nonce: %w", err)
+	}
+	if o.String("secret") != secret {
+		return ErrNonceInvalid
+	}
+	if err := s.c.Destroy(ctx, o); err != nil {
+		if errors.Is(err, client.ErrObjectNotFound) {
+			return ErrNonceInvalid // another instance consumed it first
+		}
+		return fmt.Errorf("auth: consuming a nonce: %w", err)
+	}
+	if !s.now().Before(o.Time("expiresAt")) {
+		return ErrNonceInvalid
+	}
+	return nil
+}
+
+// PurgeExpired deletes expired nonces and returns how many.
+func (s *BackendNonceStore) PurgeExpired(ctx context.Context) (int, error) {
+	var resp struct {
+		Results []map[string]any `json:"results"`
+	}
+	where := map[string]any{"expiresAt": map[string]any{"$lt": map[string]any{"__type": "Date", "iso": wire.FormatDate(s.now())}}}
+	if err := s.c.Request(ctx, "GET", "classes/"+s.class, map[string]any{"where": where, "limit": 1000, "keys": "objectId"}, &resp); err != nil {
+		if errors.Is(err, client.ErrInvalidClassName) {
+			return 0, nil
+		}
+		return 0, err
+	}
+	objs := make([]*client.Object, 0, len(resp.Results))
+	for _, r := range resp.Results {
+		id, _ := r["objectId"].(string)
+		objs = append(objs, client.NewObjectWithID(s.class, id))
+	}
+	if len(objs) == 0 {
+		return 0, nil
+	}
+	if err := s.c.DestroyAll(ctx, objs); err != nil {
+		return 0, err
+	}
+	return len(objs), nil
+}

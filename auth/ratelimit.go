@@ -1,0 +1,91 @@
+package auth
+
+import (
+	"net"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// RateLimit is a per-client token bucket: each client may make Burst requests at once, refilled at one request
+// per Every. The zero value (Burst 0) turns limiting off.
+type RateLimit struct {
+	// Burst is the bucket size (requests allowed at once). 0 disables the limit.
+	Burst int
+	// Every is the time to refill one request; 0 with Burst > 0 means one second.
+	Every time.Duration
+	// ClientKey names the client of a request; nil uses the remote IP address (X-Forwarded-For is not trusted:
+	// behind a proxy, supply a function that reads the header your proxy sets).
+	ClientKey func(r *http.Request) string
+}
+
+type bucket struct {
+	tokens float64
+	last   time.Time
+}
+
+type limiter struct {
+	mu      sync.Mutex
+	cfg     RateLimit
+	buckets map[string]*bucket
+	now     func() time.Time
+	lastGC  time.Time
+}
+
+func newLimiter(cfg RateLimit, now func() time.Time) *limiter {
+	if cfg.Burst <= 0 {
+		return nil
+	}
+	if cfg.Every <= 0 {
+		cfg.Every = time.Second
+	}
+	if cfg.ClientKey == nil {
+		cfg.ClientKey = remoteIP
+	}
+	return &limiter{cfg: cfg, buckets: map[string]*bucket{}, now: now}
+}
+
+func remoteIP(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// allow takes one token for the request's client; when none is left it returns the wait until the next one.
+func (l *limiter) allow(r *http.Request) (bool, time.Duration) {
+	if l == nil {
+		return true, 0
+	}
+	key := l.cfg.ClientKey(r)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	now := l.now()
+	full := time.Duration(l.cfg.Burst) * l.cfg.Every
+	if now.Sub(l.lastGC) > full && len(l.buckets) > 1024 {
+		for k, b := range l.buckets {
+			if now.Sub(b.last) > full {
+				delete(l.buckets, k)
+			}
+		}
+		l.lastGC = now
+	}
+	b := l.buckets[key]
+	if b == nil {
+		b = &bucket{tokens: float64(l.cfg.Burst), last: now}
+		l.buckets[key] = b
+	}
+	if el := now.Sub(b.last); el > 0 {
+		b.tokens += float64(el) / float64(l.cfg.Every)
+		if b.tokens > float64(l.cfg.Burst) {
+			b.tokens = float64(l.cfg.Burst)
+		}
+	}
+	b.last = now
+	if b.tokens >= 1 {
+		b.tokens--
+		return true, 0
+	}
+	return false, time.Duration((1 - b.tokens) * float64(l.cfg.Every))
+}

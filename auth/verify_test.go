@@ -1,0 +1,289 @@
+package auth
+
+import (
+	"context"
+	"crypto/ed25519"
+	"encoding/hex"
+	"errors"
+	"math/big"
+	"strings"
+	"testing"
+
+	"github.com/ethereum/go-ethereum/accounts/keystore"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/google/uuid"
+	"github.com/mr-tron/base58"
+)
+
+// Known-answer vectors computed with an independent implementation (@noble/curves secp256k1 + @noble/hashes
+// keccak, lowS, RFC 6979) for the well-known Hardhat development key #0.
+const (
+	katEthKey  = "ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80"
+	katEthAddr = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266"
+	katEthMsg  = "Moralis Authentication\n\nId: testAppId:2026-11-21T22:38:01.828Z"
+	katEthSig  = "0x9d7c1a0651ff78f91168464aefad14726fd6439b78a6f9485bc5a844921ba24e7f648a0a6d5e629c8c9f1ea2a6144f34f3367a36ac61da532252ae5e13f143921b"
+	katEthMsg2 = "hello world"
+	katEthSig2 = "0xa461f509887bd19e312c0c58467ce8ff8e300d3c1a90b608a760c5b80318eaf15fe57c96f9175d6cd4daad4663763baa7e78836e067d0163e9a2ccf2ff753f5b1b"
+)
+
+// RFC 8032 test vector 1 (seed, public key, signature of the empty message), plus a signature of a Moralis
+// message by the same key made with @noble/curves ed25519 and encoded with bs58.
+const (
+	katSolSeedHex = "9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60"
+	katSolPubHex  = "d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a"
+	katSolSigHex  = "e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e065224901555fb8821590a33bacc61e39701cf9b46bd25bf5f0595bbe24655141438e7a100b"
+	katSolPub58   = "FVen3X669xLzsi6N2V91DoiyzHzg1uAgqiT8jZ9nS96Z"
+	katSolMsg     = "Moralis Authentication\n\nId: testAppId:abcDEF12345678"
+	katSolSig58   = "2ohebczxngxZukmDgA4XaRxcwokgnA3aXNZ6bafyA6SCYRCBWH6rSY2BTXGLNLd2H2cZq2RBcTwP8SPJV6Kw3jua"
+)
+
+func TestEthKnownAnswer(t *testing.T) {
+	s, err := NewPrivateKeySigner("0x" + katEthKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Address() != katEthAddr {
+		t.Fatalf("address %s, want %s", s.Address(), katEthAddr)
+	}
+	for _, v := range []struct{ msg, sig string }{{katEthMsg, katEthSig}, {katEthMsg2, katEthSig2}} {
+		sig, err := s.SignMessage(context.Background(), []byte(v.msg))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := "0x" + hex.EncodeToString(sig); got != v.sig {
+			t.Errorf("signature of %q:\n got %s\nwant %s", v.msg, got, v.sig)
+		}
+		addr, err := RecoverEthAddress([]byte(v.msg), v.sig)
+		if err != nil || addr != katEthAddr {
+			t.Errorf("recover %q: %s, %v", v.msg, addr, err)
+		}
+		// Mixed-case (EIP-55) address is accepted: comparisons are lower-cased.
+		if err := VerifyEthSignature("0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266", []byte(v.msg), v.sig); err != nil {
+			t.Errorf("verify: %v", err)
+		}
+	}
+	// The same message with one byte changed recovers another address.
+	if err := VerifyEthSignature(katEthAddr, []byte(katEthMsg+"."), katEthSig); !errors.Is(err, ErrSignatureMismatch) {
+		t.Fatalf("tampered message: %v", err)
+	}
+}
+
+func TestEthRecoveryIDForms(t *testing.T) {
+	raw, _ := hex.DecodeString(strings.TrimPrefix(katEthSig, "0x"))
+	raw[64] -= 27 // 0/1 form
+	if addr, err := RecoverEthAddress([]byte(katEthMsg), hex.EncodeToString(raw)); err != nil || addr != katEthAddr {
+		t.Fatalf("v=0/1 without 0x: %s %v", addr, err)
+	}
+	for _, v := range []byte{2, 26, 29, 35, 255} {
+		raw[64] = v
+		if _, err := RecoverEthAddress([]byte(katEthMsg), hex.EncodeToString(raw)); !errors.Is(err, ErrMalformedSignature) {
+			t.Errorf("v=%d: %v", v, err)
+		}
+	}
+}
+
+func TestEthRejectsHighS(t *testing.T) {
+	raw, _ := hex.DecodeString(strings.TrimPrefix(katEthSig, "0x"))
+	n := crypto.S256().Params().N
+	s := new(big.Int).SetBytes(raw[32:64])
+	hs := new(big.Int).Sub(n, s) // the malleable twin: (r, n-s, v^1) is also a valid ECDSA signature
+	hsb := hs.FillBytes(make([]byte, 32))
+	mal := append(append(append([]byte{}, raw[:32]...), hsb...), 27+((raw[64]-27)^1))
+	// Prove the twin is mathematically valid (recovers the same key when s-checks are skipped)...
+	mal01 := append([]byte{}, mal...)
+	mal01[64] -= 27
+	pub, err := crypto.Ecrecover(textHashForTest(katEthMsg), mal01)
+	if err != nil {
+		t.Fatalf("twin does not recover at all: %v", err)
+	}
+	if got := strings.ToLower(crypto.PubkeyToAddress(*mustPub(t, pub)).Hex()); got != katEthAddr {
+		t.Fatalf("twin recovers %s", got)
+	}
+	// ...and that we refuse it.
+	if err := VerifyEthSignature(katEthAddr, []byte(katEthMsg), hex.EncodeToString(mal)); !errors.Is(err, ErrMalformedSignature) {
+		t.Fatalf("high-s twin accepted: %v", err)
+	}
+}
+
+func TestEthMalformed(t *testing.T) {
+	for _, sig := range []string{"", "0x", "0x1234", strings.Repeat("zz", 65), katEthSig + "00", "0x" + strings.Repeat("00", 65)} {
+		if err := VerifyEthSignature(katEthAddr, []byte(katEthMsg), sig); !errors.Is(err, ErrMalformedSignature) {
+			t.Errorf("sig %q: %v", sig, err)
+		}
+	}
+	for _, a := range []string{"", "0x12", "f39fd6e51aad88f6f4ce6ab8827279cfffb92266", "0xg39fd6e51aad88f6f4ce6ab8827279cfffb92266"} {
+		if err := VerifyEthSignature(a, []byte(katEthMsg), katEthSig); !errors.Is(err, ErrMalformedAddress) {
+			t.Errorf("address %q: %v", a, err)
+		}
+	}
+}
+
+func TestEthRandomKeys(t *testing.T) {
+	ctx := context.Background()
+	for i := 0; i < 20; i++ {
+		a, err := GenerateEthSigner()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := GenerateEthSigner()
+		msg := []byte(BuildMoralisMessage("", "app", strings.Repeat("x", i)))
+		sig, err := a.SignMessage(ctx, msg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sh := "0x" + hex.EncodeToString(sig)
+		if err := VerifyEthSignature(a.Address(), msg, sh); err != nil {
+			t.Fatalf("own signature refused: %v", err)
+		}
+		if err := VerifyEthSignature(b.Address(), msg, sh); !errors.Is(err, ErrSignatureMismatch) {
+			t.Fatalf("signature by another address accepted: %v", err)
+		}
+	}
+}
+
+func TestKeystoreSigner(t *testing.T) {
+	key, err := crypto.HexToECDSA(katEthKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := &keystore.Key{Id: uuid.New(), Address: crypto.PubkeyToAddress(key.PublicKey), PrivateKey: key}
+	js, err := keystore.EncryptKey(k, "correct horse", keystore.LightScryptN, keystore.LightScryptP)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewKeystoreSigner(js, "correct horse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Address() != katEthAddr {
+		t.Fatalf("address %s", s.Address())
+	}
+	sig, _ := s.SignMessage(context.Background(), []byte(katEthMsg))
+	if "0x"+hex.EncodeToString(sig) != katEthSig {
+		t.Fatal("keystore signer signs differently from the raw key")
+	}
+	if _, err := NewKeystoreSigner(js, "wrong"); err == nil || strings.Contains(err.Error(), "correct horse") {
+		t.Fatalf("wrong password: %v", err)
+	}
+	if _, err := NewKeystoreSigner([]byte("{"), "x"); err == nil {
+		t.Fatal("bad JSON accepted")
+	}
+	if _, err := NewKeystoreFileSigner(t.TempDir()+"/missing.json", "x"); err == nil {
+		t.Fatal("missing file accepted")
+	}
+	if strings.Contains(s.String(), katEthKey) {
+		t.Fatal("String leaks the key")
+	}
+}
+
+func TestPrivateKeySignerBadInput(t *testing.T) {
+	for _, k := range []string{"", "0x12", strings.Repeat("g", 64), strings.Repeat("0", 64)} {
+		if _, err := NewPrivateKeySigner(k); err == nil {
+			t.Errorf("key %q accepted", k)
+		}
+	}
+	s, _ := NewPrivateKeySigner(katEthKey)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := s.SignMessage(ctx, []byte("x")); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled ctx: %v", err)
+	}
+}
+
+func TestSolKnownAnswer(t *testing.T) {
+	seed, _ := hex.DecodeString(katSolSeedHex)
+	s, err := NewSolSignerFromBase58(base58.Encode(seed))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pubHex, _ := hex.DecodeString(katSolPubHex)
+	if s.PublicKey() != base58.Encode(pubHex) || s.PublicKey() != katSolPub58 {
+		t.Fatalf("public key %s", s.PublicKey())
+	}
+	// RFC 8032 test 1: the empty message.
+	sig, _ := s.SignMessage(context.Background(), nil)
+	if hex.EncodeToString(sig) != katSolSigHex {
+		t.Fatalf("RFC 8032 signature %x", sig)
+	}
+	sigHex, _ := hex.DecodeString(katSolSigHex)
+	if err := VerifySolSignature(katSolPub58, nil, base58.Encode(sigHex)); err != nil {
+		t.Fatal(err)
+	}
+	// The Moralis message vector.
+	sig, _ = s.SignMessage(context.Background(), []byte(katSolMsg))
+	if base58.Encode(sig) != katSolSig58 {
+		t.Fatalf("signature %s", base58.Encode(sig))
+	}
+	if err := VerifySolSignature(katSolPub58, []byte(katSolMsg), katSolSig58); err != nil {
+		t.Fatal(err)
+	}
+	if err := VerifySolSignature(katSolPub58, []byte(katSolMsg+"x"), katSolSig58); !errors.Is(err, ErrSignatureMismatch) {
+		t.Fatalf("tampered: %v", err)
+	}
+	// A 64-byte secret key (seed || public) gives the same signer.
+	s64, err := NewSolSignerFromBase58(base58.Encode(append(seed, pubHex...)))
+	if err != nil || s64.PublicKey() != katSolPub58 {
+		t.Fatalf("64-byte secret: %v", err)
+	}
+	bad := append(append([]byte{}, seed...), make([]byte, 32)...)
+	if _, err := NewSolSignerFromBase58(base58.Encode(bad)); err == nil {
+		t.Fatal("inconsistent 64-byte secret accepted")
+	}
+}
+
+func TestSolMalformedAndRandom(t *testing.T) {
+	for _, a := range []string{"", "0OIl", base58.Encode(make([]byte, 31)), "not base58!"} {
+		if err := VerifySolSignature(a, []byte("m"), katSolSig58); !errors.Is(err, ErrMalformedAddress) {
+			t.Errorf("address %q: %v", a, err)
+		}
+	}
+	for _, s := range []string{"", "0x00", base58.Encode(make([]byte, 63)), hex.EncodeToString(make([]byte, 64))} {
+		if err := VerifySolSignature(katSolPub58, []byte("m"), s); !errors.Is(err, ErrMalformedSignature) {
+			t.Errorf("sig %q: %v", s, err)
+		}
+	}
+	for i := 0; i < 20; i++ {
+		a, _ := GenerateSolSigner()
+		b, _ := GenerateSolSigner()
+		msg := []byte(BuildMoralisMessage("", "app", strings.Repeat("n", i+8)))
+		sig, _ := a.SignMessage(context.Background(), msg)
+		if err := VerifySolSignature(a.PublicKey(), msg, base58.Encode(sig)); err != nil {
+			t.Fatal(err)
+		}
+		if err := VerifySolSignature(b.PublicKey(), msg, base58.Encode(sig)); !errors.Is(err, ErrSignatureMismatch) {
+			t.Fatalf("other key: %v", err)
+		}
+	}
+	if _, err := NewEd25519Signer(make(ed25519.PrivateKey, 10)); err == nil {
+		t.Fatal("short key accepted")
+	}
+}
+
+func BenchmarkEthRecover(b *testing.B) {
+	msg := []byte(katEthMsg)
+	for b.Loop() {
+		if _, err := RecoverEthAddress(msg, katEthSig); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkEd25519Verify(b *testing.B) {
+	msg := []byte(katSolMsg)
+	for b.Loop() {
+		if err := VerifySolSignature(katSolPub58, msg, katSolSig58); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkEd25519VerifyRaw(b *testing.B) {
+	pub, _ := DecodeSolPublicKey(katSolPub58)
+	sig, _ := DecodeSolSignature(katSolSig58)
+	msg := []byte(katSolMsg)
+	for b.Loop() {
+		if !ed25519.Verify(pub, msg, sig) {
+			b.Fatal("verify failed")
+		}
+	}
+}
