@@ -18,10 +18,12 @@ import (
 )
 
 type demo struct {
-	c     *client.Client
-	rows  int
-	class string
-	cfg   *cli.Backend
+	c          *client.Client
+	user       *client.User
+	userClient *client.Client
+	rows       int
+	class      string
+	cfg        *cli.Backend
 }
 
 func main() {

@@ -2,6 +2,8 @@ package main
 
 func allSteps(d *demo) []step {
 	return []step{
+		{"wallet sign-in: Ethereum, with a generated dev key", d.signIn},
+		{"Solana: link an address to the user, then unlink it", d.linkSolana},
 		{"objects: create, update with field operations, read back, delete", d.objects},
 		{"batch: SaveAll of many rows", d.batch},
 		{"query: typed results, a count", d.query},

@@ -48,3 +48,6 @@ if [ "$want" != "$have" ] || [ ! -f "$SERVER_DIR/node_modules/parse-server/packa
 	mv "$new" "$SERVER_DIR"
 	rm -rf "$SERVER_DIR.old"
 fi
+# The Moralis server's linked-address system classes (see server/moralis-classes.js); idempotent.
+node "$DEVSTACK_SRC/server/moralis-classes.js" "$SERVER_DIR/node_modules/parse-server" >/dev/null ||
+	die "could not add the _EthAddress/_SolAddress system classes to parse-server"

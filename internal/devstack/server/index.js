@@ -3,9 +3,17 @@
 // Started by internal/devstack/up.sh, which passes everything through environment variables:
 //   DEVSTACK_PORT, DEVSTACK_APP_ID, DEVSTACK_JS_KEY, DEVSTACK_MASTER_KEY, DEVSTACK_DATABASE_URI,
 //   DEVSTACK_MAIL_FILE, DEVSTACK_PID_FILE (optional), DEVSTACK_LIVEQUERY_CLASSES (comma list,
-//   default "LiveItem,LiveNote"), DEVSTACK_VERIFY_EMAILS ("0" turns e-mail verification off).
+//   default "LiveItem,LiveNote"), DEVSTACK_VERIFY_EMAILS ("0" turns e-mail verification off),
+//   DEVSTACK_LIVEQUERY ("0": no LiveQuery server in this process; up.sh's second instance).
 // The process's working directory must be the state directory: the filesystem files adapter
-// writes under ./files.
+// writes under ./files, so every instance started from it serves the same files.
+//
+// Several instances may run over one database (up.sh starts two). For that:
+// - databaseOptions.enableSchemaHooks: a schema change made through one instance reaches the
+//   others' schema caches (Postgres LISTEN/NOTIFY) instead of waiting for their restart;
+// - the start-up initialisation (tables, indexes, CREATE OR REPLACE FUNCTION) runs under a
+//   Postgres advisory lock, one instance at a time: run concurrently, two instances can fail
+//   with "tuple concurrently updated" and exit.
 const fs = require('fs');
 const path = require('path');
 const { ParseServer, FileSystemAdapter } = require('parse-server');
@@ -29,6 +37,7 @@ if (!Number.isInteger(port) || port <= 0 || port > 65535) {
 const host = '127.0.0.1';
 const mountPath = '/parse';
 const serverURL = `http://${host}:${port}${mountPath}`;
+const liveQueryEnabled = process.env.DEVSTACK_LIVEQUERY !== '0';
 const liveQueryClasses = (process.env.DEVSTACK_LIVEQUERY_CLASSES || 'LiveItem,LiveNote')
   .split(',')
   .map(s => s.trim())
@@ -40,6 +49,7 @@ const options = {
   masterKey: required('DEVSTACK_MASTER_KEY'),
   masterKeyIps: ['127.0.0.1', '::1'],
   databaseURI: required('DEVSTACK_DATABASE_URI'),
+  databaseOptions: { enableSchemaHooks: true },
   serverURL,
   publicServerURL: serverURL,
   appName: process.env.DEVSTACK_APP_NAME || 'moralis-go devstack',
@@ -48,6 +58,8 @@ const options = {
   mountPath,
   cloud: path.join(__dirname, 'cloud', 'main.js'),
   allowClientClassCreation: true,
+  // A Moralis server accepts client-chosen object ids: _EthAddress/_SolAddress objects are keyed by the address.
+  allowCustomObjectId: true,
   enableSanitizedErrorResponse: false,
   fileUpload: {
     enableForPublic: true,
@@ -64,15 +76,42 @@ const options = {
     moralisEth: { module: moralisEth },
     moralisSol: { module: moralisSol },
   },
-  liveQuery: { classNames: liveQueryClasses },
-  startLiveQueryServer: true,
+  liveQuery: liveQueryEnabled ? { classNames: liveQueryClasses } : undefined,
+  startLiveQueryServer: liveQueryEnabled,
   logLevel: process.env.DEVSTACK_LOG_LEVEL || 'info',
 };
 
+// An arbitrary constant: the advisory lock's key, shared by every devstack instance.
+const INIT_LOCK_KEY = 7316024011;
+
+// withInitLock runs fn while holding a session-level Postgres advisory lock on the database, so
+// instances started together initialise the schema one after the other. pg is parse-server's own
+// driver (a dependency of pg-promise); without it fn runs unlocked.
+async function withInitLock(fn) {
+  let pg;
+  try {
+    pg = require('pg');
+  } catch (err) {
+    console.error('devstack server: no pg module, starting without the init lock:', err.message);
+    return fn();
+  }
+  const conn = new pg.Client({ connectionString: options.databaseURI });
+  await conn.connect();
+  try {
+    await conn.query('SELECT pg_advisory_lock($1)', [INIT_LOCK_KEY]);
+    await require('./moralis-classes').ensureTables(conn);
+    return await fn();
+  } finally {
+    // Closing the session releases the lock.
+    await conn.end().catch(() => {});
+  }
+}
+
 async function main() {
-  // startApp listens on host:port, mounts the API on /parse and, with startLiveQueryServer, runs
-  // ParseServer.createLiveQueryServer(httpServer) on the same HTTP server (ws://host:port/parse).
-  const server = await ParseServer.startApp(options);
+  // startApp initialises the database, listens on host:port, mounts the API on /parse and, with
+  // startLiveQueryServer, runs ParseServer.createLiveQueryServer(httpServer) on the same HTTP
+  // server (ws://host:port/parse).
+  const server = await withInitLock(() => ParseServer.startApp(options));
   // parse-server's own SIGTERM/SIGINT handler closes the servers but can leave the process running
   // (database pool, timers); give it a second to finish in-flight requests, then exit.
   for (const sig of ['SIGTERM', 'SIGINT']) {
@@ -83,7 +122,7 @@ async function main() {
   }
   console.log(
     `devstack server: parse-server ${require('parse-server/package.json').version} on ${serverURL}, ` +
-      `LiveQuery classes ${liveQueryClasses.join(',')}`
+      (liveQueryEnabled ? `LiveQuery classes ${liveQueryClasses.join(',')}` : 'no LiveQuery server')
   );
   return server;
 }

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/c13f5054/moralis-go/auth"
+	"github.com/c13f5054/moralis-go/client"
+)
+
+// signIn signs in with a freshly generated Ethereum dev key: getServerTime, the signing message, personal_sign,
+// then the moralisEth auth provider through the backend.
+func (d *demo) signIn(ctx context.Context) (string, error) {
+	signer, err := auth.GenerateEthSigner()
+	if err != nil {
+		return "", err
+	}
+	u, err := auth.SignInEthereum(ctx, d.c, signer, nil)
+	if err != nil {
+		return "", err
+	}
+	d.user = u
+	d.userClient = d.c.WithSessionToken(u.SessionToken())
+	me, err := d.userClient.Me(ctx)
+	if err != nil {
+		return "", err
+	}
+	if me.EthAddress() != signer.Address() {
+		return "", fmt.Errorf("users/me says ethAddress %q, the key's address is %q", me.EthAddress(), signer.Address())
+	}
+	return fmt.Sprintf("signed in as user %s with wallet %s (a new dev key)\naccounts %v, ACL for the user alone: %v",
+		u.ID(), me.EthAddress(), me.Accounts(), me.ACL() != nil && me.ACL().ReadAccess(u.ID()) && !me.ACL().PublicReadAccess()), nil
+}
+
+// linkSolana links a Solana address to the signed-in user, then unlinks it.
+func (d *demo) linkSolana(ctx context.Context) (string, error) {
+	if d.user == nil {
+		return "", fmt.Errorf("no signed-in user (the sign-in step must run first)")
+	}
+	sol, err := auth.GenerateSolSigner()
+	if err != nil {
+		return "", err
+	}
+	if err := auth.LinkSolana(ctx, d.userClient, d.user, sol, nil); err != nil {
+		return "", err
+	}
+	me, err := d.userClient.Me(ctx)
+	if err != nil {
+		return "", err
+	}
+	linked := me.SolAddress()
+	if linked != sol.PublicKey() {
+		return "", fmt.Errorf("solAddress is %q after linking %q", linked, sol.PublicKey())
+	}
+	if err := auth.UnlinkSolana(ctx, d.userClient, d.user, sol.PublicKey(), nil); err != nil {
+		return "", err
+	}
+	me, err = d.userClient.Me(ctx)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("linked Solana address %s (solAccounts %v), then unlinked it (solAccounts %v)", linked, []string{linked}, me.SolAccounts()), nil
+}
+
+var _ = client.Version
