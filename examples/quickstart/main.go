@@ -9,6 +9,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"time"
@@ -21,6 +22,7 @@ type demo struct {
 	c          *client.Client
 	user       *client.User
 	userClient *client.Client
+	progress   io.Writer
 	rows       int
 	class      string
 	cfg        *cli.Backend
@@ -49,13 +51,14 @@ func main() {
 	defer stop()
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
-	if err := run(ctx, cfg, *rows); err != nil {
+	if err := run(ctx, cfg, *rows, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "quickstart:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, cfg *cli.Backend, rows int) error {
+// run walks through every step, printing to out (and progress bars to progress).
+func run(ctx context.Context, cfg *cli.Backend, rows int, out, progress io.Writer) error {
 	c, err := client.New(client.Config{
 		ServerURL: cfg.ServerURL, AppID: cfg.AppID, JavaScriptKey: cfg.JavaScriptKey, MasterKey: cfg.MasterKey,
 		Idempotency: true,
@@ -63,17 +66,17 @@ func run(ctx context.Context, cfg *cli.Backend, rows int) error {
 	if err != nil {
 		return err
 	}
-	d := &demo{c: c, rows: rows, class: fmt.Sprintf("DemoScore%d", time.Now().Unix()), cfg: cfg}
+	d := &demo{c: c, rows: rows, class: fmt.Sprintf("DemoScore%d", time.Now().UnixNano()), cfg: cfg, progress: progress}
 	steps := allSteps(d)
-	s := &cli.Steps{Out: os.Stdout, Total: len(steps)}
+	s := &cli.Steps{Out: out, Total: len(steps)}
 	start := time.Now()
-	fmt.Printf("moralis-go quickstart against %s (client %s)\n\n", c.ServerURL(), client.Version)
+	fmt.Fprintf(out, "moralis-go quickstart against %s (client %s)\n\n", c.ServerURL(), client.Version)
 	for _, st := range steps {
 		if err := s.Run(ctx, st.name, st.run); err != nil {
 			return err
 		}
 	}
-	fmt.Printf("\nall %d steps passed in %v\n", len(steps), time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(out, "\nall %d steps passed in %v\n", len(steps), time.Since(start).Round(time.Millisecond))
 	return nil
 }
 

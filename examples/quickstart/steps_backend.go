@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/c13f5054/moralis-go/client"
@@ -48,7 +47,7 @@ func (d *demo) batch(ctx context.Context) (string, error) {
 		o.Set("score", i%100)
 		objs[i] = o
 	}
-	bar := cli.NewProgress(os.Stderr, "SaveAll", len(objs))
+	bar := cli.NewProgress(d.progress, "SaveAll", len(objs))
 	const chunk = 500
 	for i := 0; i < len(objs); i += chunk {
 		part := objs[i:min(i+chunk, len(objs))]

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 
 	"github.com/c13f5054/moralis-go/client"
 	"github.com/c13f5054/moralis-go/internal/cli"
@@ -35,7 +34,7 @@ func (d *demo) query(ctx context.Context) (string, error) {
 }
 
 func (d *demo) iterate(ctx context.Context) (string, error) {
-	bar := cli.NewProgress(os.Stderr, "All()", d.rows)
+	bar := cli.NewProgress(d.progress, "All()", d.rows)
 	count, sum := 0, 0
 	for s, err := range query.New[score](d.class).All(ctx, d.c, query.WithBatchSize(500)) {
 		if err != nil {
