@@ -29,6 +29,15 @@ type Client struct {
 
 type service struct{ client *Client }
 
+// cl is the service's client, nil for the services of a zero Client (whose calls then give ErrNotInitialized
+// instead of panicking).
+func (s *service) cl() *Client {
+	if s == nil {
+		return nil
+	}
+	return s.client
+}
+
 type config struct {
 	apiKey         string
 	baseURL        string

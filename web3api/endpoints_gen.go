@@ -109,7 +109,7 @@ func (p *GetBlockParams) args() Args {
 // GetBlock calls GET /block/:block_number_or_hash (endpoint "getBlock"). p may be nil when nothing is required.
 func (s *NativeService) GetBlock(ctx context.Context, p *GetBlockParams) (*Block, error) {
 	var out Block
-	if err := s.client.Call(ctx, "getBlock", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getBlock", p.args(), &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -141,7 +141,7 @@ func (p *GetDateToBlockParams) args() Args {
 // GetDateToBlock calls GET /dateToBlock (endpoint "getDateToBlock"). p may be nil when nothing is required.
 func (s *NativeService) GetDateToBlock(ctx context.Context, p *GetDateToBlockParams) (*BlockDate, error) {
 	var out BlockDate
-	if err := s.client.Call(ctx, "getDateToBlock", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getDateToBlock", p.args(), &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -233,7 +233,7 @@ func (p *GetLogsByAddressParams) args() Args {
 // GetLogsByAddress calls GET /:address/logs (endpoint "getLogsByAddress"). p may be nil when nothing is required.
 func (s *NativeService) GetLogsByAddress(ctx context.Context, p *GetLogsByAddressParams) (*LogCollection, error) {
 	var out LogCollection
-	if err := s.client.Call(ctx, "getLogsByAddress", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getLogsByAddress", p.args(), &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -242,7 +242,7 @@ func (s *NativeService) GetLogsByAddress(ctx context.Context, p *GetLogsByAddres
 // GetLogsByAddressIter walks every item of every page of GetLogsByAddress, following the cursor. It copies p when called and never
 // changes it; it stops when ctx is done, on the first error, or when the caller stops ranging.
 func (s *NativeService) GetLogsByAddressIter(ctx context.Context, p *GetLogsByAddressParams) iter.Seq2[Log, error] {
-	return pages[Log](ctx, s.client, "getLogsByAddress", p.args())
+	return pages[Log](ctx, (*service)(s).cl(), "getLogsByAddress", p.args())
 }
 
 // GetNFTTransfersByBlockParams are the parameters of Native.GetNFTTransfersByBlock (GET /block/:block_number_or_hash/nft/transfers). Zero values are not sent.
@@ -286,7 +286,7 @@ func (p *GetNFTTransfersByBlockParams) args() Args {
 // GetNFTTransfersByBlock calls GET /block/:block_number_or_hash/nft/transfers (endpoint "getNFTTransfersByBlock"). p may be nil when nothing is required.
 func (s *NativeService) GetNFTTransfersByBlock(ctx context.Context, p *GetNFTTransfersByBlockParams) (*NFTTransferCollection, error) {
 	var out NFTTransferCollection
-	if err := s.client.Call(ctx, "getNFTTransfersByBlock", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getNFTTransfersByBlock", p.args(), &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -295,7 +295,7 @@ func (s *NativeService) GetNFTTransfersByBlock(ctx context.Context, p *GetNFTTra
 // GetNFTTransfersByBlockIter walks every item of every page of GetNFTTransfersByBlock, following the cursor. It copies p when called and never
 // changes it; it stops when ctx is done, on the first error, or when the caller stops ranging.
 func (s *NativeService) GetNFTTransfersByBlockIter(ctx context.Context, p *GetNFTTransfersByBlockParams) iter.Seq2[NFTTransfer, error] {
-	return pages[NFTTransfer](ctx, s.client, "getNFTTransfersByBlock", p.args())
+	return pages[NFTTransfer](ctx, (*service)(s).cl(), "getNFTTransfersByBlock", p.args())
 }
 
 // GetInternalTransactionsParams are the parameters of Native.GetInternalTransactions (GET /transaction/:transaction_hash/internal-transactions). Zero values are not sent.
@@ -324,7 +324,7 @@ func (p *GetInternalTransactionsParams) args() Args {
 // GetInternalTransactions calls GET /transaction/:transaction_hash/internal-transactions (endpoint "getInternalTransactions"). p may be nil when nothing is required.
 func (s *NativeService) GetInternalTransactions(ctx context.Context, p *GetInternalTransactionsParams) ([]InternalTransaction, error) {
 	var out []InternalTransaction
-	if err := s.client.Call(ctx, "getInternalTransactions", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getInternalTransactions", p.args(), &out); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -361,7 +361,7 @@ func (p *GetTransactionParams) args() Args {
 // GetTransaction calls GET /transaction/:transaction_hash (endpoint "getTransaction"). p may be nil when nothing is required.
 func (s *NativeService) GetTransaction(ctx context.Context, p *GetTransactionParams) (*BlockTransaction, error) {
 	var out BlockTransaction
-	if err := s.client.Call(ctx, "getTransaction", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getTransaction", p.args(), &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -398,7 +398,7 @@ func (p *GetTransactionVerboseParams) args() Args {
 // GetTransactionVerbose calls GET /transaction/:transaction_hash/verbose (endpoint "getTransactionVerbose"). p may be nil when nothing is required.
 func (s *NativeService) GetTransactionVerbose(ctx context.Context, p *GetTransactionVerboseParams) (*BlockTransactionDecoded, error) {
 	var out BlockTransactionDecoded
-	if err := s.client.Call(ctx, "getTransactionVerbose", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getTransactionVerbose", p.args(), &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -475,7 +475,7 @@ func (p *GetContractEventsParams) args() Args {
 // GetContractEvents calls POST /:address/events (endpoint "getContractEvents"). p may be nil when nothing is required.
 func (s *NativeService) GetContractEvents(ctx context.Context, p *GetContractEventsParams) (*GetContractEventsResponse, error) {
 	var out GetContractEventsResponse
-	if err := s.client.Call(ctx, "getContractEvents", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getContractEvents", p.args(), &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -484,7 +484,7 @@ func (s *NativeService) GetContractEvents(ctx context.Context, p *GetContractEve
 // GetContractEventsIter walks every item of every page of GetContractEvents, following the cursor. It copies p when called and never
 // changes it; it stops when ctx is done, on the first error, or when the caller stops ranging.
 func (s *NativeService) GetContractEventsIter(ctx context.Context, p *GetContractEventsParams) iter.Seq2[GetContractEventsResponseResult, error] {
-	return pages[GetContractEventsResponseResult](ctx, s.client, "getContractEvents", p.args())
+	return pages[GetContractEventsResponseResult](ctx, (*service)(s).cl(), "getContractEvents", p.args())
 }
 
 // RunContractFunctionParams are the parameters of Native.RunContractFunction (POST /:address/function). Zero values are not sent.
@@ -528,7 +528,7 @@ func (p *RunContractFunctionParams) args() Args {
 // RunContractFunction calls POST /:address/function (endpoint "runContractFunction"). p may be nil when nothing is required.
 func (s *NativeService) RunContractFunction(ctx context.Context, p *RunContractFunctionParams) (json.RawMessage, error) {
 	var out json.RawMessage
-	if err := s.client.Call(ctx, "runContractFunction", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "runContractFunction", p.args(), &out); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -600,7 +600,7 @@ func (p *GetTransactionsParams) args() Args {
 // GetTransactions calls GET /:address (endpoint "getTransactions"). p may be nil when nothing is required.
 func (s *AccountService) GetTransactions(ctx context.Context, p *GetTransactionsParams) (*TransactionCollection, error) {
 	var out TransactionCollection
-	if err := s.client.Call(ctx, "getTransactions", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getTransactions", p.args(), &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -609,7 +609,7 @@ func (s *AccountService) GetTransactions(ctx context.Context, p *GetTransactions
 // GetTransactionsIter walks every item of every page of GetTransactions, following the cursor. It copies p when called and never
 // changes it; it stops when ctx is done, on the first error, or when the caller stops ranging.
 func (s *AccountService) GetTransactionsIter(ctx context.Context, p *GetTransactionsParams) iter.Seq2[Transaction, error] {
-	return pages[Transaction](ctx, s.client, "getTransactions", p.args())
+	return pages[Transaction](ctx, (*service)(s).cl(), "getTransactions", p.args())
 }
 
 // GetTransactionsVerboseParams are the parameters of Account.GetTransactionsVerbose (GET /:address/verbose). Zero values are not sent.
@@ -678,7 +678,7 @@ func (p *GetTransactionsVerboseParams) args() Args {
 // GetTransactionsVerbose calls GET /:address/verbose (endpoint "getTransactionsVerbose"). p may be nil when nothing is required.
 func (s *AccountService) GetTransactionsVerbose(ctx context.Context, p *GetTransactionsVerboseParams) (*TransactionVerboseCollection, error) {
 	var out TransactionVerboseCollection
-	if err := s.client.Call(ctx, "getTransactionsVerbose", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getTransactionsVerbose", p.args(), &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -687,7 +687,7 @@ func (s *AccountService) GetTransactionsVerbose(ctx context.Context, p *GetTrans
 // GetTransactionsVerboseIter walks every item of every page of GetTransactionsVerbose, following the cursor. It copies p when called and never
 // changes it; it stops when ctx is done, on the first error, or when the caller stops ranging.
 func (s *AccountService) GetTransactionsVerboseIter(ctx context.Context, p *GetTransactionsVerboseParams) iter.Seq2[TransactionVerbose, error] {
-	return pages[TransactionVerbose](ctx, s.client, "getTransactionsVerbose", p.args())
+	return pages[TransactionVerbose](ctx, (*service)(s).cl(), "getTransactionsVerbose", p.args())
 }
 
 // GetNativeBalanceParams are the parameters of Account.GetNativeBalance (GET /:address/balance). Zero values are not sent.
@@ -721,7 +721,7 @@ func (p *GetNativeBalanceParams) args() Args {
 // GetNativeBalance calls GET /:address/balance (endpoint "getNativeBalance"). p may be nil when nothing is required.
 func (s *AccountService) GetNativeBalance(ctx context.Context, p *GetNativeBalanceParams) (*NativeBalance, error) {
 	var out NativeBalance
-	if err := s.client.Call(ctx, "getNativeBalance", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getNativeBalance", p.args(), &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -758,7 +758,7 @@ func (p *GetNativeBalancesForAddressesParams) args() Args {
 // GetNativeBalancesForAddresses calls GET /wallets/balances (endpoint "getNativeBalancesForAddresses"). p may be nil when nothing is required.
 func (s *AccountService) GetNativeBalancesForAddresses(ctx context.Context, p *GetNativeBalancesForAddressesParams) ([]NativeBalances, error) {
 	var out []NativeBalances
-	if err := s.client.Call(ctx, "getNativeBalancesForAddresses", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getNativeBalancesForAddresses", p.args(), &out); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -800,7 +800,7 @@ func (p *GetTokenBalancesParams) args() Args {
 // GetTokenBalances calls GET /:address/erc20 (endpoint "getTokenBalances"). p may be nil when nothing is required.
 func (s *AccountService) GetTokenBalances(ctx context.Context, p *GetTokenBalancesParams) ([]ERC20TokenBalance, error) {
 	var out []ERC20TokenBalance
-	if err := s.client.Call(ctx, "getTokenBalances", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getTokenBalances", p.args(), &out); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -867,7 +867,7 @@ func (p *GetTokenTransfersParams) args() Args {
 // GetTokenTransfers calls GET /:address/erc20/transfers (endpoint "getTokenTransfers"). p may be nil when nothing is required.
 func (s *AccountService) GetTokenTransfers(ctx context.Context, p *GetTokenTransfersParams) (*ERC20TransactionCollection, error) {
 	var out ERC20TransactionCollection
-	if err := s.client.Call(ctx, "getTokenTransfers", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getTokenTransfers", p.args(), &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -876,7 +876,7 @@ func (s *AccountService) GetTokenTransfers(ctx context.Context, p *GetTokenTrans
 // GetTokenTransfersIter walks every item of every page of GetTokenTransfers, following the cursor. It copies p when called and never
 // changes it; it stops when ctx is done, on the first error, or when the caller stops ranging.
 func (s *AccountService) GetTokenTransfersIter(ctx context.Context, p *GetTokenTransfersParams) iter.Seq2[ERC20Transaction, error] {
-	return pages[ERC20Transaction](ctx, s.client, "getTokenTransfers", p.args())
+	return pages[ERC20Transaction](ctx, (*service)(s).cl(), "getTokenTransfers", p.args())
 }
 
 // GetNFTsParams are the parameters of Account.GetNFTs (GET /:address/nft). Zero values are not sent.
@@ -940,7 +940,7 @@ func (p *GetNFTsParams) args() Args {
 // GetNFTs calls GET /:address/nft (endpoint "getNFTs"). p may be nil when nothing is required.
 func (s *AccountService) GetNFTs(ctx context.Context, p *GetNFTsParams) (*NFTOwnerCollection, error) {
 	var out NFTOwnerCollection
-	if err := s.client.Call(ctx, "getNFTs", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getNFTs", p.args(), &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -949,7 +949,7 @@ func (s *AccountService) GetNFTs(ctx context.Context, p *GetNFTsParams) (*NFTOwn
 // GetNFTsIter walks every item of every page of GetNFTs, following the cursor. It copies p when called and never
 // changes it; it stops when ctx is done, on the first error, or when the caller stops ranging.
 func (s *AccountService) GetNFTsIter(ctx context.Context, p *GetNFTsParams) iter.Seq2[NFTOwner, error] {
-	return pages[NFTOwner](ctx, s.client, "getNFTs", p.args())
+	return pages[NFTOwner](ctx, (*service)(s).cl(), "getNFTs", p.args())
 }
 
 // GetNFTTransfersParams are the parameters of Account.GetNFTTransfers (GET /:address/nft/transfers). Zero values are not sent.
@@ -1023,7 +1023,7 @@ func (p *GetNFTTransfersParams) args() Args {
 // GetNFTTransfers calls GET /:address/nft/transfers (endpoint "getNFTTransfers"). p may be nil when nothing is required.
 func (s *AccountService) GetNFTTransfers(ctx context.Context, p *GetNFTTransfersParams) (*NFTTransferCollection, error) {
 	var out NFTTransferCollection
-	if err := s.client.Call(ctx, "getNFTTransfers", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getNFTTransfers", p.args(), &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -1032,7 +1032,7 @@ func (s *AccountService) GetNFTTransfers(ctx context.Context, p *GetNFTTransfers
 // GetNFTTransfersIter walks every item of every page of GetNFTTransfers, following the cursor. It copies p when called and never
 // changes it; it stops when ctx is done, on the first error, or when the caller stops ranging.
 func (s *AccountService) GetNFTTransfersIter(ctx context.Context, p *GetNFTTransfersParams) iter.Seq2[NFTTransfer, error] {
-	return pages[NFTTransfer](ctx, s.client, "getNFTTransfers", p.args())
+	return pages[NFTTransfer](ctx, (*service)(s).cl(), "getNFTTransfers", p.args())
 }
 
 // GetWalletNFTCollectionsParams are the parameters of Account.GetWalletNFTCollections (GET /:address/nft/collections). Zero values are not sent.
@@ -1076,7 +1076,7 @@ func (p *GetWalletNFTCollectionsParams) args() Args {
 // GetWalletNFTCollections calls GET /:address/nft/collections (endpoint "getWalletNFTCollections"). p may be nil when nothing is required.
 func (s *AccountService) GetWalletNFTCollections(ctx context.Context, p *GetWalletNFTCollectionsParams) (*NFTWalletCollections, error) {
 	var out NFTWalletCollections
-	if err := s.client.Call(ctx, "getWalletNFTCollections", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getWalletNFTCollections", p.args(), &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -1085,7 +1085,7 @@ func (s *AccountService) GetWalletNFTCollections(ctx context.Context, p *GetWall
 // GetWalletNFTCollectionsIter walks every item of every page of GetWalletNFTCollections, following the cursor. It copies p when called and never
 // changes it; it stops when ctx is done, on the first error, or when the caller stops ranging.
 func (s *AccountService) GetWalletNFTCollectionsIter(ctx context.Context, p *GetWalletNFTCollectionsParams) iter.Seq2[NFTWalletCollectionsResult, error] {
-	return pages[NFTWalletCollectionsResult](ctx, s.client, "getWalletNFTCollections", p.args())
+	return pages[NFTWalletCollectionsResult](ctx, (*service)(s).cl(), "getWalletNFTCollections", p.args())
 }
 
 // GetNFTsForContractParams are the parameters of Account.GetNFTsForContract (GET /:address/nft/:token_address). Zero values are not sent.
@@ -1139,7 +1139,7 @@ func (p *GetNFTsForContractParams) args() Args {
 // GetNFTsForContract calls GET /:address/nft/:token_address (endpoint "getNFTsForContract"). p may be nil when nothing is required.
 func (s *AccountService) GetNFTsForContract(ctx context.Context, p *GetNFTsForContractParams) (*NFTOwnerCollection, error) {
 	var out NFTOwnerCollection
-	if err := s.client.Call(ctx, "getNFTsForContract", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getNFTsForContract", p.args(), &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -1148,7 +1148,7 @@ func (s *AccountService) GetNFTsForContract(ctx context.Context, p *GetNFTsForCo
 // GetNFTsForContractIter walks every item of every page of GetNFTsForContract, following the cursor. It copies p when called and never
 // changes it; it stops when ctx is done, on the first error, or when the caller stops ranging.
 func (s *AccountService) GetNFTsForContractIter(ctx context.Context, p *GetNFTsForContractParams) iter.Seq2[NFTOwner, error] {
-	return pages[NFTOwner](ctx, s.client, "getNFTsForContract", p.args())
+	return pages[NFTOwner](ctx, (*service)(s).cl(), "getNFTsForContract", p.args())
 }
 
 // GetTokenMetadataParams are the parameters of Token.GetTokenMetadata (GET /erc20/metadata). Zero values are not sent.
@@ -1177,7 +1177,7 @@ func (p *GetTokenMetadataParams) args() Args {
 // GetTokenMetadata calls GET /erc20/metadata (endpoint "getTokenMetadata"). p may be nil when nothing is required.
 func (s *TokenService) GetTokenMetadata(ctx context.Context, p *GetTokenMetadataParams) ([]ERC20Metadata, error) {
 	var out []ERC20Metadata
-	if err := s.client.Call(ctx, "getTokenMetadata", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getTokenMetadata", p.args(), &out); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -1249,7 +1249,7 @@ func (p *GetNFTTradesParams) args() Args {
 // GetNFTTrades calls GET /nft/:address/trades (endpoint "getNFTTrades"). p may be nil when nothing is required.
 func (s *TokenService) GetNFTTrades(ctx context.Context, p *GetNFTTradesParams) (*TradeCollection, error) {
 	var out TradeCollection
-	if err := s.client.Call(ctx, "getNFTTrades", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getNFTTrades", p.args(), &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -1258,7 +1258,7 @@ func (s *TokenService) GetNFTTrades(ctx context.Context, p *GetNFTTradesParams) 
 // GetNFTTradesIter walks every item of every page of GetNFTTrades, following the cursor. It copies p when called and never
 // changes it; it stops when ctx is done, on the first error, or when the caller stops ranging.
 func (s *TokenService) GetNFTTradesIter(ctx context.Context, p *GetNFTTradesParams) iter.Seq2[Trade, error] {
-	return pages[Trade](ctx, s.client, "getNFTTrades", p.args())
+	return pages[Trade](ctx, (*service)(s).cl(), "getNFTTrades", p.args())
 }
 
 // GetNFTLowestPriceParams are the parameters of Token.GetNFTLowestPrice (GET /nft/:address/lowestprice). Zero values are not sent.
@@ -1297,7 +1297,7 @@ func (p *GetNFTLowestPriceParams) args() Args {
 // GetNFTLowestPrice calls GET /nft/:address/lowestprice (endpoint "getNFTLowestPrice"). p may be nil when nothing is required.
 func (s *TokenService) GetNFTLowestPrice(ctx context.Context, p *GetNFTLowestPriceParams) (*Trade, error) {
 	var out Trade
-	if err := s.client.Call(ctx, "getNFTLowestPrice", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getNFTLowestPrice", p.args(), &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -1329,7 +1329,7 @@ func (p *GetTokenMetadataBySymbolParams) args() Args {
 // GetTokenMetadataBySymbol calls GET /erc20/metadata/symbols (endpoint "getTokenMetadataBySymbol"). p may be nil when nothing is required.
 func (s *TokenService) GetTokenMetadataBySymbol(ctx context.Context, p *GetTokenMetadataBySymbolParams) ([]ERC20Metadata, error) {
 	var out []ERC20Metadata
-	if err := s.client.Call(ctx, "getTokenMetadataBySymbol", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getTokenMetadataBySymbol", p.args(), &out); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -1371,7 +1371,7 @@ func (p *GetTokenPriceParams) args() Args {
 // GetTokenPrice calls GET /erc20/:address/price (endpoint "getTokenPrice"). p may be nil when nothing is required.
 func (s *TokenService) GetTokenPrice(ctx context.Context, p *GetTokenPriceParams) (*ERC20Price, error) {
 	var out ERC20Price
-	if err := s.client.Call(ctx, "getTokenPrice", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getTokenPrice", p.args(), &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -1403,7 +1403,7 @@ func (p *GetMultipleTokenPricesParams) args() Args {
 // GetMultipleTokenPrices calls POST /erc20/prices (endpoint "getMultipleTokenPrices"). p may be nil when nothing is required.
 func (s *TokenService) GetMultipleTokenPrices(ctx context.Context, p *GetMultipleTokenPricesParams) ([]ERC20Price, error) {
 	var out []ERC20Price
-	if err := s.client.Call(ctx, "getMultipleTokenPrices", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getMultipleTokenPrices", p.args(), &out); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -1470,7 +1470,7 @@ func (p *GetTokenAddressTransfersParams) args() Args {
 // GetTokenAddressTransfers calls GET /erc20/:address/transfers (endpoint "getTokenAddressTransfers"). p may be nil when nothing is required.
 func (s *TokenService) GetTokenAddressTransfers(ctx context.Context, p *GetTokenAddressTransfersParams) (*ERC20TransactionCollection, error) {
 	var out ERC20TransactionCollection
-	if err := s.client.Call(ctx, "getTokenAddressTransfers", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getTokenAddressTransfers", p.args(), &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -1479,7 +1479,7 @@ func (s *TokenService) GetTokenAddressTransfers(ctx context.Context, p *GetToken
 // GetTokenAddressTransfersIter walks every item of every page of GetTokenAddressTransfers, following the cursor. It copies p when called and never
 // changes it; it stops when ctx is done, on the first error, or when the caller stops ranging.
 func (s *TokenService) GetTokenAddressTransfersIter(ctx context.Context, p *GetTokenAddressTransfersParams) iter.Seq2[ERC20Transaction, error] {
-	return pages[ERC20Transaction](ctx, s.client, "getTokenAddressTransfers", p.args())
+	return pages[ERC20Transaction](ctx, (*service)(s).cl(), "getTokenAddressTransfers", p.args())
 }
 
 // GetTokenAllowanceParams are the parameters of Token.GetTokenAllowance (GET /erc20/:address/allowance). Zero values are not sent.
@@ -1518,7 +1518,7 @@ func (p *GetTokenAllowanceParams) args() Args {
 // GetTokenAllowance calls GET /erc20/:address/allowance (endpoint "getTokenAllowance"). p may be nil when nothing is required.
 func (s *TokenService) GetTokenAllowance(ctx context.Context, p *GetTokenAllowanceParams) (*ERC20Allowance, error) {
 	var out ERC20Allowance
-	if err := s.client.Call(ctx, "getTokenAllowance", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getTokenAllowance", p.args(), &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -1584,7 +1584,7 @@ func (p *GetErc20TransfersParams) args() Args {
 // GetErc20Transfers calls GET /erc20/transfers (endpoint "getErc20Transfers"). p may be nil when nothing is required.
 func (s *TokenService) GetErc20Transfers(ctx context.Context, p *GetErc20TransfersParams) (*ERC20TransfersResponse, error) {
 	var out ERC20TransfersResponse
-	if err := s.client.Call(ctx, "getErc20Transfers", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getErc20Transfers", p.args(), &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -1593,7 +1593,7 @@ func (s *TokenService) GetErc20Transfers(ctx context.Context, p *GetErc20Transfe
 // GetErc20TransfersIter walks every item of every page of GetErc20Transfers, following the cursor. It copies p when called and never
 // changes it; it stops when ctx is done, on the first error, or when the caller stops ranging.
 func (s *TokenService) GetErc20TransfersIter(ctx context.Context, p *GetErc20TransfersParams) iter.Seq2[ERC20TransfersResponseResult, error] {
-	return pages[ERC20TransfersResponseResult](ctx, s.client, "getErc20Transfers", p.args())
+	return pages[ERC20TransfersResponseResult](ctx, (*service)(s).cl(), "getErc20Transfers", p.args())
 }
 
 // GetErc20MintsParams are the parameters of Token.GetErc20Mints (GET /erc20/mints). Zero values are not sent.
@@ -1656,7 +1656,7 @@ func (p *GetErc20MintsParams) args() Args {
 // GetErc20Mints calls GET /erc20/mints (endpoint "getErc20Mints"). p may be nil when nothing is required.
 func (s *TokenService) GetErc20Mints(ctx context.Context, p *GetErc20MintsParams) (*ERC20MintsResponse, error) {
 	var out ERC20MintsResponse
-	if err := s.client.Call(ctx, "getErc20Mints", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getErc20Mints", p.args(), &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -1665,7 +1665,7 @@ func (s *TokenService) GetErc20Mints(ctx context.Context, p *GetErc20MintsParams
 // GetErc20MintsIter walks every item of every page of GetErc20Mints, following the cursor. It copies p when called and never
 // changes it; it stops when ctx is done, on the first error, or when the caller stops ranging.
 func (s *TokenService) GetErc20MintsIter(ctx context.Context, p *GetErc20MintsParams) iter.Seq2[ERC20MintsResponseResult, error] {
-	return pages[ERC20MintsResponseResult](ctx, s.client, "getErc20Mints", p.args())
+	return pages[ERC20MintsResponseResult](ctx, (*service)(s).cl(), "getErc20Mints", p.args())
 }
 
 // GetErc20BurnsParams are the parameters of Token.GetErc20Burns (GET /erc20/burns). Zero values are not sent.
@@ -1728,7 +1728,7 @@ func (p *GetErc20BurnsParams) args() Args {
 // GetErc20Burns calls GET /erc20/burns (endpoint "getErc20Burns"). p may be nil when nothing is required.
 func (s *TokenService) GetErc20Burns(ctx context.Context, p *GetErc20BurnsParams) (*ERC20BurnsResponse, error) {
 	var out ERC20BurnsResponse
-	if err := s.client.Call(ctx, "getErc20Burns", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getErc20Burns", p.args(), &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -1737,7 +1737,7 @@ func (s *TokenService) GetErc20Burns(ctx context.Context, p *GetErc20BurnsParams
 // GetErc20BurnsIter walks every item of every page of GetErc20Burns, following the cursor. It copies p when called and never
 // changes it; it stops when ctx is done, on the first error, or when the caller stops ranging.
 func (s *TokenService) GetErc20BurnsIter(ctx context.Context, p *GetErc20BurnsParams) iter.Seq2[ERC20BurnsResponseResult, error] {
-	return pages[ERC20BurnsResponseResult](ctx, s.client, "getErc20Burns", p.args())
+	return pages[ERC20BurnsResponseResult](ctx, (*service)(s).cl(), "getErc20Burns", p.args())
 }
 
 // GetErc20ApprovalsParams are the parameters of Token.GetErc20Approvals (GET /erc20/approvals). Zero values are not sent.
@@ -1800,7 +1800,7 @@ func (p *GetErc20ApprovalsParams) args() Args {
 // GetErc20Approvals calls GET /erc20/approvals (endpoint "getErc20Approvals"). p may be nil when nothing is required.
 func (s *TokenService) GetErc20Approvals(ctx context.Context, p *GetErc20ApprovalsParams) (*ERC20ApprovalsResponse, error) {
 	var out ERC20ApprovalsResponse
-	if err := s.client.Call(ctx, "getErc20Approvals", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getErc20Approvals", p.args(), &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -1809,7 +1809,7 @@ func (s *TokenService) GetErc20Approvals(ctx context.Context, p *GetErc20Approva
 // GetErc20ApprovalsIter walks every item of every page of GetErc20Approvals, following the cursor. It copies p when called and never
 // changes it; it stops when ctx is done, on the first error, or when the caller stops ranging.
 func (s *TokenService) GetErc20ApprovalsIter(ctx context.Context, p *GetErc20ApprovalsParams) iter.Seq2[ERC20ApprovalsResponseResult, error] {
-	return pages[ERC20ApprovalsResponseResult](ctx, s.client, "getErc20Approvals", p.args())
+	return pages[ERC20ApprovalsResponseResult](ctx, (*service)(s).cl(), "getErc20Approvals", p.args())
 }
 
 // SearchNFTsParams are the parameters of Token.SearchNFTs (GET /nft/search). Zero values are not sent.
@@ -1888,7 +1888,7 @@ func (p *SearchNFTsParams) args() Args {
 // SearchNFTs calls GET /nft/search (endpoint "searchNFTs"). p may be nil when nothing is required.
 func (s *TokenService) SearchNFTs(ctx context.Context, p *SearchNFTsParams) (*NFTMetadataCollection, error) {
 	var out NFTMetadataCollection
-	if err := s.client.Call(ctx, "searchNFTs", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "searchNFTs", p.args(), &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -1897,7 +1897,7 @@ func (s *TokenService) SearchNFTs(ctx context.Context, p *SearchNFTsParams) (*NF
 // SearchNFTsIter walks every item of every page of SearchNFTs, following the cursor. It copies p when called and never
 // changes it; it stops when ctx is done, on the first error, or when the caller stops ranging.
 func (s *TokenService) SearchNFTsIter(ctx context.Context, p *SearchNFTsParams) iter.Seq2[NFTMetadata, error] {
-	return pages[NFTMetadata](ctx, s.client, "searchNFTs", p.args())
+	return pages[NFTMetadata](ctx, (*service)(s).cl(), "searchNFTs", p.args())
 }
 
 // GetNFTTransfersFromToBlockParams are the parameters of Token.GetNFTTransfersFromToBlock (GET /nft/transfers). Zero values are not sent.
@@ -1960,7 +1960,7 @@ func (p *GetNFTTransfersFromToBlockParams) args() Args {
 // GetNFTTransfersFromToBlock calls GET /nft/transfers (endpoint "getNFTTransfersFromToBlock"). p may be nil when nothing is required.
 func (s *TokenService) GetNFTTransfersFromToBlock(ctx context.Context, p *GetNFTTransfersFromToBlockParams) (*NFTTransferCollection, error) {
 	var out NFTTransferCollection
-	if err := s.client.Call(ctx, "getNFTTransfersFromToBlock", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getNFTTransfersFromToBlock", p.args(), &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -1969,7 +1969,7 @@ func (s *TokenService) GetNFTTransfersFromToBlock(ctx context.Context, p *GetNFT
 // GetNFTTransfersFromToBlockIter walks every item of every page of GetNFTTransfersFromToBlock, following the cursor. It copies p when called and never
 // changes it; it stops when ctx is done, on the first error, or when the caller stops ranging.
 func (s *TokenService) GetNFTTransfersFromToBlockIter(ctx context.Context, p *GetNFTTransfersFromToBlockParams) iter.Seq2[NFTTransfer, error] {
-	return pages[NFTTransfer](ctx, s.client, "getNFTTransfersFromToBlock", p.args())
+	return pages[NFTTransfer](ctx, (*service)(s).cl(), "getNFTTransfersFromToBlock", p.args())
 }
 
 // GetAllTokenIdsParams are the parameters of Token.GetAllTokenIds (GET /nft/:address). Zero values are not sent.
@@ -2038,7 +2038,7 @@ func (p *GetAllTokenIdsParams) args() Args {
 // GetAllTokenIds calls GET /nft/:address (endpoint "getAllTokenIds"). p may be nil when nothing is required.
 func (s *TokenService) GetAllTokenIds(ctx context.Context, p *GetAllTokenIdsParams) (*NFTCollection, error) {
 	var out NFTCollection
-	if err := s.client.Call(ctx, "getAllTokenIds", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getAllTokenIds", p.args(), &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -2047,7 +2047,7 @@ func (s *TokenService) GetAllTokenIds(ctx context.Context, p *GetAllTokenIdsPara
 // GetAllTokenIdsIter walks every item of every page of GetAllTokenIds, following the cursor. It copies p when called and never
 // changes it; it stops when ctx is done, on the first error, or when the caller stops ranging.
 func (s *TokenService) GetAllTokenIdsIter(ctx context.Context, p *GetAllTokenIdsParams) iter.Seq2[NFT, error] {
-	return pages[NFT](ctx, s.client, "getAllTokenIds", p.args())
+	return pages[NFT](ctx, (*service)(s).cl(), "getAllTokenIds", p.args())
 }
 
 // GetMultipleNFTsParams are the parameters of Token.GetMultipleNFTs (POST /nft/getMultipleNFTs). Zero values are not sent.
@@ -2086,7 +2086,7 @@ func (p *GetMultipleNFTsParams) args() Args {
 // GetMultipleNFTs calls POST /nft/getMultipleNFTs (endpoint "getMultipleNFTs"). p may be nil when nothing is required.
 func (s *TokenService) GetMultipleNFTs(ctx context.Context, p *GetMultipleNFTsParams) ([]NFTOwner, error) {
 	var out []NFTOwner
-	if err := s.client.Call(ctx, "getMultipleNFTs", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getMultipleNFTs", p.args(), &out); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -2158,7 +2158,7 @@ func (p *GetContractNFTTransfersParams) args() Args {
 // GetContractNFTTransfers calls GET /nft/:address/transfers (endpoint "getContractNFTTransfers"). p may be nil when nothing is required.
 func (s *TokenService) GetContractNFTTransfers(ctx context.Context, p *GetContractNFTTransfersParams) (*NFTTransferCollection, error) {
 	var out NFTTransferCollection
-	if err := s.client.Call(ctx, "getContractNFTTransfers", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getContractNFTTransfers", p.args(), &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -2167,7 +2167,7 @@ func (s *TokenService) GetContractNFTTransfers(ctx context.Context, p *GetContra
 // GetContractNFTTransfersIter walks every item of every page of GetContractNFTTransfers, following the cursor. It copies p when called and never
 // changes it; it stops when ctx is done, on the first error, or when the caller stops ranging.
 func (s *TokenService) GetContractNFTTransfersIter(ctx context.Context, p *GetContractNFTTransfersParams) iter.Seq2[NFTTransfer, error] {
-	return pages[NFTTransfer](ctx, s.client, "getContractNFTTransfers", p.args())
+	return pages[NFTTransfer](ctx, (*service)(s).cl(), "getContractNFTTransfers", p.args())
 }
 
 // GetNFTOwnersParams are the parameters of Token.GetNFTOwners (GET /nft/:address/owners). Zero values are not sent.
@@ -2226,7 +2226,7 @@ func (p *GetNFTOwnersParams) args() Args {
 // GetNFTOwners calls GET /nft/:address/owners (endpoint "getNFTOwners"). p may be nil when nothing is required.
 func (s *TokenService) GetNFTOwners(ctx context.Context, p *GetNFTOwnersParams) (*NFTOwnerCollection, error) {
 	var out NFTOwnerCollection
-	if err := s.client.Call(ctx, "getNFTOwners", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getNFTOwners", p.args(), &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -2235,7 +2235,7 @@ func (s *TokenService) GetNFTOwners(ctx context.Context, p *GetNFTOwnersParams) 
 // GetNFTOwnersIter walks every item of every page of GetNFTOwners, following the cursor. It copies p when called and never
 // changes it; it stops when ctx is done, on the first error, or when the caller stops ranging.
 func (s *TokenService) GetNFTOwnersIter(ctx context.Context, p *GetNFTOwnersParams) iter.Seq2[NFTOwner, error] {
-	return pages[NFTOwner](ctx, s.client, "getNFTOwners", p.args())
+	return pages[NFTOwner](ctx, (*service)(s).cl(), "getNFTOwners", p.args())
 }
 
 // GetNFTMetadataParams are the parameters of Token.GetNFTMetadata (GET /nft/:address/metadata). Zero values are not sent.
@@ -2264,7 +2264,7 @@ func (p *GetNFTMetadataParams) args() Args {
 // GetNFTMetadata calls GET /nft/:address/metadata (endpoint "getNFTMetadata"). p may be nil when nothing is required.
 func (s *TokenService) GetNFTMetadata(ctx context.Context, p *GetNFTMetadataParams) (*NFTContractMetadata, error) {
 	var out NFTContractMetadata
-	if err := s.client.Call(ctx, "getNFTMetadata", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getNFTMetadata", p.args(), &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -2311,7 +2311,7 @@ func (p *ReSyncMetadataParams) args() Args {
 // ReSyncMetadata calls GET /nft/:address/:token_id/metadata/resync (endpoint "reSyncMetadata"). p may be nil when nothing is required.
 func (s *TokenService) ReSyncMetadata(ctx context.Context, p *ReSyncMetadataParams) (*MetadataResync, error) {
 	var out MetadataResync
-	if err := s.client.Call(ctx, "reSyncMetadata", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "reSyncMetadata", p.args(), &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -2363,7 +2363,7 @@ func (p *GetTokenIdMetadataParams) args() Args {
 // GetTokenIdMetadata calls GET /nft/:address/:token_id (endpoint "getTokenIdMetadata"). p may be nil when nothing is required.
 func (s *TokenService) GetTokenIdMetadata(ctx context.Context, p *GetTokenIdMetadataParams) (*NFT, error) {
 	var out NFT
-	if err := s.client.Call(ctx, "getTokenIdMetadata", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getTokenIdMetadata", p.args(), &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -2430,7 +2430,7 @@ func (p *GetTokenIdOwnersParams) args() Args {
 // GetTokenIdOwners calls GET /nft/:address/:token_id/owners (endpoint "getTokenIdOwners"). p may be nil when nothing is required.
 func (s *TokenService) GetTokenIdOwners(ctx context.Context, p *GetTokenIdOwnersParams) (*NFTOwnerCollection, error) {
 	var out NFTOwnerCollection
-	if err := s.client.Call(ctx, "getTokenIdOwners", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getTokenIdOwners", p.args(), &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -2439,7 +2439,7 @@ func (s *TokenService) GetTokenIdOwners(ctx context.Context, p *GetTokenIdOwners
 // GetTokenIdOwnersIter walks every item of every page of GetTokenIdOwners, following the cursor. It copies p when called and never
 // changes it; it stops when ctx is done, on the first error, or when the caller stops ranging.
 func (s *TokenService) GetTokenIdOwnersIter(ctx context.Context, p *GetTokenIdOwnersParams) iter.Seq2[NFTOwner, error] {
-	return pages[NFTOwner](ctx, s.client, "getTokenIdOwners", p.args())
+	return pages[NFTOwner](ctx, (*service)(s).cl(), "getTokenIdOwners", p.args())
 }
 
 // GetWalletTokenIdTransfersParams are the parameters of Token.GetWalletTokenIdTransfers (GET /nft/:address/:token_id/transfers). Zero values are not sent.
@@ -2498,7 +2498,7 @@ func (p *GetWalletTokenIdTransfersParams) args() Args {
 // GetWalletTokenIdTransfers calls GET /nft/:address/:token_id/transfers (endpoint "getWalletTokenIdTransfers"). p may be nil when nothing is required.
 func (s *TokenService) GetWalletTokenIdTransfers(ctx context.Context, p *GetWalletTokenIdTransfersParams) (*NFTTransferCollection, error) {
 	var out NFTTransferCollection
-	if err := s.client.Call(ctx, "getWalletTokenIdTransfers", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getWalletTokenIdTransfers", p.args(), &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -2507,7 +2507,7 @@ func (s *TokenService) GetWalletTokenIdTransfers(ctx context.Context, p *GetWall
 // GetWalletTokenIdTransfersIter walks every item of every page of GetWalletTokenIdTransfers, following the cursor. It copies p when called and never
 // changes it; it stops when ctx is done, on the first error, or when the caller stops ranging.
 func (s *TokenService) GetWalletTokenIdTransfersIter(ctx context.Context, p *GetWalletTokenIdTransfersParams) iter.Seq2[NFTTransfer, error] {
-	return pages[NFTTransfer](ctx, s.client, "getWalletTokenIdTransfers", p.args())
+	return pages[NFTTransfer](ctx, (*service)(s).cl(), "getWalletTokenIdTransfers", p.args())
 }
 
 // SyncNFTContractParams are the parameters of Contract.SyncNFTContract (PUT /nft/:address/sync). Zero values are not sent.
@@ -2536,7 +2536,7 @@ func (p *SyncNFTContractParams) args() Args {
 // SyncNFTContract calls PUT /nft/:address/sync (endpoint "syncNFTContract"). p may be nil when nothing is required.
 func (s *ContractService) SyncNFTContract(ctx context.Context, p *SyncNFTContractParams) (*SyncNFTContractResponse, error) {
 	var out SyncNFTContractResponse
-	if err := s.client.Call(ctx, "syncNFTContract", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "syncNFTContract", p.args(), &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -2568,7 +2568,7 @@ func (p *ResolveDomainParams) args() Args {
 // ResolveDomain calls GET /resolve/:domain (endpoint "resolveDomain"). p may be nil when nothing is required.
 func (s *ResolveService) ResolveDomain(ctx context.Context, p *ResolveDomainParams) (*Resolve, error) {
 	var out Resolve
-	if err := s.client.Call(ctx, "resolveDomain", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "resolveDomain", p.args(), &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -2595,7 +2595,7 @@ func (p *ResolveENSDomainParams) args() Args {
 // ResolveENSDomain calls GET /resolve/ens/:domain (endpoint "resolveENSDomain"). p may be nil when nothing is required.
 func (s *ResolveService) ResolveENSDomain(ctx context.Context, p *ResolveENSDomainParams) (*Resolve, error) {
 	var out Resolve
-	if err := s.client.Call(ctx, "resolveENSDomain", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "resolveENSDomain", p.args(), &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -2622,7 +2622,7 @@ func (p *ResolveAddressParams) args() Args {
 // ResolveAddress calls GET /resolve/:address/reverse (endpoint "resolveAddress"). p may be nil when nothing is required.
 func (s *ResolveService) ResolveAddress(ctx context.Context, p *ResolveAddressParams) (*ENS, error) {
 	var out ENS
-	if err := s.client.Call(ctx, "resolveAddress", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "resolveAddress", p.args(), &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -2664,7 +2664,7 @@ func (p *GetPairReservesParams) args() Args {
 // GetPairReserves calls GET /:pair_address/reserves (endpoint "getPairReserves"). p may be nil when nothing is required.
 func (s *DeFiService) GetPairReserves(ctx context.Context, p *GetPairReservesParams) (*ReservesPair, error) {
 	var out ReservesPair
-	if err := s.client.Call(ctx, "getPairReserves", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getPairReserves", p.args(), &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -2716,7 +2716,7 @@ func (p *GetPairAddressParams) args() Args {
 // GetPairAddress calls GET /:token0_address/:token1_address/pairAddress (endpoint "getPairAddress"). p may be nil when nothing is required.
 func (s *DeFiService) GetPairAddress(ctx context.Context, p *GetPairAddressParams) (*ReservesCollection, error) {
 	var out ReservesCollection
-	if err := s.client.Call(ctx, "getPairAddress", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getPairAddress", p.args(), &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -2742,7 +2742,7 @@ func (p *UploadFolderParams) args() Args {
 // UploadFolder calls POST /ipfs/uploadFolder (endpoint "uploadFolder"). p may be nil when nothing is required.
 func (s *StorageService) UploadFolder(ctx context.Context, p *UploadFolderParams) ([]IPFSFile, error) {
 	var out []IPFSFile
-	if err := s.client.Call(ctx, "uploadFolder", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "uploadFolder", p.args(), &out); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -2763,7 +2763,7 @@ func (p *Web3ApiVersionParams) args() Args {
 // Web3ApiVersion calls GET /web3/version (endpoint "web3ApiVersion"). p may be nil when nothing is required.
 func (s *InfoService) Web3ApiVersion(ctx context.Context, p *Web3ApiVersionParams) (*Web3version, error) {
 	var out Web3version
-	if err := s.client.Call(ctx, "web3ApiVersion", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "web3ApiVersion", p.args(), &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -2784,7 +2784,7 @@ func (p *EndpointWeightsParams) args() Args {
 // EndpointWeights calls GET /info/endpointWeights (endpoint "endpointWeights"). p may be nil when nothing is required.
 func (s *InfoService) EndpointWeights(ctx context.Context, p *EndpointWeightsParams) ([]EndpointWeights, error) {
 	var out []EndpointWeights
-	if err := s.client.Call(ctx, "endpointWeights", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "endpointWeights", p.args(), &out); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -2805,7 +2805,7 @@ func (p *GetTopERC20TokensByMarketCapParams) args() Args {
 // GetTopERC20TokensByMarketCap calls GET /market-data/erc20s/top-tokens (endpoint "getTopERC20TokensByMarketCap"). p may be nil when nothing is required.
 func (s *MarketDataService) GetTopERC20TokensByMarketCap(ctx context.Context, p *GetTopERC20TokensByMarketCapParams) ([]MarketDataERC20Token, error) {
 	var out []MarketDataERC20Token
-	if err := s.client.Call(ctx, "getTopERC20TokensByMarketCap", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getTopERC20TokensByMarketCap", p.args(), &out); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -2826,7 +2826,7 @@ func (p *GetTopERC20TokensByPriceMoversParams) args() Args {
 // GetTopERC20TokensByPriceMovers calls GET /market-data/erc20s/top-movers (endpoint "getTopERC20TokensByPriceMovers"). p may be nil when nothing is required.
 func (s *MarketDataService) GetTopERC20TokensByPriceMovers(ctx context.Context, p *GetTopERC20TokensByPriceMoversParams) (*MarketDataERC20TokensByPriceMovers, error) {
 	var out MarketDataERC20TokensByPriceMovers
-	if err := s.client.Call(ctx, "getTopERC20TokensByPriceMovers", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getTopERC20TokensByPriceMovers", p.args(), &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -2847,7 +2847,7 @@ func (p *GetTopNFTCollectionsByMarketCapParams) args() Args {
 // GetTopNFTCollectionsByMarketCap calls GET /market-data/nfts/top-collections (endpoint "getTopNFTCollectionsByMarketCap"). p may be nil when nothing is required.
 func (s *MarketDataService) GetTopNFTCollectionsByMarketCap(ctx context.Context, p *GetTopNFTCollectionsByMarketCapParams) ([]MarketDataTopNFTCollectionByMarketCap, error) {
 	var out []MarketDataTopNFTCollectionByMarketCap
-	if err := s.client.Call(ctx, "getTopNFTCollectionsByMarketCap", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getTopNFTCollectionsByMarketCap", p.args(), &out); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -2868,7 +2868,7 @@ func (p *GetHottestNFTCollectionsByTradingVolumeParams) args() Args {
 // GetHottestNFTCollectionsByTradingVolume calls GET /market-data/nfts/hottest-collections (endpoint "getHottestNFTCollectionsByTradingVolume"). p may be nil when nothing is required.
 func (s *MarketDataService) GetHottestNFTCollectionsByTradingVolume(ctx context.Context, p *GetHottestNFTCollectionsByTradingVolumeParams) ([]MarketDataHottestNFTCollectionByTradingVolume, error) {
 	var out []MarketDataHottestNFTCollectionByTradingVolume
-	if err := s.client.Call(ctx, "getHottestNFTCollectionsByTradingVolume", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getHottestNFTCollectionsByTradingVolume", p.args(), &out); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -2900,7 +2900,7 @@ func (p *ReviewContractsParams) args() Args {
 // ReviewContracts calls POST /contracts-review (endpoint "reviewContracts"). p may be nil when nothing is required.
 func (s *UtilsService) ReviewContracts(ctx context.Context, p *ReviewContractsParams) (*ReviewContractsResponse, error) {
 	var out ReviewContractsResponse
-	if err := s.client.Call(ctx, "reviewContracts", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "reviewContracts", p.args(), &out); err != nil {
 		return nil, err
 	}
 	return &out, nil

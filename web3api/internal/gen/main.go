@@ -352,16 +352,16 @@ func render(gens []epGen) []byte {
 		svc := groupTypes[ep.Group] + "Service"
 		w("// %s calls %s %s (endpoint %q). p may be nil when nothing is required.\n", g.method, ep.Method, ep.Path, ep.Name)
 		if g.respIsSlice {
-			w("func (s *%s) %s(ctx context.Context, p *%s) (%s, error) {\nvar out %s\nif err := s.client.Call(ctx, %q, p.args(), &out); err != nil {\nreturn nil, err\n}\nreturn out, nil\n}\n\n",
+			w("func (s *%s) %s(ctx context.Context, p *%s) (%s, error) {\nvar out %s\nif err := (*service)(s).cl().Call(ctx, %q, p.args(), &out); err != nil {\nreturn nil, err\n}\nreturn out, nil\n}\n\n",
 				svc, g.method, g.params, g.resp, g.resp, ep.Name)
 		} else {
 			base := strings.TrimPrefix(g.resp, "*")
-			w("func (s *%s) %s(ctx context.Context, p *%s) (%s, error) {\nvar out %s\nif err := s.client.Call(ctx, %q, p.args(), &out); err != nil {\nreturn nil, err\n}\nreturn &out, nil\n}\n\n",
+			w("func (s *%s) %s(ctx context.Context, p *%s) (%s, error) {\nvar out %s\nif err := (*service)(s).cl().Call(ctx, %q, p.args(), &out); err != nil {\nreturn nil, err\n}\nreturn &out, nil\n}\n\n",
 				svc, g.method, g.params, g.resp, base, ep.Name)
 		}
 		if g.itemType != "" {
 			w("// %sIter walks every item of every page of %s, following the cursor. It copies p when called and never\n// changes it; it stops when ctx is done, on the first error, or when the caller stops ranging.\n", g.method, g.method)
-			w("func (s *%s) %sIter(ctx context.Context, p *%s) iter.Seq2[%s, error] {\nreturn pages[%s](ctx, s.client, %q, p.args())\n}\n\n", svc, g.method, g.params, g.itemType, g.itemType, ep.Name)
+			w("func (s *%s) %sIter(ctx context.Context, p *%s) iter.Seq2[%s, error] {\nreturn pages[%s](ctx, (*service)(s).cl(), %q, p.args())\n}\n\n", svc, g.method, g.params, g.itemType, g.itemType, ep.Name)
 		}
 	}
 	names := make([]string, 0, len(types))
