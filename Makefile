@@ -5,7 +5,7 @@ GO ?= go
 GOTESTFLAGS ?= -count=1
 STACK := internal/devstack
 
-.PHONY: all deps up down test test-go test-react test-browser demo bench bench-check lint fuzz smoke build
+.PHONY: all deps up down test test-go test-react test-browser demo bench bench-check lint fuzz fuzz-check smoke build
 
 all: build
 
@@ -29,7 +29,7 @@ build:
 	$(GO) vet ./...
 
 ## test: every test: Go unit and integration (race detector on), React unit tests, browser end to end
-test: smoke build test-go test-react bench-check
+test: smoke build test-go test-react bench-check fuzz-check
 	@echo "make test: all suites passed"
 
 ## test-react: the React hooks package: typecheck, vitest, build, demo page build
@@ -43,6 +43,17 @@ test-go:
 demo: up
 	set -a; source .devstack/env; set +a; $(GO) run ./examples/quickstart
 
+# Every fuzz target of a decoder that takes outside bytes (package:target).
+FUZZ_TARGETS := ./internal/wire:FuzzObjectUnmarshal ./internal/rest:FuzzDecodeError ./query:FuzzFromJSON ./query:FuzzDecode \
+	./auth:FuzzParseSIWE ./auth:FuzzDecodeRequest ./auth:FuzzHandlerSignIn ./web3api:FuzzDecodeResponse
+FUZZTIME ?= 60s
+
+## fuzz: run every fuzz target for FUZZTIME each (make test runs them for a few seconds each)
+fuzz:
+	@for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; name=$${t##*:}; \
+		echo "fuzz $$name ($$pkg) for $(FUZZTIME)"; \
+		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; done
+
 ## lint: formatting and vet
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
@@ -51,6 +62,9 @@ lint:
 ## bench: side-by-side benchmarks (moralis-go, moralis-v1 in Node, raw HTTP); table on stdout, JSON in bench/results/
 bench: up
 	$(GO) run ./bench
+
+fuzz-check:
+	$(MAKE) fuzz FUZZTIME=3s
 
 # make test only checks that the benchmark harness still runs, at a small size (never a timed assertion).
 bench-check: up

@@ -24,6 +24,7 @@ const StateDirName = ".devstack"
 // Variable names in .devstack/env and in the environment.
 const (
 	VarServerURL    = "MORALIS_SERVER_URL"
+	VarServerURL2   = "MORALIS_SERVER_URL_2"
 	VarAppID        = "MORALIS_APP_ID"
 	VarJSKey        = "MORALIS_JS_KEY"
 	VarMasterKey    = "MORALIS_MASTER_KEY"
@@ -58,6 +59,10 @@ func notRunning(format string, args ...any) error {
 type Env struct {
 	// ServerURL is parse-server's URL including the mount path, e.g. http://127.0.0.1:41693/parse.
 	ServerURL string
+	// ServerURL2 is the second parse-server instance over the same database (same app id and keys,
+	// its own port; no LiveQuery server), for tests of several endpoint machines. Empty when the
+	// env file comes from an older up.sh; see RequireServerURL2.
+	ServerURL2 string
 	// AppID is the application id (X-Parse-Application-Id, _ApplicationId).
 	AppID string
 	// JavaScriptKey is the client key (X-Parse-JavaScript-Key, _JavaScriptKey).
@@ -96,7 +101,7 @@ func load(wd string, getenv func(string) string) (Env, error) {
 			return Env{}, err
 		}
 	}
-	for _, k := range []string{VarServerURL, VarAppID, VarJSKey, VarMasterKey, VarLiveQueryURL, VarMailFile, VarPGURL} {
+	for _, k := range []string{VarServerURL, VarServerURL2, VarAppID, VarJSKey, VarMasterKey, VarLiveQueryURL, VarMailFile, VarPGURL} {
 		if v := getenv(k); v != "" {
 			vals[k] = v
 		}
@@ -113,11 +118,17 @@ func load(wd string, getenv func(string) string) (Env, error) {
 		}
 		return Env{}, notRunning("%s lacks %s", file, strings.Join(missing, ", "))
 	}
-	if u, err := url.Parse(vals[VarServerURL]); err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
-		return Env{}, notRunning("%s %q is not an http(s) URL", VarServerURL, vals[VarServerURL])
+	for _, k := range []string{VarServerURL, VarServerURL2} {
+		if k == VarServerURL2 && vals[k] == "" {
+			continue // optional
+		}
+		if u, err := url.Parse(vals[k]); err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+			return Env{}, notRunning("%s %q is not an http(s) URL", k, vals[k])
+		}
 	}
 	return Env{
 		ServerURL:     strings.TrimRight(vals[VarServerURL], "/"),
+		ServerURL2:    strings.TrimRight(vals[VarServerURL2], "/"),
 		AppID:         vals[VarAppID],
 		JavaScriptKey: vals[VarJSKey],
 		MasterKey:     vals[VarMasterKey],
@@ -200,13 +211,24 @@ func unquote(v string) string {
 	return b.String()
 }
 
-// Ping checks that something accepts TCP connections at ServerURL's host and port, so a stale
-// .devstack/env (after `make down`) gives a clear error instead of "connection refused" later.
-// It returns a *NotRunningError when nothing listens or ctx ends first.
+// Ping checks that something accepts TCP connections at ServerURL's host and port (and at
+// ServerURL2's when it is set), so a stale .devstack/env (after `make down`) gives a clear error
+// instead of "connection refused" later. It returns a *NotRunningError when nothing listens or ctx
+// ends first.
 func (e Env) Ping(ctx context.Context) error {
-	u, err := url.Parse(e.ServerURL)
+	if err := ping(ctx, VarServerURL, e.ServerURL); err != nil {
+		return err
+	}
+	if e.ServerURL2 != "" {
+		return ping(ctx, VarServerURL2, e.ServerURL2)
+	}
+	return nil
+}
+
+func ping(ctx context.Context, name, serverURL string) error {
+	u, err := url.Parse(serverURL)
 	if err != nil || u.Host == "" {
-		return notRunning("%s %q is not a URL", VarServerURL, e.ServerURL)
+		return notRunning("%s %q is not a URL", name, serverURL)
 	}
 	host := u.Host
 	if u.Port() == "" {
@@ -219,7 +241,7 @@ func (e Env) Ping(ctx context.Context) error {
 	var d net.Dialer
 	conn, err := d.DialContext(ctx, "tcp", host)
 	if err != nil {
-		return notRunning("nothing answers at %s: %v", e.ServerURL, err)
+		return notRunning("nothing answers at %s: %v", serverURL, err)
 	}
 	return conn.Close()
 }
@@ -229,7 +251,7 @@ func (e Env) Ping(ctx context.Context) error {
 func (e Env) Environ() []string {
 	var out []string
 	for _, kv := range [][2]string{
-		{VarServerURL, e.ServerURL}, {VarAppID, e.AppID}, {VarJSKey, e.JavaScriptKey},
+		{VarServerURL, e.ServerURL}, {VarServerURL2, e.ServerURL2}, {VarAppID, e.AppID}, {VarJSKey, e.JavaScriptKey},
 		{VarMasterKey, e.MasterKey}, {VarLiveQueryURL, e.LiveQueryURL}, {VarMailFile, e.MailFile},
 		{VarPGURL, e.PGURL},
 	} {
@@ -256,4 +278,16 @@ func MustLoad(tb testing.TB) Env {
 		return Env{}
 	}
 	return env
+}
+
+// RequireServerURL2 is for tests that need the second parse-server instance: it returns
+// ServerURL2, or calls tb.Fatalf (never skips) when the env file has none, which means the stack
+// was started by an older up.sh.
+func (e Env) RequireServerURL2(tb testing.TB) string {
+	tb.Helper()
+	if e.ServerURL2 == "" {
+		tb.Fatalf("%v", notRunning("%s is not set: run `make up` again to start the second parse-server instance", VarServerURL2))
+		return ""
+	}
+	return e.ServerURL2
 }

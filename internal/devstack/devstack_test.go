@@ -13,6 +13,7 @@ import (
 
 const sampleEnv = `# written by internal/devstack/up.sh
 MORALIS_SERVER_URL=http://127.0.0.1:41693/parse
+MORALIS_SERVER_URL_2=http://127.0.0.1:41694/parse/
 MORALIS_APP_ID=appf98dfec167ad
 MORALIS_JS_KEY=jsc6b22648f7cb0e3ef7274a34
 MORALIS_MASTER_KEY='mk 2982'
@@ -54,6 +55,7 @@ func TestLoadFindsEnvFileAboveWorkingDir(t *testing.T) {
 	}
 	want := Env{
 		ServerURL:     "http://127.0.0.1:41693/parse",
+		ServerURL2:    "http://127.0.0.1:41694/parse",
 		AppID:         "appf98dfec167ad",
 		JavaScriptKey: "jsc6b22648f7cb0e3ef7274a34",
 		MasterKey:     "mk 2982",
@@ -134,6 +136,13 @@ func TestLoadFromEnvironmentOnly(t *testing.T) {
 	if got.ServerURL != vars[VarServerURL] || got.AppID != "a" || got.JavaScriptKey != "j" || got.MasterKey != "m" {
 		t.Fatalf("load = %+v", got)
 	}
+	if got.ServerURL2 != "" {
+		t.Fatalf("ServerURL2 = %q without %s", got.ServerURL2, VarServerURL2)
+	}
+	vars[VarServerURL2] = "http://127.0.0.1:1338/parse"
+	if got, err = load(nested, func(k string) string { return vars[k] }); err != nil || got.ServerURL2 != vars[VarServerURL2] {
+		t.Fatalf("load with %s: %+v, %v", VarServerURL2, got, err)
+	}
 }
 
 func TestLoadRejectsIncompleteOrBadFiles(t *testing.T) {
@@ -141,6 +150,7 @@ func TestLoadRejectsIncompleteOrBadFiles(t *testing.T) {
 		"missing key":  {strings.Replace(sampleEnv, "MORALIS_MASTER_KEY='mk 2982'\n", "", 1), "lacks MORALIS_MASTER_KEY"},
 		"not kv":       {"MORALIS_SERVER_URL\n", "env:1 is not KEY=VALUE"},
 		"bad url":      {strings.Replace(sampleEnv, "http://127.0.0.1:41693/parse", "127.0.0.1:41693", 1), "is not an http(s) URL"},
+		"bad url 2":    {strings.Replace(sampleEnv, "http://127.0.0.1:41694/parse/", "127.0.0.1:41694", 1), "MORALIS_SERVER_URL_2 \"127.0.0.1:41694\" is not an http(s) URL"},
 		"ftp scheme":   {strings.Replace(sampleEnv, "http://127.0.0.1:41693/parse", "ftp://127.0.0.1/parse", 1), "is not an http(s) URL"},
 		"empty values": {"MORALIS_SERVER_URL=\nMORALIS_APP_ID=\n", "lacks MORALIS_SERVER_URL, MORALIS_APP_ID, MORALIS_JS_KEY, MORALIS_MASTER_KEY"},
 	}
@@ -186,10 +196,53 @@ func TestPing(t *testing.T) {
 	}
 }
 
+func TestPingChecksTheSecondInstance(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	closed, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone := closed.Addr().String()
+	closed.Close()
+	up := "http://" + ln.Addr().String() + "/parse"
+	if err := (Env{ServerURL: up, ServerURL2: up}).Ping(t.Context()); err != nil {
+		t.Fatalf("both listening: %v", err)
+	}
+	err = (Env{ServerURL: up, ServerURL2: "http://" + gone + "/parse"}).Ping(t.Context())
+	if !errors.Is(err, ErrNotRunning) || !strings.Contains(err.Error(), "nothing answers at http://"+gone) {
+		t.Fatalf("second instance down: %v", err)
+	}
+}
+
+func TestRequireServerURL2(t *testing.T) {
+	tb := &fatalTB{TB: t}
+	if got := (Env{ServerURL2: "http://127.0.0.1:2/parse"}).RequireServerURL2(tb); got != "http://127.0.0.1:2/parse" || tb.fatal != "" {
+		t.Fatalf("RequireServerURL2 = %q, fatal %q", got, tb.fatal)
+	}
+	(Env{ServerURL: "http://127.0.0.1:1/parse"}).RequireServerURL2(tb)
+	want := "local stack not running: run `make up` (MORALIS_SERVER_URL_2 is not set: run `make up` again to start the second parse-server instance)"
+	if tb.fatal != want || tb.skipped {
+		t.Fatalf("fatal %q, want %q", tb.fatal, want)
+	}
+}
+
 func TestEnviron(t *testing.T) {
-	e := Env{ServerURL: "http://127.0.0.1:1/parse", AppID: "a", JavaScriptKey: "j", MasterKey: "m", MailFile: "/m"}
+	e := Env{ServerURL: "http://127.0.0.1:1/parse", ServerURL2: "http://127.0.0.1:2/parse", AppID: "a", JavaScriptKey: "j", MasterKey: "m", MailFile: "/m"}
 	got := strings.Join(e.Environ(), " ")
-	want := "MORALIS_SERVER_URL=http://127.0.0.1:1/parse MORALIS_APP_ID=a MORALIS_JS_KEY=j MORALIS_MASTER_KEY=m MORALIS_MAIL_FILE=/m"
+	want := "MORALIS_SERVER_URL=http://127.0.0.1:1/parse MORALIS_SERVER_URL_2=http://127.0.0.1:2/parse MORALIS_APP_ID=a MORALIS_JS_KEY=j MORALIS_MASTER_KEY=m MORALIS_MAIL_FILE=/m"
 	if got != want {
 		t.Fatalf("Environ = %q, want %q", got, want)
 	}
@@ -211,7 +264,7 @@ func (f *fatalTB) SkipNow()                          { f.skipped = true }
 func TestMustLoadFailsWithReason(t *testing.T) {
 	_, nested := repo(t, "")
 	t.Chdir(nested)
-	for _, k := range []string{DirEnvVar, VarServerURL, VarAppID, VarJSKey, VarMasterKey} {
+	for _, k := range []string{DirEnvVar, VarServerURL, VarServerURL2, VarAppID, VarJSKey, VarMasterKey} {
 		t.Setenv(k, "")
 	}
 	tb := &fatalTB{TB: t}
@@ -233,7 +286,7 @@ func TestMustLoadStaleEnvFile(t *testing.T) {
 	ln.Close() // nothing listens there any more: a stale env file
 	_, nested := repo(t, strings.ReplaceAll(sampleEnv, "127.0.0.1:41693", addr))
 	t.Chdir(nested)
-	for _, k := range []string{DirEnvVar, VarServerURL, VarAppID, VarJSKey, VarMasterKey} {
+	for _, k := range []string{DirEnvVar, VarServerURL, VarServerURL2, VarAppID, VarJSKey, VarMasterKey} {
 		t.Setenv(k, "")
 	}
 	tb := &fatalTB{TB: t}

@@ -1,24 +1,31 @@
 #!/usr/bin/env bash
-# Stops what up.sh started, by the PIDs it recorded: parse-server (SIGTERM, then SIGKILL after 10 s)
-# and the throwaway PostgreSQL cluster (pg_ctl stop on our own data directory). Keeps the data, so
-# the next up.sh is warm; `down.sh --purge` also deletes .devstack (cluster, files, mail, keys).
+# Stops what up.sh started, by the PIDs it recorded: both parse-server instances (SIGTERM to both at
+# once, then SIGKILL after 10 s) and the throwaway PostgreSQL cluster (pg_ctl stop on our own data
+# directory). Keeps the data, so the next up.sh is warm; `down.sh --purge` also deletes .devstack
+# (cluster, files, mail, keys).
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-SERVER_PID_FILE=$STATE/server.pid
+SERVER_PID_FILES=("$STATE/server.pid" "$STATE/server2.pid")
 PG_PID_FILE=$STATE/pg.pid
 
-if pid_alive "$SERVER_PID_FILE"; then
-	pid=$(head -n 1 "$SERVER_PID_FILE")
-	log "stopping parse-server (pid $pid)"
-	kill -TERM "$pid" 2>/dev/null || true
+pids=()
+for pf in "${SERVER_PID_FILES[@]}"; do
+	if pid_alive "$pf"; then
+		pid=$(head -n 1 "$pf")
+		log "stopping parse-server (pid $pid, $(basename "$pf"))"
+		kill -TERM "$pid" 2>/dev/null || true
+		pids+=("$pid")
+	fi
+done
+for pid in "${pids[@]}"; do
 	for _ in $(seq 1 100); do proc_alive "$pid" || break; sleep 0.1; done
 	if proc_alive "$pid"; then
 		log "parse-server (pid $pid) still alive after 10 s: SIGKILL"
 		kill -KILL "$pid" 2>/dev/null || true
 	fi
-fi
-rm -f "$SERVER_PID_FILE"
+done
+rm -f "${SERVER_PID_FILES[@]}"
 
 if pid_alive "$PG_PID_FILE"; then
 	pid=$(head -n 1 "$PG_PID_FILE")

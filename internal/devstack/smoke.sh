@@ -2,7 +2,9 @@
 # End-to-end check of the running local stack (start it with up.sh), with curl, against the facts in
 # shared/reference/parse-server-wire.md: objects, batch of 20, users, files, password-reset mail,
 # functions, jobs, PostGIS $nearSphere, LiveQuery, and the moralisEth/moralisSol auth adapters with
-# real signatures. It also runs the adapters' node unit tests. Prints "N passed, N failed" and
+# real signatures; then that the second parse-server instance shares everything that matters with the
+# first (objects, sessions, files, idempotency, schema changes, wallet users). It also runs the
+# adapters' node unit tests. Prints "N passed, N failed" and
 # exits non-zero on any mismatch.
 set -uo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -11,6 +13,8 @@ set -uo pipefail
 # shellcheck disable=SC1091
 . "$STATE/env"
 URL=$MORALIS_SERVER_URL
+URL2=${MORALIS_SERVER_URL_2:-}
+[ -n "$URL2" ] || die "no MORALIS_SERVER_URL_2 in $STATE/env (a stack from an older up.sh): run internal/devstack/up.sh again"
 export NODE_PATH=$SERVER_DIR/node_modules
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
@@ -200,6 +204,65 @@ post users "{\"authData\":{\"moralisSol\":{\"id\":\"x\",\"data\":\"y\"}},$AUTH}"
 check "moralisSol missing fields" 404 'j.code===101 && j.error==="moralisSol: authData requires id, signature, data"'
 post users "{\"authData\":{\"unknownProv\":{\"id\":\"x\"}},$AUTH}"
 check "unknown auth provider" 400 'j.code===252'
+
+# ---- the second instance (same database, same files directory) ----
+# on2 CMD...: run a helper (post, check, ...) against the second instance.
+on2() {
+	local URL=$URL2
+	"$@"
+}
+STATUS=$(curl -sS -o "$TMP/body" -w '%{http_code}' "$URL2/health") || STATUS=000
+BODY=$(cat "$TMP/body")
+check "instance 2: GET health" 200 'j.status==="ok"'
+post classes/GameScore "{\"score\":7,\"playerName\":\"two-$RUN\",$AUTH}"
+check "instance 1: create object" 201 'j.objectId'
+OID2=$(jv j.objectId)
+on2 post "classes/GameScore/$OID2" "{\"_method\":\"GET\",$AUTH}"
+check "instance 2 reads the object created on instance 1" 200 "j.objectId==='$OID2' && j.score===7 && j.playerName==='two-$RUN'"
+on2 post "classes/GameScore/$OID2" "{\"_method\":\"PUT\",\"score\":{\"__op\":\"Increment\",\"amount\":3},$AUTH}"
+check "instance 2 updates it" 200 'j.score===10'
+post "classes/GameScore/$OID2" "{\"_method\":\"GET\",$AUTH}"
+check "instance 1 reads the update" 200 'j.score===10'
+on2 post users/me "{\"_method\":\"GET\",\"_SessionToken\":\"$TOKEN\",$AUTH}"
+check "instance 2 accepts instance 1's session token" 200 "j.username==='$USER'"
+# A class and a field created through instance 1, then a new field through instance 2, then another
+# through instance 1 after instance 2 cached the class: instance 2's schema cache follows
+# (databaseOptions.enableSchemaHooks, Postgres LISTEN/NOTIFY).
+NEWCLASS=Multi_$RUN
+post "classes/$NEWCLASS" "{\"a\":1,$AUTH}"
+check "instance 1: create a new class" 201 'j.objectId'
+on2 post "classes/$NEWCLASS" "{\"a\":2,\"b\":\"x\",$AUTH}"
+check "instance 2: new field on that class" 201 'j.objectId'
+post "classes/$NEWCLASS" "{\"_method\":\"GET\",\"where\":{\"b\":\"x\"},$AUTH}"
+check "instance 1 queries the field added on instance 2" 200 'j.results.length===1 && j.results[0].a===2'
+on2 post "classes/$NEWCLASS" "{\"_method\":\"GET\",\"order\":\"a\",$AUTH}"
+check "instance 2 lists both objects" 200 'j.results.length===2 && j.results[0].a===1'
+post "classes/$NEWCLASS" "{\"a\":3,\"c\":{\"__type\":\"Date\",\"iso\":\"2020-01-02T03:04:05.000Z\"},$AUTH}"
+check "instance 1: another new field, after instance 2 cached the class" 201 'j.objectId'
+on2 post "classes/$NEWCLASS" "{\"_method\":\"GET\",\"where\":{\"c\":{\"\$lt\":{\"__type\":\"Date\",\"iso\":\"2021-01-01T00:00:00.000Z\"}}},$AUTH}"
+check "instance 2 queries the new field" 200 'j.results.length===1 && j.results[0].a===3 && j.results[0].c.__type==="Date"'
+# With a stale schema cache instance 2 would try to add the field again and answer 107 "Could not add field c".
+on2 post "classes/$NEWCLASS" "{\"c\":\"a string\",$AUTH}"
+check "instance 2 knows the new field's type (schema hooks)" 400 "j.code===111 && j.error==='schema mismatch for $NEWCLASS.c; expected Date but got String'"
+# Files: one directory (both processes run in .devstack), so an upload to 1 downloads from 2.
+FILE_NAME=${FILE_URL##*/}
+if [ "$(curl -sS "$URL2/files/$MORALIS_APP_ID/$FILE_NAME")" = "hello $RUN" ]; then
+	ok "instance 2 serves the file uploaded to instance 1"
+else
+	bad "instance 2 does not serve $FILE_NAME"
+fi
+# Idempotency: the _Idempotency table is shared, so a request id used on 1 is a duplicate on 2.
+on2 post classes/GameScore "{\"score\":1,$AUTH}" -H "X-Parse-Request-Id: $RID"
+check "instance 2 refuses instance 1's request id" 400 'j.code===159 && j.error==="Duplicate request"'
+# The wallet user signed up through instance 1 logs in through instance 2 (same user).
+post users "{\"authData\":{\"moralisEth\":$eth},$AUTH}"
+ETH_USER=$(jv j.objectId)
+on2 post users "{\"authData\":{\"moralisEth\":$eth},$AUTH}"
+check "instance 2: moralisEth log-in of instance 1's user" 200 "j.objectId==='$ETH_USER' && j.sessionToken"
+# LiveQuery runs on instance 1 only (no shared pub/sub): instance 2 has no websocket server.
+STATUS=$(curl -sS -o /dev/null -w '%{http_code}' --max-time 3 -H 'Connection: Upgrade' -H 'Upgrade: websocket' \
+	-H 'Sec-WebSocket-Version: 13' -H 'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==' "$URL2") || STATUS=000
+if [ "$STATUS" != 101 ]; then ok "instance 2 has no LiveQuery server (answers $STATUS)"; else bad "instance 2 answered a websocket upgrade"; fi
 
 # ---- node unit tests of the adapters ----
 if out=$(cd "$DEVSTACK_SRC/server" && node --test test/ 2>&1); then

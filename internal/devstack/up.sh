@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Brings up the local backend stack on 127.0.0.1: a throwaway PostgreSQL 15 + PostGIS cluster and
-# parse-server 9.10 with Moralis v1 settings, cloud code and the moralisEth/moralisSol auth adapters.
+# parse-server 9.10 with Moralis v1 settings, cloud code and the moralisEth/moralisSol auth adapters,
+# run as TWO instances over the one database (same app id and keys, own ports and PID files; the
+# second has no LiveQuery server), for tests of several endpoint machines.
 # All state lives in <repo>/.devstack (git-ignored by its own .gitignore). Idempotent: when the
 # recorded processes are alive and healthy it only rewrites .devstack/env and returns; it restarts
-# parse-server when a file under internal/devstack/server changed since it started (cloud code).
-# Writes .devstack/env (MORALIS_SERVER_URL, MORALIS_APP_ID, MORALIS_JS_KEY, MORALIS_MASTER_KEY,
-# MORALIS_LIVEQUERY_URL, MORALIS_MAIL_FILE, MORALIS_PG_URL). Stop it with down.sh.
+# an instance when a file under internal/devstack/server changed since it started (cloud code), and
+# starts only what is missing otherwise.
+# Writes .devstack/env (MORALIS_SERVER_URL, MORALIS_SERVER_URL_2, MORALIS_APP_ID, MORALIS_JS_KEY,
+# MORALIS_MASTER_KEY, MORALIS_LIVEQUERY_URL, MORALIS_MAIL_FILE, MORALIS_PG_URL). Stop it with down.sh.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 t0=$(date +%s%N)
@@ -23,10 +26,12 @@ bash "$DEVSTACK_SRC/deps.sh" 9>&-
 PG_LINK=$STATE/pg
 PG_PID_FILE=$STATE/pg.pid
 SERVER_PID_FILE=$STATE/server.pid
+SERVER2_PID_FILE=$STATE/server2.pid
 PORTS_FILE=$STATE/ports.env
 KEYS_FILE=$STATE/keys.env
 MAIL_FILE=$STATE/mail.jsonl
 SERVER_LOG=$LOGDIR/parse-server.log
+SERVER2_LOG=$LOGDIR/parse-server-2.log
 DB_NAME=moralis
 
 # ---- where the cluster lives -------------------------------------------------------------------
@@ -55,12 +60,21 @@ ln -sfn "$PG_LOG" "$LOGDIR/postgres.log"
 # ---- recorded ports and keys ---------------------------------------------------------------------
 PG_PORT=
 SERVER_PORT=
+SERVER2_PORT=
 # shellcheck disable=SC1090
 [ -f "$PORTS_FILE" ] && . "$PORTS_FILE"
 
 port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-save_ports() { printf 'PG_PORT=%s\nSERVER_PORT=%s\n' "$PG_PORT" "$SERVER_PORT" >"$PORTS_FILE"; }
-health_ok() { curl -fsS --max-time 2 "http://127.0.0.1:$SERVER_PORT/parse/health" 2>/dev/null | grep -q '"ok"'; }
+save_ports() {
+	printf 'PG_PORT=%s\nSERVER_PORT=%s\nSERVER2_PORT=%s\n' "$PG_PORT" "$SERVER_PORT" "$SERVER2_PORT" >"$PORTS_FILE"
+}
+# health_ok PORT: parse-server on PORT answers /parse/health with "ok".
+health_ok() { [ -n "$1" ] && curl -fsS --max-time 2 "http://127.0.0.1:$1/parse/health" 2>/dev/null | grep -q '"ok"'; }
+
+# Instance N (1 or 2) of parse-server: its PID file, port variable, log.
+pid_file_of() { if [ "$1" = 1 ]; then echo "$SERVER_PID_FILE"; else echo "$SERVER2_PID_FILE"; fi; }
+port_of() { if [ "$1" = 1 ]; then echo "$SERVER_PORT"; else echo "$SERVER2_PORT"; fi; }
+log_of() { if [ "$1" = 1 ]; then echo "$SERVER_LOG"; else echo "$SERVER2_LOG"; fi; }
 
 write_env() {
 	# shellcheck disable=SC1090
@@ -69,6 +83,7 @@ write_env() {
 	{
 		echo "# written by internal/devstack/up.sh; source it or let internal/devstack.Load read it"
 		echo "MORALIS_SERVER_URL=http://127.0.0.1:$SERVER_PORT/parse"
+		echo "MORALIS_SERVER_URL_2=http://127.0.0.1:$SERVER2_PORT/parse"
 		echo "MORALIS_APP_ID=$APP_ID"
 		echo "MORALIS_JS_KEY=$JS_KEY"
 		echo "MORALIS_MASTER_KEY=$MASTER_KEY"
@@ -79,18 +94,26 @@ write_env() {
 	mv "$tmp" "$STATE/env"
 }
 
-# server_changed prints a file of the server's code (not its tests or tools) newer than its start.
+# server_changed PIDFILE prints a file of the server's code (not its tests or tools) newer than the
+# start of the instance that wrote PIDFILE.
 server_changed() {
 	find "$DEVSTACK_SRC/server" \( -name test -o -name tools -o -name node_modules \) -prune -o \
-		-type f -newer "$SERVER_PID_FILE" -print -quit
+		-type f -newer "$1" -print -quit
+}
+
+# instance_ok N: instance N is alive, healthy, and started after the packages and the server code.
+instance_ok() {
+	local pf
+	pf=$(pid_file_of "$1")
+	pid_alive "$pf" && [ "$pf" -nt "$SERVER_DIR/.installed" ] && [ -z "$(server_changed "$pf")" ] &&
+		health_ok "$(port_of "$1")"
 }
 
 # ---- warm path ------------------------------------------------------------------------------------
-if pid_alive "$PG_PID_FILE" && pid_alive "$SERVER_PID_FILE" && [ -f "$KEYS_FILE" ] && [ -n "$SERVER_PORT" ] &&
-	[ "$SERVER_PID_FILE" -nt "$SERVER_DIR/.installed" ] && [ -z "$(server_changed)" ] &&
-	health_ok; then
+if pid_alive "$PG_PID_FILE" && [ -f "$KEYS_FILE" ] && instance_ok 1 && instance_ok 2; then
 	write_env
-	log "already running: http://127.0.0.1:$SERVER_PORT/parse (pg port $PG_PORT), checked in $(elapsed)"
+	log "already running: http://127.0.0.1:$SERVER_PORT/parse and http://127.0.0.1:$SERVER2_PORT/parse" \
+		"(pg port $PG_PORT), checked in $(elapsed)"
 	exit 0
 fi
 
@@ -116,8 +139,10 @@ if [ ! -f "$PGDATA/PG_VERSION" ]; then
 fi
 
 pg_running=no
+pg_was_running=no
 if pid_alive "$PG_PID_FILE"; then
 	pg_running=yes
+	pg_was_running=yes
 elif pid_alive "$PGDATA/postmaster.pid"; then
 	# Our cluster is running but its PID was not recorded (e.g. pg.pid removed): adopt it.
 	head -n 1 "$PGDATA/postmaster.pid" >"$PG_PID_FILE"
@@ -145,48 +170,86 @@ if [ "$("${PSQL[@]}" -d "$DB_NAME" -tAc "select 1 from pg_extension where extnam
 fi
 log "postgres ready on 127.0.0.1:$PG_PORT after $(elapsed)"
 
-# ---- parse-server ---------------------------------------------------------------------------------
-if pid_alive "$SERVER_PID_FILE"; then
-	# Alive but unhealthy, older than the installed packages or than a file under
-	# internal/devstack/server (cloud code edited): restart it (it is ours, by PID).
-	pid=$(head -n 1 "$SERVER_PID_FILE")
-	log "restarting parse-server (pid $pid)"
-	kill "$pid" 2>/dev/null || true
-	for _ in $(seq 1 50); do proc_alive "$pid" || break; sleep 0.1; done
-	if proc_alive "$pid"; then kill -9 "$pid" 2>/dev/null || true; fi
-fi
-rm -f "$SERVER_PID_FILE"
-if [ -z "$SERVER_PORT" ] || ! port_free "$SERVER_PORT"; then
-	SERVER_PORT=$(free_port)
-fi
-save_ports
+# ---- parse-server, two instances --------------------------------------------------------------------
+# An instance that is alive, healthy and current (and whose database kept running) is kept: a
+# missing second instance is started without disturbing the first. The others are (re)started, the
+# node processes in parallel (index.js serialises their database initialisation with a lock).
 # shellcheck disable=SC1090
 . "$KEYS_FILE"
-log "starting parse-server on 127.0.0.1:$SERVER_PORT (log $SERVER_LOG)"
-echo "---- $(date -u +%FT%TZ) start on port $SERVER_PORT" >>"$SERVER_LOG"
-(
-	cd "$STATE"
-	exec 9>&- # the lock must not outlive up.sh in the server
-	exec env NODE_PATH="$SERVER_DIR/node_modules" \
-		DEVSTACK_PORT="$SERVER_PORT" DEVSTACK_APP_ID="$APP_ID" DEVSTACK_JS_KEY="$JS_KEY" \
-		DEVSTACK_MASTER_KEY="$MASTER_KEY" \
-		DEVSTACK_DATABASE_URI="postgres://postgres@127.0.0.1:$PG_PORT/$DB_NAME" \
-		DEVSTACK_MAIL_FILE="$MAIL_FILE" DEVSTACK_PID_FILE="$SERVER_PID_FILE" \
-		setsid node "$DEVSTACK_SRC/server/index.js" </dev/null >>"$SERVER_LOG" 2>&1
-) &
-launcher=$!
-deadline=$(( $(date +%s) + 90 ))
-until health_ok; do
-	if ! proc_alive "$launcher" && ! pid_alive "$SERVER_PID_FILE"; then
-		die_with_log "parse-server exited during start-up" "$SERVER_LOG"
+to_start=()
+for n in 1 2; do
+	if [ "$pg_was_running" = yes ] && instance_ok "$n"; then
+		log "parse-server $n already running on 127.0.0.1:$(port_of "$n")"
+		continue
 	fi
-	if [ "$(date +%s)" -ge "$deadline" ]; then
-		die_with_log "parse-server did not answer /parse/health within 90 s" "$SERVER_LOG"
+	to_start+=("$n")
+	pf=$(pid_file_of "$n")
+	if pid_alive "$pf"; then
+		# Alive but unhealthy, older than the installed packages or than a file under
+		# internal/devstack/server (cloud code edited): restart it (it is ours, by PID).
+		pid=$(head -n 1 "$pf")
+		log "restarting parse-server $n (pid $pid)"
+		kill "$pid" 2>/dev/null || true
+		for _ in $(seq 1 50); do proc_alive "$pid" || break; sleep 0.1; done
+		if proc_alive "$pid"; then kill -9 "$pid" 2>/dev/null || true; fi
 	fi
-	sleep 0.2
+	rm -f "$pf"
 done
-# index.js writes its own PID once listening; wait for that record.
-for _ in $(seq 1 50); do pid_alive "$SERVER_PID_FILE" && break; sleep 0.1; done
-pid_alive "$SERVER_PID_FILE" || die_with_log "parse-server answers but recorded no PID" "$SERVER_LOG"
+# Ports: the recorded one while it is free, else a new one; the two always differ.
+for n in "${to_start[@]}"; do
+	if [ "$n" = 1 ]; then
+		if [ -z "$SERVER_PORT" ] || ! port_free "$SERVER_PORT" || [ "$SERVER_PORT" = "$SERVER2_PORT" ]; then
+			SERVER_PORT=$(free_port)
+			while [ "$SERVER_PORT" = "$SERVER2_PORT" ]; do SERVER_PORT=$(free_port); done
+		fi
+	else
+		if [ -z "$SERVER2_PORT" ] || ! port_free "$SERVER2_PORT" || [ "$SERVER2_PORT" = "$SERVER_PORT" ]; then
+			SERVER2_PORT=$(free_port)
+			while [ "$SERVER2_PORT" = "$SERVER_PORT" ]; do SERVER2_PORT=$(free_port); done
+		fi
+	fi
+done
+save_ports
+
+# start_instance N: launch instance N in the background; sets launcher_N to the launcher's PID.
+start_instance() {
+	local n=$1 port pf lf livequery=1
+	port=$(port_of "$n")
+	pf=$(pid_file_of "$n")
+	lf=$(log_of "$n")
+	[ "$n" = 1 ] || livequery=0
+	log "starting parse-server $n on 127.0.0.1:$port (log $lf)"
+	echo "---- $(date -u +%FT%TZ) start on port $port" >>"$lf"
+	(
+		cd "$STATE"
+		exec 9>&- # the lock must not outlive up.sh in the server
+		exec env NODE_PATH="$SERVER_DIR/node_modules" \
+			DEVSTACK_PORT="$port" DEVSTACK_APP_ID="$APP_ID" DEVSTACK_JS_KEY="$JS_KEY" \
+			DEVSTACK_MASTER_KEY="$MASTER_KEY" \
+			DEVSTACK_DATABASE_URI="postgres://postgres@127.0.0.1:$PG_PORT/$DB_NAME" \
+			DEVSTACK_MAIL_FILE="$MAIL_FILE" DEVSTACK_PID_FILE="$pf" DEVSTACK_LIVEQUERY="$livequery" \
+			setsid node "$DEVSTACK_SRC/server/index.js" </dev/null >>"$lf" 2>&1
+	) &
+	eval "launcher_$n=\$!"
+}
+for n in "${to_start[@]}"; do start_instance "$n"; done
+
+deadline=$(( $(date +%s) + 90 ))
+for n in "${to_start[@]}"; do
+	launcher_var=launcher_$n
+	until health_ok "$(port_of "$n")"; do
+		if ! proc_alive "${!launcher_var}" && ! pid_alive "$(pid_file_of "$n")"; then
+			die_with_log "parse-server $n exited during start-up" "$(log_of "$n")"
+		fi
+		if [ "$(date +%s)" -ge "$deadline" ]; then
+			die_with_log "parse-server $n did not answer /parse/health within 90 s" "$(log_of "$n")"
+		fi
+		sleep 0.1
+	done
+	# index.js writes its own PID once listening; wait for that record.
+	for _ in $(seq 1 50); do pid_alive "$(pid_file_of "$n")" && break; sleep 0.1; done
+	pid_alive "$(pid_file_of "$n")" || die_with_log "parse-server $n answers but recorded no PID" "$(log_of "$n")"
+done
 write_env
-log "up after $(elapsed): http://127.0.0.1:$SERVER_PORT/parse (pg 127.0.0.1:$PG_PORT); env in $STATE/env"
+log "up after $(elapsed): http://127.0.0.1:$SERVER_PORT/parse and http://127.0.0.1:$SERVER2_PORT/parse" \
+	"(pg 127.0.0.1:$PG_PORT); env in $STATE/env"
