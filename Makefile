@@ -5,7 +5,7 @@ GO ?= go
 GOTESTFLAGS ?= -count=1
 STACK := internal/devstack
 
-.PHONY: all deps up down test test-go test-react test-browser demo bench bench-check lint fuzz fuzz-check smoke build
+.PHONY: all deps up down chain test test-go test-react test-browser demo bench bench-check lint fuzz fuzz-check smoke build
 
 all: build
 
@@ -17,9 +17,14 @@ deps:
 up: deps
 	bash $(STACK)/up.sh
 
-## down: stop what `make up` started (by PID)
+## down: stop what `make up` and `make demo` started (by PID)
 down:
+	bash $(STACK)/chain.sh down
 	bash $(STACK)/down.sh
+
+## chain: a local EVM (the simulated chain behind JSON-RPC) and the chain-data test server answering from it
+chain: up
+	bash $(STACK)/chain.sh up
 
 smoke: up
 	bash $(STACK)/smoke.sh
@@ -29,7 +34,7 @@ build:
 	$(GO) vet ./...
 
 ## test: every test: Go unit and integration (race detector on), React unit tests, browser end to end
-test: smoke build test-go test-react bench-check fuzz-check
+test: smoke chain build test-go test-react bench-check fuzz-check
 	@echo "make test: all suites passed"
 
 ## test-react: the React hooks package: typecheck, vitest, build, demo page build
@@ -39,9 +44,9 @@ test-react:
 test-go:
 	$(GO) test $(GOTESTFLAGS) -race ./...
 
-## demo: bring the stack up and walk through the product with examples/quickstart
-demo: up
-	set -a; source .devstack/env; set +a; $(GO) run ./examples/quickstart
+## demo: bring the stack and the local chain up and walk through the product with examples/quickstart
+demo: up chain
+	set -a; source .devstack/env; source .devstack/chain/env; set +a; $(GO) run ./examples/quickstart
 
 # Every fuzz target of a decoder that takes outside bytes (package:target).
 FUZZ_TARGETS := ./internal/wire:FuzzObjectUnmarshal ./internal/rest:FuzzDecodeError ./query:FuzzFromJSON ./query:FuzzDecode \

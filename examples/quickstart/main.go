@@ -23,6 +23,8 @@ type demo struct {
 	user       *client.User
 	userClient *client.Client
 	progress   io.Writer
+	chain      chainConfig
+	receiver   string
 	rows       int
 	class      string
 	cfg        *cli.Backend
@@ -32,6 +34,12 @@ func main() {
 	fs := flag.NewFlagSet("quickstart", flag.ContinueOnError)
 	cfg := cli.BackendFlags(fs)
 	rows := fs.Int("rows", 3000, "rows to create for the batch and iterator steps")
+	var chain chainConfig
+	fs.StringVar(&chain.RPCURL, "rpc", os.Getenv("MORALIS_RPC_URL"), "local chain JSON-RPC URL (env MORALIS_RPC_URL); empty skips the chain steps")
+	fs.StringVar(&chain.DevKey, "dev-key", os.Getenv("MORALIS_DEV_KEY"), "hex key of the funded dev account (env MORALIS_DEV_KEY)")
+	fs.StringVar(&chain.ERC20, "erc20", os.Getenv("MORALIS_ERC20"), "ERC-20 contract on the local chain (env MORALIS_ERC20)")
+	fs.StringVar(&chain.Web3APIURL, "web3api-url", os.Getenv("MORALIS_WEB3API_URL"), "chain-data API base URL (env MORALIS_WEB3API_URL)")
+	fs.StringVar(&chain.APIKey, "api-key", os.Getenv("MORALIS_API_KEY"), "chain-data API key (env MORALIS_API_KEY)")
 	timeout := fs.Duration("timeout", 5*time.Minute, "give up after this long")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: quickstart [flags]\n\nWalks through the SDK against a backend (the local stack of `make up`).\n\n")
@@ -51,14 +59,14 @@ func main() {
 	defer stop()
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
-	if err := run(ctx, cfg, *rows, os.Stdout, os.Stderr); err != nil {
+	if err := run(ctx, cfg, chain, *rows, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "quickstart:", err)
 		os.Exit(1)
 	}
 }
 
 // run walks through every step, printing to out (and progress bars to progress).
-func run(ctx context.Context, cfg *cli.Backend, rows int, out, progress io.Writer) error {
+func run(ctx context.Context, cfg *cli.Backend, chain chainConfig, rows int, out, progress io.Writer) error {
 	c, err := client.New(client.Config{
 		ServerURL: cfg.ServerURL, AppID: cfg.AppID, JavaScriptKey: cfg.JavaScriptKey, MasterKey: cfg.MasterKey,
 		Idempotency: true,
@@ -66,7 +74,7 @@ func run(ctx context.Context, cfg *cli.Backend, rows int, out, progress io.Write
 	if err != nil {
 		return err
 	}
-	d := &demo{c: c, rows: rows, class: fmt.Sprintf("DemoScore%d", time.Now().UnixNano()), cfg: cfg, progress: progress}
+	d := &demo{c: c, rows: rows, class: fmt.Sprintf("DemoScore%d", time.Now().UnixNano()), cfg: cfg, progress: progress, chain: chain}
 	steps := allSteps(d)
 	s := &cli.Steps{Out: out, Total: len(steps)}
 	start := time.Now()

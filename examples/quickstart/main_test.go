@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -22,11 +24,13 @@ func TestQuickstartRunsAndPrintsNoSecrets(t *testing.T) {
 	var out, progress bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	err := run(ctx, cfg, 400, &out, &progress)
+	chain := loadChain(t)
+	err := run(ctx, cfg, chain, 400, &out, &progress)
 	require.NoError(t, err, "output:\n%s", out.String())
 	all := out.String() + progress.String()
-	assert.Contains(t, all, "steps passed")
-	secrets := map[string]string{"master key": env.MasterKey, "JavaScript key": env.JavaScriptKey}
+	assert.Contains(t, all, "all 13 steps passed")
+	secrets := map[string]string{"master key": env.MasterKey, "JavaScript key": env.JavaScriptKey,
+		"dev chain key": strings.TrimPrefix(chain.DevKey, "0x"), "chain-data API key": chain.APIKey}
 	for name, s := range secrets {
 		require.NotEmpty(t, s)
 		assert.NotContains(t, all, s, "the %s leaked into the output", name)
@@ -48,4 +52,22 @@ func TestQuickstartNeedsConfiguration(t *testing.T) {
 	err := (&cli.Backend{}).Check()
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "MORALIS_SERVER_URL")
+}
+
+// loadChain reads the local chain's settings written by internal/devstack/chain.sh (`make chain`, run by make test
+// and make demo). Missing settings fail the test: the chain steps are part of the walkthrough.
+func loadChain(t *testing.T) chainConfig {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", ".devstack", "chain", "env"))
+	require.NoError(t, err, "the local chain is not running: run `make chain`")
+	env := map[string]string{}
+	for _, line := range strings.Split(string(b), "\n") {
+		if k, v, ok := strings.Cut(line, "="); ok {
+			env[k] = v
+		}
+	}
+	c := chainConfig{RPCURL: env["MORALIS_RPC_URL"], DevKey: env["MORALIS_DEV_KEY"], ERC20: env["MORALIS_ERC20"],
+		Web3APIURL: env["MORALIS_WEB3API_URL"], APIKey: env["MORALIS_API_KEY"]}
+	require.True(t, c.ok(), "incomplete chain settings in .devstack/chain/env")
+	return c
 }
