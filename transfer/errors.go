@@ -27,6 +27,7 @@ type RequiredError struct {
 	Field string
 }
 
+// Error returns "{field} is required".
 func (e *RequiredError) Error() string { return e.Field + " is required" }
 
 // ValidationError lists every problem found in an input before anything was
@@ -66,6 +67,7 @@ type AmbiguousFunctionError struct {
 	Candidates []string
 }
 
+// Error returns the product text followed by the candidate signatures.
 func (e *AmbiguousFunctionError) Error() string {
 	return ErrMultipleFunctions.Error() + ": " + strings.Join(e.Candidates, ", ")
 }
@@ -83,8 +85,10 @@ type RevertError struct {
 	Err    error // the node's error, if the revert came as an RPC error
 }
 
+// Error returns "transfer: {op}: execution reverted: {reason}".
 func (e *RevertError) Error() string {
 	return fmt.Sprintf("transfer: %s: execution reverted: %s", e.Op, e.Reason)
 }
 
+// Unwrap returns the node's error, if any.
 func (e *RevertError) Unwrap() error { return e.Err }
