@@ -23,7 +23,7 @@ func FormatDate(t time.Time) string { return t.UTC().Format(DateLayout) }
 
 // ParseDate reads a Parse date string; it accepts any RFC 3339 time as well.
 func ParseDate(s string) (time.Time, error) {
-	if t, err := time.Parse(DateLayout, s); err == nil {
+	if t, ok := parseFixedDate(s); ok {
 		return t, nil
 	}
 	t, err := time.Parse(time.RFC3339Nano, s)
@@ -225,4 +225,38 @@ func (b *Bytes) UnmarshalJSON(data []byte) error {
 	}
 	*b = d
 	return nil
+}
+
+// parseFixedDate reads exactly "2006-01-02T15:04:05.000Z" without time.Parse: every object carries two such dates,
+// and reading them is a hot path when iterating large classes.
+func parseFixedDate(s string) (time.Time, bool) {
+	if len(s) != 24 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' || s[19] != '.' || s[23] != 'Z' {
+		return time.Time{}, false
+	}
+	num := func(from, to int) (int, bool) {
+		n := 0
+		for i := from; i < to; i++ {
+			c := s[i]
+			if c < '0' || c > '9' {
+				return 0, false
+			}
+			n = n*10 + int(c-'0')
+		}
+		return n, true
+	}
+	y, ok1 := num(0, 4)
+	mo, ok2 := num(5, 7)
+	d, ok3 := num(8, 10)
+	h, ok4 := num(11, 13)
+	mi, ok5 := num(14, 16)
+	se, ok6 := num(17, 19)
+	ms, ok7 := num(20, 23)
+	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6 && ok7) || mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || se > 59 {
+		return time.Time{}, false
+	}
+	t := time.Date(y, time.Month(mo), d, h, mi, se, ms*int(time.Millisecond), time.UTC)
+	if t.Day() != d { // e.g. February 30th: time.Date would normalise it
+		return time.Time{}, false
+	}
+	return t, true
 }

@@ -170,3 +170,34 @@ func TestUnmarshalTypedTopLevelIntoMap(t *testing.T) {
 	require.NoError(t, Unmarshal([]byte(`{"__type":"Pointer","className":"A","objectId":"b"}`), &m))
 	assert.Equal(t, "Pointer", m["__type"])
 }
+
+func TestParseDateFastPathAgreesWithTimeParse(t *testing.T) {
+	for _, s := range []string{"2026-11-21T22:36:39.296Z", "2000-02-29T00:00:00.000Z", "1999-12-31T23:59:59.999Z"} {
+		want, err := time.Parse(DateLayout, s)
+		require.NoError(t, err)
+		got, err := ParseDate(s)
+		require.NoError(t, err)
+		assert.True(t, want.Equal(got), s)
+	}
+	for _, s := range []string{"2026-02-30T00:00:00.000Z", "2026-13-01T00:00:00.000Z", "2026-01-01T24:00:00.000Z", "20x6-01-01T00:00:00.000Z", "bad"} {
+		_, err := ParseDate(s)
+		assert.Error(t, err, s)
+	}
+	// Other RFC 3339 forms still parse.
+	got, err := ParseDate("2026-01-02T03:04:05+02:00")
+	require.NoError(t, err)
+	assert.Equal(t, 1, got.Hour())
+}
+
+func FuzzParseDate(f *testing.F) {
+	f.Add("2026-11-21T22:36:39.296Z")
+	f.Add("2026-02-30T00:00:00.000Z")
+	f.Fuzz(func(t *testing.T, s string) {
+		got, err := ParseDate(s)
+		if want, werr := time.Parse(DateLayout, s); werr == nil {
+			if err != nil || !got.Equal(want) {
+				t.Fatalf("%q: fast path %v %v, time.Parse %v", s, got, err, want)
+			}
+		}
+	})
+}
