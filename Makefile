@@ -34,7 +34,7 @@ build:
 	$(GO) vet ./...
 
 ## test: every test: Go unit and integration (race detector on), React unit tests, browser end to end
-test: smoke chain build test-go test-react bench-check fuzz-check
+test: smoke chain build test-go test-react test-browser bench-check fuzz-check
 	@echo "make test: all suites passed"
 
 ## test-react: the React hooks package: typecheck, vitest, build, demo page build
@@ -67,6 +67,11 @@ lint:
 ## bench: side-by-side benchmarks (moralis-go, moralis-v1 in Node, raw HTTP); table on stdout, JSON in bench/results/
 bench: up
 	$(GO) run ./bench
+
+## test-browser: the React demo page in headless Chromium against examples/authserver on the real stack
+test-browser: up
+	cd react-hooks && npm run build:demo
+	cd react-hooks/e2e && npm ci --no-audit --no-fund --loglevel=error && node run.mjs
 
 fuzz-check:
 	$(MAKE) fuzz FUZZTIME=3s

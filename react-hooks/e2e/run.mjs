@@ -1,0 +1,560 @@
+// Browser end-to-end test of the React hooks demo (issue 9): Debian's Chromium, driven by playwright-core, loads
+// react-hooks/demo/dist/ from the real Go authserver (examples/authserver), whose /auth endpoint talks to the local
+// backend (parse-server with the moralisEth / moralisSol adapters). The wallets in the page are thin shims: every
+// signature is made in Node with real keys (an ethers Wallet, an ed25519 key) through exposed bindings.
+//
+// Usage: cd react-hooks && npm run build:demo && cd e2e && npm ci && node run.mjs
+// E2E_AUTHSERVER_BIN=path runs a prebuilt authserver instead of building ./examples/authserver.
+// Needs: /usr/bin/chromium (or CHROMIUM=...), go, the local stack up (MORALIS_* in the environment or in
+// .devstack/env at the repository root, or MORALIS_ENV_FILE=...). Exits non-zero on failure; the last line is
+// "e2e: N passed, M failed".
+import { spawn, execFile } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ed25519 } from '@noble/curves/ed25519.js';
+import bs58 from 'bs58';
+import { getBytes, Wallet } from 'ethers';
+import { chromium } from 'playwright-core';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const repo = resolve(here, '..', '..');
+const demoDist = resolve(here, '..', 'demo', 'dist');
+const artifacts = join(repo, 'test-artifacts');
+const chromiumPath = process.env.CHROMIUM ?? '/usr/bin/chromium';
+const WAIT_MS = Number(process.env.E2E_WAIT_MS ?? 15_000);
+
+// ---------- small helpers ----------
+
+const ms = (t0) => Math.round(performance.now() - t0);
+const lower = (s) => s.toLowerCase();
+
+class Failure extends Error {}
+function check(cond, what) {
+  if (!cond) throw new Failure(what);
+}
+function eq(actual, expected, what) {
+  if (actual !== expected) throw new Failure(`${what}: got ${JSON.stringify(actual)}, want ${JSON.stringify(expected)}`);
+}
+
+function loadEnv() {
+  const keys = ['MORALIS_SERVER_URL', 'MORALIS_APP_ID', 'MORALIS_JS_KEY', 'MORALIS_MASTER_KEY'];
+  const env = {};
+  const file = process.env.MORALIS_ENV_FILE ?? join(repo, '.devstack', 'env');
+  if (existsSync(file)) {
+    for (const line of readFileSync(file, 'utf8').split('\n')) {
+      const m = /^\s*(?:export\s+)?([A-Z0-9_]+)=(.*)$/.exec(line);
+      if (m) env[m[1]] = m[2].trim().replace(/^(['"])(.*)\1$/, '$2');
+    }
+  }
+  for (const k of Object.keys(process.env)) if (k.startsWith('MORALIS_')) env[k] = process.env[k];
+  const missing = keys.filter((k) => !env[k]);
+  if (missing.length) {
+    throw new Failure(`missing ${missing.join(', ')}: start the local stack (make up / internal/devstack/up.sh) or set them`);
+  }
+  env.MORALIS_SERVER_URL = env.MORALIS_SERVER_URL.replace(/\/+$/, '');
+  return env;
+}
+
+function freePort() {
+  return new Promise((res, rej) => {
+    const s = createServer();
+    s.once('error', rej);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => res(port));
+    });
+  });
+}
+
+function run(cmd, args, opts) {
+  return new Promise((res, rej) =>
+    execFile(cmd, args, { maxBuffer: 16 << 20, ...opts }, (err, stdout, stderr) =>
+      err ? rej(new Failure(`${cmd} ${args.join(' ')} failed: ${err.message}\n${stdout}${stderr}`)) : res(stdout),
+    ),
+  );
+}
+
+const sleep = (t) => new Promise((r) => setTimeout(r, t));
+
+// ---------- the Go authserver ----------
+
+let server; // { child, pid, output(), exited }
+
+async function startAuthserver(bin, env, port) {
+  const out = [];
+  const child = spawn(bin, ['-addr', `127.0.0.1:${port}`, '-static', demoDist], {
+    cwd: repo,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = new Promise((r) => child.once('exit', (code, signal) => r({ code, signal })));
+  child.stdout.on('data', (d) => out.push(d.toString()));
+  child.stderr.on('data', (d) => out.push(d.toString()));
+  server = { child, pid: child.pid, output: () => out.join(''), exited, done: false };
+  exited.then(() => (server.done = true));
+  const base = `http://127.0.0.1:${port}`;
+  const end = Date.now() + 20_000;
+  let last = '';
+  while (Date.now() < end) {
+    if (server.done) throw new Failure(`authserver exited early: ${JSON.stringify(await exited)}\n${server.output()}`);
+    try {
+      const [page, me] = await Promise.all([fetch(`${base}/`), fetch(`${base}/auth/me`)]);
+      last = `GET / -> ${page.status}, GET /auth/me -> ${me.status} ${await me.text()}`;
+      if (page.ok && me.status === 401) return base;
+    } catch (e) {
+      last = e.message;
+    }
+    await sleep(100);
+  }
+  throw new Failure(`authserver not ready on ${base} after 20 s (last: ${last})\n${server.output()}`);
+}
+
+async function stopAuthserver() {
+  if (!server || server.done) return;
+  try {
+    process.kill(server.pid, 'SIGTERM');
+  } catch {}
+  const t = await Promise.race([server.exited.then(() => 'exited'), sleep(5000).then(() => 'timeout')]);
+  if (t === 'timeout' && !server.done) {
+    try {
+      process.kill(server.pid, 'SIGKILL');
+    } catch {}
+    await server.exited;
+  }
+}
+for (const sig of ['SIGINT', 'SIGTERM']) {
+  process.on(sig, () => {
+    if (server && !server.done) {
+      try {
+        process.kill(server.pid, 'SIGKILL');
+      } catch {}
+    }
+    process.exit(130);
+  });
+}
+process.on('exit', () => {
+  if (server && !server.done) {
+    try {
+      process.kill(server.pid, 'SIGKILL');
+    } catch {}
+  }
+});
+
+// ---------- wallets (keys stay in Node) ----------
+
+const ethKeys = [Wallet.createRandom(), Wallet.createRandom()];
+const solSecret = ed25519.utils.randomSecretKey();
+const solPublic = ed25519.getPublicKey(solSecret);
+const solAddress = bs58.encode(solPublic);
+const signed = { eth: [], sol: [] };
+
+// Runs in the page before any page script. The wallet shims hold no key: they call the Node bindings.
+function walletShims({ solAddress, chainId }) {
+  const emitter = () => {
+    const map = new Map();
+    return {
+      on(event, fn) {
+        if (!map.has(event)) map.set(event, new Set());
+        map.get(event).add(fn);
+        return this;
+      },
+      off(event, fn) {
+        map.get(event)?.delete(fn);
+        return this;
+      },
+      emit(event, ...args) {
+        for (const fn of [...(map.get(event) ?? [])]) fn(...args);
+      },
+      count: (event) => map.get(event)?.size ?? 0,
+    };
+  };
+
+  // EIP-1193 (MetaMask-like). The account comes from Node; the site is not authorised until eth_requestAccounts.
+  const ev = emitter();
+  let authorised = false;
+  const rpcError = (code, message) => Object.assign(new Error(message), { code });
+  const ethereum = {
+    isMetaMask: true,
+    async request({ method, params } = {}) {
+      const p = Array.isArray(params) ? params : [];
+      switch (method) {
+        case 'eth_accounts':
+          return authorised ? [await window.__e2eEthAccount()] : [];
+        case 'eth_requestAccounts':
+          authorised = true;
+          return [await window.__e2eEthAccount()];
+        case 'eth_chainId':
+          return '0x' + chainId.toString(16);
+        case 'net_version':
+          return String(chainId);
+        case 'personal_sign': {
+          if (!authorised) throw rpcError(4100, 'The requested account has not been authorized');
+          return window.__e2eEthSign(String(p[0]), String(p[1]));
+        }
+        default:
+          throw rpcError(4200, `unsupported method ${method}`);
+      }
+    },
+    on: (e, fn) => (ev.on(e, fn), ethereum),
+    removeListener: (e, fn) => (ev.off(e, fn), ethereum),
+    off: (e, fn) => (ev.off(e, fn), ethereum),
+  };
+
+  // Phantom-like Solana provider.
+  const sv = emitter();
+  const publicKey = {
+    toBase58: () => solAddress,
+    toString: () => solAddress,
+    toJSON: () => solAddress,
+    equals: (o) => String(o) === solAddress,
+  };
+  let solConnected = false;
+  let solTrusted = false;
+  const solana = {
+    isPhantom: true,
+    publicKey: null,
+    get isConnected() {
+      return solConnected;
+    },
+    async connect(opts) {
+      if (opts?.onlyIfTrusted && !solTrusted) throw rpcError(4001, 'User rejected the request.');
+      solConnected = solTrusted = true;
+      solana.publicKey = publicKey;
+      sv.emit('connect', publicKey);
+      return { publicKey };
+    },
+    async disconnect() {
+      solConnected = false;
+      solana.publicKey = null;
+      sv.emit('disconnect');
+    },
+    async signMessage(message, display) {
+      if (!solConnected) throw rpcError(4100, 'not connected');
+      const bytes = Array.from(message instanceof Uint8Array ? message : new Uint8Array(message));
+      const sig = await window.__e2eSolSign(bytes, display ?? 'utf8');
+      return { signature: Uint8Array.from(sig), publicKey };
+    },
+    on: (e, fn) => (sv.on(e, fn), solana),
+    off: (e, fn) => (sv.off(e, fn), solana),
+    removeListener: (e, fn) => (sv.off(e, fn), solana),
+  };
+
+  Object.defineProperty(window, 'ethereum', { value: ethereum, configurable: true });
+  Object.defineProperty(window, 'solana', { value: solana, configurable: true });
+  // Test hooks for Node: fire wallet events as a real wallet would.
+  window.__e2eEmitEth = (event, ...args) => ev.emit(event, ...args);
+  window.__e2eEthListeners = (event) => ev.count(event);
+}
+
+// ---------- the test ----------
+
+const results = [];
+const exchanges = []; // every /auth request the page made: method, path, body, status, answer
+const pageErrors = [];
+
+async function main() {
+  const t0 = performance.now();
+  const env = loadEnv();
+  check(existsSync(join(demoDist, 'index.html')) && existsSync(join(demoDist, 'main.js')),
+    `demo not built: ${demoDist} has no index.html/main.js (cd react-hooks && npm run build:demo)`);
+  check(existsSync(chromiumPath), `no Chromium at ${chromiumPath} (apt-get install chromium, or set CHROMIUM)`);
+
+  const tmp = await mkdtemp(join(tmpdir(), 'moralis-e2e-'));
+  let context;
+  try {
+    // 1. build and start the authserver
+    let t = performance.now();
+    let bin = process.env.E2E_AUTHSERVER_BIN;
+    if (!bin) {
+      bin = join(tmp, 'authserver');
+      await run('go', ['build', '-o', bin, './examples/authserver'], { cwd: repo });
+    }
+    const buildMs = ms(t);
+    t = performance.now();
+    const port = await freePort();
+    const base = await startAuthserver(bin, env, port);
+    console.log(`setup: go build ${buildMs} ms, authserver pid ${server.pid} ready on ${base} in ${ms(t)} ms`);
+
+    // 2. Chromium with a fresh profile
+    t = performance.now();
+    context = await chromium.launchPersistentContext(join(tmp, 'profile'), {
+      executablePath: chromiumPath,
+      headless: true,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+      viewport: { width: 900, height: 640 },
+    });
+    const browserVersion = context.browser()?.version() ?? 'unknown';
+    console.log(`setup: Chromium ${browserVersion} launched in ${ms(t)} ms`);
+
+    // 3. wallet bindings and shims
+    let ethIndex = 0;
+    await context.exposeFunction('__e2eEthAccount', () => ethKeys[ethIndex].address);
+    await context.exposeFunction('__e2eEthSign', async (hexMessage, address) => {
+      const w = ethKeys.find((k) => lower(k.address) === lower(address));
+      if (!w) throw new Error(`personal_sign: unknown address ${address}`);
+      const message = getBytes(hexMessage);
+      const signature = await w.signMessage(message);
+      signed.eth.push({ address: w.address, message: new TextDecoder().decode(message) });
+      return signature;
+    });
+    await context.exposeFunction('__e2eSolSign', (bytes, display) => {
+      const message = Uint8Array.from(bytes);
+      signed.sol.push({ display, message: new TextDecoder().decode(message) });
+      return Array.from(ed25519.sign(message, solSecret));
+    });
+    await context.addInitScript(walletShims, { solAddress, chainId: 1 });
+
+    const page = context.pages()[0] ?? (await context.newPage());
+    page.on('pageerror', (e) => pageErrors.push(e.message));
+    // Console errors, except the browser's own "Failed to load resource" lines (401 from /auth/me is expected).
+    page.on('console', (m) => m.type() === 'error' && !m.text().startsWith('Failed to load resource') && pageErrors.push(`console: ${m.text()}`));
+    page.on('response', (r) => r.status() === 404 && !r.url().endsWith('/favicon.ico') && pageErrors.push(`404: ${r.url()}`));
+    // Every /auth request is logged when sent; its answer is filled in when it arrives.
+    const pending = new Map();
+    page.on('request', (req) => {
+      const u = new URL(req.url());
+      if (!u.pathname.startsWith('/auth/')) return;
+      const x = { method: req.method(), path: u.pathname + u.search, body: req.postData() ?? '', status: undefined, answer: '' };
+      exchanges.push(x);
+      pending.set(req, x);
+    });
+    page.on('requestfinished', async (req) => {
+      const x = pending.get(req);
+      if (!x) return;
+      const res = await req.response();
+      try {
+        x.setCookie = (await res?.allHeaders())?.['set-cookie'] ?? '';
+        x.answer = res ? await res.text() : '';
+      } catch {}
+      x.status = res?.status() ?? 0;
+    });
+    page.on('requestfailed', (req) => {
+      const x = pending.get(req);
+      if (x) Object.assign(x, { status: 0, answer: req.failure()?.errorText ?? 'failed' });
+    });
+
+    const tid = (id) => page.getByTestId(id);
+    const text = (id) => tid(id).textContent();
+    const snapshot = async () => {
+      const ids = ['status', 'account', 'chain', 'user-eth', 'user-sol', 'error'];
+      const vals = await Promise.all(ids.map((i) => text(i).catch(() => null)));
+      return Object.fromEntries(ids.map((k, i) => [k, vals[i]]));
+    };
+    // Waits until every data-testid has the wanted text; on timeout says what the page shows.
+    const until = async (what, want, timeout = WAIT_MS) => {
+      const end = Date.now() + timeout;
+      let snap;
+      while (Date.now() < end) {
+        snap = await snapshot();
+        if (Object.entries(want).every(([k, v]) => snap[k] === v)) return snap;
+        if (snap.status === 'error') break;
+        await sleep(25);
+      }
+      throw new Failure(`${what}: page shows ${JSON.stringify(snap)}, want ${JSON.stringify(want)}`);
+    };
+    const me = () =>
+      page.evaluate(async () => {
+        const r = await fetch('/auth/me', { credentials: 'include' });
+        return { status: r.status, body: await r.json().catch(() => null) };
+      });
+    const sessionCookie = async () => (await context.cookies(base)).find((c) => /session/i.test(c.name));
+    const rest = async (path, headers = {}) => {
+      const r = await fetch(`${env.MORALIS_SERVER_URL}${path}`, {
+        headers: { 'X-Parse-Application-Id': env.MORALIS_APP_ID, 'X-Parse-Javascript-Key': env.MORALIS_JS_KEY, ...headers },
+      });
+      return { status: r.status, body: await r.json().catch(() => null) };
+    };
+    const usersByEth = async (addr) => {
+      const where = encodeURIComponent(JSON.stringify({ ethAddress: lower(addr) }));
+      const r = await rest(`/classes/_User?where=${where}`, { 'X-Parse-Master-Key': env.MORALIS_MASTER_KEY });
+      eq(r.status, 200, `backend GET /classes/_User where ethAddress=${lower(addr)} status`);
+      return r.body.results;
+    };
+    // The last POST /auth/signin as the page saw it, once its answer is in.
+    const lastSignIn = async () => {
+      const end = Date.now() + WAIT_MS;
+      for (;;) {
+        const x = [...exchanges].reverse().find((e) => e.path === '/auth/signin');
+        if (x && x.status !== undefined && x.answer) return x;
+        if (Date.now() > end) throw new Failure(`no answered POST /auth/signin (${JSON.stringify(x)})`);
+        await sleep(10);
+      }
+    };
+
+    const acct1 = lower(ethKeys[0].address);
+    const acct2 = lower(ethKeys[1].address);
+    const state = {};
+
+    const steps = [
+      ['open page', async () => {
+        await page.goto(`${base}/`);
+        await until('page load', { status: 'signed-out', account: '', 'user-eth': '' });
+        eq((await me()).status, 401, 'GET /auth/me before sign-in');
+      }],
+      ['connect wallet', async () => {
+        await tid('connect').click();
+        await until('connect', { account: acct1, chain: '1', status: 'signed-out', error: '' });
+      }],
+      ['sign in with Ethereum (account 1)', async () => {
+        const n = signed.eth.length;
+        await tid('signin').click();
+        await until('sign-in', { status: 'signed-in', 'user-eth': acct1, error: '' });
+        eq(signed.eth.length, n + 1, 'personal_sign calls answered by the Node key');
+        const msg = signed.eth.at(-1).message;
+        check(msg.includes(ethKeys[0].address) || msg.includes(acct1), `signed message names the account: ${JSON.stringify(msg)}`);
+        const m = await me();
+        eq(m.status, 200, 'GET /auth/me after sign-in');
+        eq(m.body?.user?.ethAddress, acct1, '/auth/me user.ethAddress');
+        state.user1 = m.body.user.objectId;
+        const cookie = await sessionCookie();
+        check(cookie, `a session cookie is set (cookies: ${JSON.stringify(await context.cookies(base))})`);
+        eq(cookie.httpOnly, true, 'session cookie HttpOnly');
+        state.token1 = JSON.parse((await lastSignIn()).answer).sessionToken;
+        check(typeof state.token1 === 'string' && state.token1.length > 0, 'POST /auth/signin answered a sessionToken');
+        await mkdir(artifacts, { recursive: true });
+        await page.screenshot({ path: join(artifacts, 'e2e-signed-in.png'), fullPage: true });
+      }],
+      ['backend has user 1 (REST, master key)', async () => {
+        const users = await usersByEth(acct1);
+        eq(users.length, 1, `users with ethAddress ${acct1}`);
+        eq(users[0].objectId, state.user1, 'backend user objectId = /auth/me objectId');
+        check(users[0].authData?.moralisEth?.id === undefined || lower(users[0].authData.moralisEth.id) === acct1,
+          `authData.moralisEth.id ${JSON.stringify(users[0].authData?.moralisEth)}`);
+        const s = await rest('/users/me', { 'X-Parse-Session-Token': state.token1 });
+        eq(s.status, 200, 'backend GET /users/me with the sign-in session token');
+        eq(s.body?.objectId, state.user1, 'backend /users/me objectId');
+      }],
+      ['switch account (accountsChanged) ends the sign-in', async () => {
+        ethIndex = 1;
+        const listeners = await page.evaluate(() => window.__e2eEthListeners('accountsChanged'));
+        check(listeners > 0, 'the page listens to accountsChanged');
+        await page.evaluate((a) => window.__e2eEmitEth('accountsChanged', [a]), ethKeys[1].address);
+        await until('account switch', { account: acct2, status: 'signed-out', 'user-eth': '', error: '' });
+        // The old session ends on the server too: POST /auth/signout was sent and the token is gone.
+        const end = Date.now() + WAIT_MS;
+        let m;
+        while (Date.now() < end && (m = await me()).status !== 401) await sleep(50);
+        eq(m.status, 401, 'GET /auth/me after the account switch');
+        while (Date.now() < end && !exchanges.some((x) => x.path === '/auth/signout' && x.status !== undefined)) await sleep(25);
+        const so = exchanges.filter((x) => x.path === '/auth/signout');
+        eq(so.length, 1, 'POST /auth/signout sent once on the account switch');
+        eq(so[0].status, 200, 'POST /auth/signout status');
+        const s = await rest('/users/me', { 'X-Parse-Session-Token': state.token1 });
+        eq(s.status, 400, `backend GET /users/me with the old token (${JSON.stringify(s.body)})`);
+        eq(s.body?.code, 209, 'backend error code for the old token');
+      }],
+      ['sign in with Ethereum (account 2)', async () => {
+        await tid('signin').click();
+        await until('second sign-in', { status: 'signed-in', 'user-eth': acct2, account: acct2, error: '' });
+        const m = await me();
+        eq(m.status, 200, 'GET /auth/me after the second sign-in');
+        eq(m.body?.user?.ethAddress, acct2, '/auth/me user.ethAddress');
+        check(m.body.user.objectId !== state.user1, 'account 2 is another user than account 1');
+        state.user2 = m.body.user.objectId;
+        const users = await usersByEth(acct2);
+        eq(users.length, 1, `backend users with ethAddress ${acct2}`);
+        eq(users[0].objectId, state.user2, 'backend user 2 objectId');
+      }],
+      ['link Solana address', async () => {
+        const n = signed.sol.length;
+        await tid('link-sol').click();
+        await until('link', { 'user-sol': solAddress, 'user-eth': acct2, status: 'signed-in', error: '' });
+        eq(signed.sol.length, n + 1, 'signMessage calls answered by the Node ed25519 key');
+        const m = await me();
+        check(m.body?.user?.solAccounts?.includes(solAddress), `/auth/me solAccounts ${JSON.stringify(m.body?.user?.solAccounts)}`);
+        const users = await usersByEth(acct2);
+        check(users[0].solAccounts?.includes(solAddress) || users[0].solAddress === solAddress,
+          `backend user 2 has the Solana address (solAccounts ${JSON.stringify(users[0].solAccounts)}, solAddress ${JSON.stringify(users[0].solAddress)})`);
+        // The endpoint also keeps an address object (objectId = the address).
+        const o = await rest(`/classes/_SolAddress/${solAddress}`, { 'X-Parse-Master-Key': env.MORALIS_MASTER_KEY });
+        eq(o.status, 200, `backend GET /classes/_SolAddress/${solAddress} status (${JSON.stringify(o.body)})`);
+        // Owned by user 2 alone (ACL). Its "user" pointer is not asserted: the local stack's _SolAddress schema has
+        // no such field and drops it (see the e2e report).
+        eq(JSON.stringify(o.body?.ACL), JSON.stringify({ [state.user2]: { read: true, write: true } }), '_SolAddress object ACL');
+        await page.screenshot({ path: join(artifacts, 'e2e-linked.png'), fullPage: true });
+      }],
+      ['unlink Solana address', async () => {
+        await tid('unlink-sol').click();
+        await until('unlink', { 'user-sol': '', 'user-eth': acct2, status: 'signed-in', error: '' });
+        const m = await me();
+        check(!(m.body?.user?.solAccounts ?? []).includes(solAddress), `/auth/me solAccounts after unlink ${JSON.stringify(m.body?.user?.solAccounts)}`);
+        const users = await usersByEth(acct2);
+        check(!(users[0].solAccounts ?? []).includes(solAddress) && users[0].solAddress !== solAddress,
+          `backend user 2 still has the Solana address (solAccounts ${JSON.stringify(users[0].solAccounts)}, solAddress ${JSON.stringify(users[0].solAddress)})`);
+        check(users[0].authData?.moralisSol === undefined, `backend user 2 authData.moralisSol unlinked: ${JSON.stringify(users[0].authData?.moralisSol)}`);
+        const o = await rest(`/classes/_SolAddress/${solAddress}`, { 'X-Parse-Master-Key': env.MORALIS_MASTER_KEY });
+        eq(o.body?.code, 101, `backend _SolAddress/${solAddress} destroyed (${o.status} ${JSON.stringify(o.body)})`);
+      }],
+      ['sign out', async () => {
+        const token2 = JSON.parse((await lastSignIn()).answer).sessionToken;
+        await tid('signout').click();
+        await until('sign-out', { status: 'signed-out', 'user-eth': '', 'user-sol': '', account: acct2, error: '' });
+        eq((await me()).status, 401, 'GET /auth/me after sign-out');
+        check(!(await sessionCookie()), `session cookie cleared (cookies: ${JSON.stringify(await context.cookies(base))})`);
+        const s = await rest('/users/me', { 'X-Parse-Session-Token': token2 });
+        eq(s.body?.code, 209, `backend GET /users/me with the signed-out token (${s.status} ${JSON.stringify(s.body)})`);
+        check(pageErrors.length === 0, `no uncaught page errors: ${JSON.stringify(pageErrors)}`);
+      }],
+    ];
+
+    let failed = false;
+    for (const [name, fn] of steps) {
+      if (failed) {
+        results.push({ name, ok: false, skipped: true });
+        continue;
+      }
+      const from = exchanges.length;
+      const ts = performance.now();
+      try {
+        await fn();
+        results.push({ name, ok: true, ms: ms(ts) });
+        const calls = exchanges.slice(from).map((x) => `${x.method} ${x.path.split("?")[0]} ${x.status ?? "(pending)"}`);
+        console.log(`ok   ${name} (${ms(ts)} ms)${calls.length ? ' — ' + calls.join(', ') : ''}`);
+      } catch (e) {
+        failed = true;
+        results.push({ name, ok: false, ms: ms(ts), error: e });
+        console.log(`FAIL ${name} (${ms(ts)} ms): ${e instanceof Failure ? e.message : e.stack}`);
+        console.log('  /auth exchanges in this step (request -> response):');
+        for (const x of exchanges.slice(from)) {
+          console.log(`    ${x.method} ${x.path} ${x.body}\n      -> ${x.status} ${x.answer.trim()}${x.setCookie ? `\n      set-cookie: ${x.setCookie}` : ''}`);
+        }
+        if (pageErrors.length) console.log(`  page errors: ${JSON.stringify(pageErrors)}`);
+        await mkdir(artifacts, { recursive: true });
+        await page.screenshot({ path: join(artifacts, 'e2e-failure.png'), fullPage: true }).catch(() => {});
+      }
+    }
+    console.log(`total: ${ms(t0)} ms (${exchanges.length} /auth requests, ${signed.eth.length} personal_sign, ${signed.sol.length} signMessage)`);
+  } finally {
+    await context?.close().catch(() => {});
+    await stopAuthserver();
+    if (server && results.some((r) => !r.ok && !r.skipped)) {
+      console.log(`authserver output:\n${server.output().trim().split('\n').slice(-40).join('\n')}`);
+    }
+    await rm(tmp, { recursive: true, force: true }).catch(() => {});
+  }
+}
+
+try {
+  await main();
+} catch (e) {
+  results.push({ name: 'setup', ok: false, error: e });
+  console.log(`FAIL setup: ${e instanceof Failure ? e.message : e.stack}`);
+}
+const passed = results.filter((r) => r.ok).length;
+const failedN = results.filter((r) => !r.ok && !r.skipped).length;
+const skipped = results.filter((r) => r.skipped).length;
+console.log(`e2e: ${passed} passed, ${failedN} failed${skipped ? `, ${skipped} skipped` : ''}`);
+process.exit(failedN === 0 && passed > 0 ? 0 : 1);
