@@ -132,6 +132,28 @@ func (c *Client) RunQuery(ctx context.Context, req *wire.QueryRequest) (*wire.Qu
 	if req.UseMasterKey {
 		rc.UseMasterKey = true
 	}
+	if req.PreferObjects && req.Op != "aggregate" && req.Params["distinct"] == nil && req.Params["explain"] == nil {
+		// One JSON pass: the answer's results become objects directly.
+		var resp struct {
+			Results []map[string]any `json:"results"`
+			Count   *int             `json:"count"`
+		}
+		if err := c.do(ctx, rc, &resp); err != nil {
+			return nil, err
+		}
+		out := &wire.QueryResponse{Objects: make([]*wire.Object, 0, len(resp.Results))}
+		for i, m := range resp.Results {
+			o, err := wire.ObjectFromServer(req.ClassName, m)
+			if err != nil {
+				return nil, fmt.Errorf("moralis: query %s: result %d: %w", req.ClassName, i, err)
+			}
+			out.Objects = append(out.Objects, o)
+		}
+		if resp.Count != nil {
+			out.Count, out.HasCount = *resp.Count, true
+		}
+		return out, nil
+	}
 	var resp struct {
 		Results []json.RawMessage `json:"results"`
 		Count   *int              `json:"count"`

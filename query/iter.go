@@ -145,16 +145,25 @@ func fetchPage[T any](ctx context.Context, r Runner, className string, base map[
 	params["where"] = where
 	params["order"] = "objectId"
 	params["limit"] = size
-	resp, err := run(ctx, r, &Request{ClassName: className, Op: OpFind, Params: params})
+	resp, err := run(ctx, r, &Request{ClassName: className, Op: OpFind, Params: params, PreferObjects: wantsObjects[T]()})
 	if err != nil {
 		return page[T]{err: err}
 	}
-	items, err := decodeAll[T](resp.Results, className)
+	lastObjectID := ""
+	if n := len(resp.Objects); n > 0 && resp.Objects[n-1] != nil {
+		lastObjectID = resp.Objects[n-1].ID()
+	}
+	items, err := decodeResponse[T](resp, className)
 	if err != nil {
 		return page[T]{err: err}
 	}
-	p := page[T]{items: items, full: len(resp.Results) >= size}
-	if p.full {
+	p := page[T]{items: items, full: resultCount(resp) >= size}
+	if p.full && resp.Objects != nil {
+		if lastObjectID == "" {
+			return page[T]{err: fmt.Errorf("query: All on %s: a result has no objectId to page by", className)}
+		}
+		p.lastID = lastObjectID
+	} else if p.full {
 		var last struct {
 			ObjectID string `json:"objectId"`
 		}

@@ -151,7 +151,7 @@ func (q *Query[T]) Request() (*Request, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Request{ClassName: q.className, Op: OpFind, Params: p, UseMasterKey: q.explain}, nil
+	return &Request{ClassName: q.className, Op: OpFind, Params: p, UseMasterKey: q.explain, PreferObjects: wantsObjects[T]()}, nil
 }
 
 // MarshalJSON writes the query's wire parameters (the form FromJSON reads back), or fails with the errors recorded
@@ -263,4 +263,14 @@ func deepCopy(v any) any {
 		return s
 	}
 	return v
+}
+
+// wantsObjects reports whether results decode into the client's objects, so a runner may hand them over decoded.
+func wantsObjects[T any]() bool {
+	var zero T
+	switch any(&zero).(type) {
+	case **wire.Object, *wire.Object:
+		return true
+	}
+	return false
 }

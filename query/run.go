@@ -88,6 +88,61 @@ func decodeAll[T any](results []json.RawMessage, className string) ([]T, error) 
 	return out, nil
 }
 
+// resultCount is the number of results in resp (its Objects when the runner filled them, else its Results).
+func resultCount(resp *Response) int {
+	if resp.Objects != nil {
+		return len(resp.Objects)
+	}
+	return len(resp.Results)
+}
+
+// decodeResponse decodes the results of resp into T: the runner's Objects when it filled them, else its Results.
+func decodeResponse[T any](resp *Response, className string) ([]T, error) {
+	if resp.Objects == nil {
+		return decodeAll[T](resp.Results, className)
+	}
+	out := make([]T, 0, len(resp.Objects))
+	for i, o := range resp.Objects {
+		v, err := fromObject[T](o, className)
+		if err != nil {
+			return nil, fmt.Errorf("query: decoding result %d of %s: %w", i, className, err)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// fromObject turns an object a runner handed over into T: the object itself for *wire.Object and wire.Object,
+// else its JSON (in the server's result form, without __type and className) decoded as decode does.
+func fromObject[T any](o *wire.Object, className string) (T, error) {
+	var out T
+	if o == nil {
+		return out, fmt.Errorf("the runner returned a nil object")
+	}
+	switch p := any(&out).(type) {
+	case **wire.Object:
+		*p = o
+		return out, nil
+	case *wire.Object:
+		*p = *o
+		return out, nil
+	}
+	raw, err := o.MarshalJSON()
+	if err != nil {
+		return out, err
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return out, err
+	}
+	delete(m, "__type")
+	delete(m, "className")
+	if raw, err = json.Marshal(m); err != nil {
+		return out, err
+	}
+	return decode[T](raw, className)
+}
+
 // Find runs the query through r and returns the matching objects, decoded into T (at most the limit, 100 when
 // none is set).
 func (q *Query[T]) Find(ctx context.Context, r Runner) ([]T, error) {
@@ -99,7 +154,7 @@ func (q *Query[T]) Find(ctx context.Context, r Runner) ([]T, error) {
 	if err != nil {
 		return nil, err
 	}
-	return decodeAll[T](resp.Results, q.className)
+	return decodeResponse[T](resp, q.className)
 }
 
 // FindWithCount runs the query with count=1 and returns the matching objects and the total number of matches,
@@ -116,7 +171,7 @@ func (q *Query[T]) FindWithCount(ctx context.Context, r Runner) ([]T, int, error
 	if !resp.HasCount {
 		return nil, 0, fmt.Errorf("query: find on %s with count: the answer has no count", q.className)
 	}
-	out, err := decodeAll[T](resp.Results, q.className)
+	out, err := decodeResponse[T](resp, q.className)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -134,8 +189,11 @@ func (q *Query[T]) First(ctx context.Context, r Runner) (T, error) {
 	if err != nil {
 		return zero, err
 	}
-	if len(resp.Results) == 0 {
+	if resultCount(resp) == 0 {
 		return zero, ErrObjectNotFound
+	}
+	if resp.Objects != nil {
+		return fromObject[T](resp.Objects[0], q.className)
 	}
 	return decode[T](resp.Results[0], q.className)
 }

@@ -414,3 +414,12 @@ func (o *Object) Forget(key string) {
 	delete(o.fields, key)
 	delete(o.pending, key)
 }
+
+// ObjectFromServer makes an object of className from a result the server sent, already decoded by encoding/json.
+func ObjectFromServer(className string, m map[string]any) (*Object, error) {
+	o := NewObject(className)
+	if err := o.setFromServer(m, true); err != nil {
+		return nil, err
+	}
+	return o, nil
+}

@@ -22,12 +22,19 @@ type QueryRequest struct {
 	Params map[string]any
 	// UseMasterKey asks the runner to send the master key (aggregate, explain).
 	UseMasterKey bool
+	// PreferObjects says the caller wants objects: a runner may then answer with Objects instead of Results and
+	// save a JSON pass (the client decodes the server's answer straight into objects). Runners may ignore it.
+	PreferObjects bool
 }
 
 // QueryResponse is a runner's answer (query.Response).
 type QueryResponse struct {
 	// Results are the raw JSON results (objects, or values for distinct).
 	Results []json.RawMessage
+	// Objects, optional, are the results as fresh objects, for a runner that holds them decoded (the local
+	// store): a runner fills either Results or Objects, and each object belongs to the caller. The query
+	// package hands them over as they are when it decodes into *Object or Object, and encodes them otherwise.
+	Objects []*Object
 	// Count is the total count when the request asked for one (count=1).
 	Count int
 	// HasCount reports whether Count was sent.
