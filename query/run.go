@@ -113,7 +113,8 @@ func decodeResponse[T any](resp *Response, className string) ([]T, error) {
 }
 
 // fromObject turns an object a runner handed over into T: the object itself for *wire.Object and wire.Object,
-// else its JSON (in the server's result form, without __type and className) decoded as decode does.
+// else its JSON (in the server's result form, without __type and className) decoded as decode does. (An object
+// read with createdAt but no updatedAt reports, and so writes, createdAt as its updatedAt too.)
 func fromObject[T any](o *wire.Object, className string) (T, error) {
 	var out T
 	if o == nil {

@@ -24,8 +24,12 @@
 //
 // Inside the file: the objects bucket (key -> the object's JSON in the server's form), one key set per class (so a
 // query reads only its class), one key set per pin list, each object's pin lists, and the offline changes. Each
-// class is decoded once, on first use, and kept decoded in memory, so a query costs one pass over the class's
-// objects without any JSON decoding.
+// class is decoded once, on first use (or kept from the writes when Pin makes it), and kept decoded in memory, so
+// a query costs one pass over the class's objects (or over an equality index's candidates) without any JSON
+// decoding. An object whose fields are all strings, numbers, booleans or null is kept compact (its values in a
+// short list, repeated short strings shared, no JSON copy); other objects keep their JSON and normalised values.
+// RunQuery hands its results over as fresh objects (query.Response.Objects), so nothing is encoded to JSON and
+// decoded again on the way to the caller.
 //
 // A Store is safe for concurrent use by several goroutines. Calls on a nil or closed Store return ErrNotEnabled,
 // whose text is the original's "Parse.enableLocalDatastore() must be called first".

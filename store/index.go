@@ -138,7 +138,7 @@ func (c *classCache) candidates(field string, wants []ikey) []*record {
 	if !ok {
 		fi = fieldIndex{}
 		for _, r := range c.list {
-			v, has := r.vals[field]
+			v, has := r.get(field)
 			if !has {
 				continue
 			}

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -69,10 +68,8 @@ func TestIndexedPlansEqualFullScans(t *testing.T) {
 		resp, err := s.RunQuery(ctx, &query.Request{ClassName: "Idx", Params: map[string]any{"where": where, "limit": 1000}})
 		require.NoError(t, err)
 		var got []string
-		for _, r := range resp.Results {
-			var m map[string]any
-			require.NoError(t, json.Unmarshal(r, &m))
-			got = append(got, m["objectId"].(string))
+		for _, o := range resp.Objects {
+			got = append(got, o.ID())
 		}
 		all, arrays, err := s.snapshot("Idx", nil)
 		require.NoError(t, err)

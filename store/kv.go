@@ -34,6 +34,8 @@ type kvTx interface {
 	del(b bref, key string) error
 	// each calls fn for every key of b in key order; a missing bucket has no keys.
 	each(b bref, fn func(k string, v []byte) error) error
+	// count returns the number of keys of b, counting no further than max.
+	count(b bref, max int) (int, error)
 	// subs lists the nested bucket names under top, in order.
 	subs(top string) []string
 	dropSub(top, sub string) error
@@ -50,18 +52,37 @@ type kv interface {
 type boltKV struct{ db *bolt.DB }
 
 func (b *boltKV) view(fn func(kvTx) error) error {
-	return b.db.View(func(tx *bolt.Tx) error { return fn(boltTx{tx}) })
+	return b.db.View(func(tx *bolt.Tx) error { return fn(boltTx{tx: tx}) })
 }
 
 func (b *boltKV) update(fn func(kvTx) error) error {
-	return b.db.Update(func(tx *bolt.Tx) error { return fn(boltTx{tx}) })
+	return b.db.Update(func(tx *bolt.Tx) error { return fn(boltTx{tx: tx, buckets: map[bref]*bolt.Bucket{}}) })
 }
 
 func (b *boltKV) close() error { return b.db.Close() }
 
-type boltTx struct{ tx *bolt.Tx }
+type boltTx struct {
+	tx *bolt.Tx
+	// buckets caches the buckets a write transaction has opened or made (nil in a read transaction); a
+	// dropped nested bucket is forgotten by dropSub.
+	buckets map[bref]*bolt.Bucket
+}
 
 func (t boltTx) bucket(b bref, create bool) (*bolt.Bucket, error) {
+	if t.buckets == nil {
+		return t.open(b, create)
+	}
+	if bk, ok := t.buckets[b]; ok {
+		return bk, nil
+	}
+	bk, err := t.open(b, create)
+	if err == nil && bk != nil {
+		t.buckets[b] = bk
+	}
+	return bk, err
+}
+
+func (t boltTx) open(b bref, create bool) (*bolt.Bucket, error) {
 	var top *bolt.Bucket
 	if create && t.tx.Writable() {
 		var err error
@@ -128,6 +149,22 @@ func (t boltTx) each(b bref, fn func(string, []byte) error) error {
 	return nil
 }
 
+func (t boltTx) count(b bref, max int) (int, error) {
+	bk, _ := t.bucket(b, false)
+	if bk == nil {
+		return 0, nil
+	}
+	n := 0
+	c := bk.Cursor()
+	for k, v := c.First(); k != nil && n < max; k, v = c.Next() {
+		if v == nil && b.sub == "" && bk.Bucket(k) != nil {
+			continue
+		}
+		n++
+	}
+	return n, nil
+}
+
 func (t boltTx) subs(top string) []string {
 	bk := t.tx.Bucket([]byte(top))
 	if bk == nil {
@@ -143,6 +180,7 @@ func (t boltTx) dropSub(top, sub string) error {
 	if bk == nil || bk.Bucket([]byte(sub)) == nil {
 		return nil
 	}
+	delete(t.buckets, bref{top, sub})
 	return bk.DeleteBucket([]byte(sub))
 }
 
@@ -264,6 +302,8 @@ func (t *memTx) each(b bref, fn func(string, []byte) error) error {
 	}
 	return nil
 }
+
+func (t *memTx) count(b bref, max int) (int, error) { return min(len(t.m.data[b]), max), nil }
 
 func (t *memTx) subs(top string) []string {
 	var out []string

@@ -136,11 +136,10 @@ func compare(a, b any) (int, bool) {
 // lookup returns the normalised value of a (possibly dotted) key.
 func lookup(r *record, key string) (any, bool) {
 	if !strings.Contains(key, ".") {
-		v, ok := r.vals[key]
-		return v, ok
+		return r.get(key)
 	}
 	parts := strings.Split(key, ".")
-	v, ok := r.vals[parts[0]]
+	v, ok := r.get(parts[0])
 	for _, p := range parts[1:] {
 		if !ok {
 			return nil, false

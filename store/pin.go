@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -294,7 +293,7 @@ func (s *Store) Get(ctx context.Context, className, id string) (*client.Object, 
 	if len(recs) == 0 {
 		return nil, fmt.Errorf("%w: %s", ErrNotFound, ObjectKey(className, id))
 	}
-	return recs[0].object()
+	return recs[0].object(nil)
 }
 
 // Fetch fills o from its stored copy (found by class and id or local id), replacing its fields.
@@ -327,13 +326,4 @@ func (s *Store) records(class string, ids []string) ([]*record, error) {
 		}
 	}
 	return out, nil
-}
-
-// object decodes a record into a fresh Object.
-func (r *record) object() (*client.Object, error) {
-	o := client.NewObject(r.class)
-	if err := json.Unmarshal(r.out, o); err != nil {
-		return nil, fmt.Errorf("store: decoding %s: %w", r.key, err)
-	}
-	return o, nil
 }

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/c13f5054/moralis-go/internal/wire"
 	"github.com/c13f5054/moralis-go/query"
 )
 
@@ -17,7 +18,8 @@ import (
 // keys into object fields, order (several keys, "-" for descending; missing values last when ascending, first when
 // descending, as on PostgreSQL), skip, limit (default 100, as on the server), count, keys, excludeKeys, include
 // (of pinned objects). Anything else (geo queries, $relatedTo, $inQuery, $text, aggregate, ...) gives an error
-// wrapping ErrUnsupportedQuery. Safe for concurrent use.
+// wrapping ErrUnsupportedQuery. The results are handed over as fresh objects in Response.Objects (Results stays
+// empty); each belongs to the caller. Safe for concurrent use.
 func (s *Store) RunQuery(ctx context.Context, req *query.Request) (*query.Response, error) {
 	return s.run(ctx, req, "")
 }
@@ -180,7 +182,12 @@ func (s *Store) run(ctx context.Context, req *query.Request, pin string) (*query
 	if pin != "" {
 		inPin = map[string]bool{}
 		if err := s.kv.view(func(tx kvTx) error {
-			return tx.each(bref{bPins, pin}, func(k string, _ []byte) error { inPin[k] = true; return nil })
+			return tx.each(bref{bPins, pin}, func(_ string, v []byte) error {
+				if class, id, ok := splitPinValue(v); ok && class == req.ClassName {
+					inPin[id] = true
+				}
+				return nil
+			})
 		}); err != nil {
 			return nil, err
 		}
@@ -190,7 +197,7 @@ func (s *Store) run(ctx context.Context, req *query.Request, pin string) (*query
 		if i%4096 == 0 && ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		if inPin != nil && !inPin[r.key] {
+		if inPin != nil && !inPin[r.id] {
 			continue
 		}
 		if match(r) {
@@ -212,13 +219,19 @@ func (s *Store) run(ctx context.Context, req *query.Request, pin string) (*query
 	if p.limit >= 0 && p.limit < len(hits) {
 		hits = hits[:p.limit]
 	}
-	resp.Results = make([]json.RawMessage, 0, len(hits))
-	for _, r := range hits {
-		out, err := s.render(r, p)
+	// Results are handed over as fresh objects (query.Response.Objects), so that no result is encoded here and
+	// decoded again by the query package.
+	resp.Objects = make([]*wire.Object, 0, len(hits))
+	scratch := map[string]any{}
+	for i, r := range hits {
+		if i%4096 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		o, err := s.render(r, p, scratch)
 		if err != nil {
 			return nil, err
 		}
-		resp.Results = append(resp.Results, out)
+		resp.Objects = append(resp.Objects, o)
 	}
 	return resp, nil
 }
@@ -281,9 +294,9 @@ func sortRecords(recs []*record, order []string) {
 // always are the keys every result keeps, whatever "keys" says.
 var always = []string{"objectId", "createdAt", "updatedAt", "_localId"}
 
-func (s *Store) render(r *record, p *plan) (json.RawMessage, error) {
+func (s *Store) render(r *record, p *plan, scratch map[string]any) (*wire.Object, error) {
 	if p.keys == nil && len(p.exclude) == 0 && len(p.include) == 0 {
-		return r.out, nil
+		return r.object(scratch)
 	}
 	m, err := r.decoded()
 	if err != nil {
@@ -308,7 +321,15 @@ func (s *Store) render(r *record, p *plan) (json.RawMessage, error) {
 	for _, inc := range p.include {
 		s.includePath(m, strings.Split(inc, "."))
 	}
-	return json.Marshal(m)
+	raw, err := json.Marshal(m)
+	if err != nil {
+		return nil, fmt.Errorf("store: encoding %s: %w", r.key(), err)
+	}
+	o := wire.NewObject(r.class)
+	if err := o.UnmarshalJSON(raw); err != nil {
+		return nil, fmt.Errorf("store: decoding %s: %w", r.key(), err)
+	}
+	return o, nil
 }
 
 // includePath replaces the pointers at path with the stored objects they point to (when stored).

@@ -9,16 +9,20 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"os"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
+	"unique"
 
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/c13f5054/moralis-go/client"
+	"github.com/c13f5054/moralis-go/internal/wire"
 )
 
 // Key prefixes and the default pin, as in the original client.
@@ -75,25 +79,18 @@ type Store struct {
 	opts   Options
 	closed atomic.Bool
 
-	mu    sync.Mutex             // guards cache, and orders writes with cache updates
+	mu    sync.Mutex             // guards cache and strs, and orders writes with cache updates
 	cache map[string]*classCache // loaded classes
+	strs  interner               // short string values shared by the loaded records
 
 	syncing atomic.Bool
-}
-
-// record is one stored object, decoded once: data for matching, out for results.
-type record struct {
-	key   string
-	class string
-	id    string
-	vals  map[string]any // top-level values normalised for comparisons (see norm)
-	out   []byte         // the object's JSON as a result: wire form, without __type and className
-	local bool
 }
 
 type classCache struct {
 	byID map[string]*record
 	list []*record // sorted by id; nil when stale
+	// added are records new to the class since list was built, merged into a new list on the next snapshot.
+	added []*record
 	// arrays are the fields that hold an array in some object of the class (rebuilt with list).
 	arrays map[string]bool
 	// idx are the equality indexes built so far (dropped with list).
@@ -237,7 +234,7 @@ func (s *Store) Close() error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.cache = map[string]*classCache{}
+	s.cache, s.strs = map[string]*classCache{}, interner{}
 	return s.kv.close()
 }
 
@@ -287,18 +284,155 @@ func idOf(o *client.Object) string {
 	return o.LocalID()
 }
 
+// record is one stored object, decoded once. A record whose top-level values are all plain JSON scalars (strings,
+// numbers, booleans, null) besides objectId, createdAt and updatedAt is kept compact: its fields as a short list
+// and its dates parsed, with no JSON copy and no map; any other record keeps its normalised values (vals) and its
+// JSON (out).
+type record struct {
+	class string
+	id    string
+	// full records
+	vals map[string]any // top-level values normalised for comparisons (see norm)
+	out  []byte         // the object's JSON as a result: wire form, without __type and className
+	// compact records (vals == nil)
+	flds  []field
+	dates *[2]time.Time // createdAt and updatedAt (zero: absent); nil when both are absent
+}
+
+// field is one top-level value of a compact record; its value is at once normalised and decoded.
+type field struct {
+	name string
+	v    any
+}
+
+func (r *record) key() string { return ObjectKey(r.class, r.id) }
+
+// get returns a top-level normalised value.
+func (r *record) get(name string) (any, bool) {
+	if r.vals != nil {
+		v, ok := r.vals[name]
+		return v, ok
+	}
+	switch name {
+	case "objectId":
+		return r.id, true
+	case "createdAt", "updatedAt":
+		if t := r.date(name); !t.IsZero() {
+			return t, true
+		}
+		return nil, false
+	}
+	for i := range r.flds {
+		if r.flds[i].name == name {
+			return r.flds[i].v, true
+		}
+	}
+	return nil, false
+}
+
+// date returns a compact record's createdAt or updatedAt (zero when absent).
+func (r *record) date(name string) time.Time {
+	if r.dates == nil {
+		return time.Time{}
+	}
+	if name == "createdAt" {
+		return r.dates[0]
+	}
+	return r.dates[1]
+}
+
 // makeRecord decodes a stored object.
-func makeRecord(class, id string, raw []byte) (*record, error) {
+func makeRecord(in *interner, class, id string, raw []byte) (*record, error) {
 	var data map[string]any
 	if err := json.Unmarshal(raw, &data); err != nil {
 		return nil, fmt.Errorf("store: damaged object %s: %w", ObjectKey(class, id), err)
 	}
-	return newRecord(class, id, data, raw)
+	return newRecord(in, class, id, data, raw)
+}
+
+// compactDate parses a date string for a compact record: only when it is written exactly as the wire package
+// writes it, so that the record renders back to the same text.
+func compactDate(v any) (time.Time, bool) {
+	s, ok := v.(string)
+	if !ok {
+		return time.Time{}, false
+	}
+	t, err := wire.ParseDate(s)
+	if err != nil || t.IsZero() || wire.FormatDate(t) != s {
+		return time.Time{}, false
+	}
+	if _, err := time.Parse(time.RFC3339Nano, s); err != nil {
+		return time.Time{}, false
+	}
+	return t, true
+}
+
+// compactRecord makes a compact record from data, or returns nil when data does not fit one.
+func compactRecord(in *interner, class, id string, data map[string]any) *record {
+	if IsLocalID(id) {
+		return nil
+	}
+	n := 0
+	for k := range data {
+		switch k {
+		case "__type", "className", "objectId", "createdAt", "updatedAt":
+		default:
+			n++
+		}
+	}
+	r := &record{class: class, id: id, flds: make([]field, 0, n)}
+	for k, v := range data {
+		switch k {
+		case "__type", "className":
+			continue
+		case "objectId":
+			if s, ok := v.(string); !ok || s != id {
+				return nil
+			}
+			continue
+		case "createdAt", "updatedAt":
+			t, ok := compactDate(v)
+			if !ok {
+				return nil
+			}
+			if r.dates == nil {
+				r.dates = new([2]time.Time)
+			}
+			if k == "createdAt" {
+				r.dates[0] = t
+			} else {
+				r.dates[1] = t
+			}
+			continue
+		case "_localId", "ACL":
+			return nil
+		}
+		switch x := v.(type) {
+		case string:
+			v = in.value(x)
+		case float64, bool, nil:
+		default:
+			return nil
+		}
+		r.flds = append(r.flds, field{name: unique.Make(k).Value(), v: v})
+	}
+	if _, ok := data["objectId"]; !ok {
+		return nil
+	}
+	return r
 }
 
 // newRecord makes a record; raw, when not nil, is data's JSON (stored without __type and className).
-func newRecord(class, id string, data map[string]any, raw []byte) (*record, error) {
-	r := &record{key: ObjectKey(class, id), class: class, id: id, local: IsLocalID(id)}
+func newRecord(in *interner, class, id string, data map[string]any, raw []byte) (*record, error) {
+	if r := compactRecord(in, class, id, data); r != nil {
+		return r, nil
+	}
+	return fullRecord(class, id, data, raw)
+}
+
+// fullRecord makes a record that keeps its normalised values and its JSON (any object fits one).
+func fullRecord(class, id string, data map[string]any, raw []byte) (*record, error) {
+	r := &record{class: class, id: id}
 	r.vals = make(map[string]any, len(data))
 	outm := make(map[string]any, len(data))
 	if raw != nil {
@@ -320,7 +454,7 @@ func newRecord(class, id string, data map[string]any, raw []byte) (*record, erro
 			outm[k] = data[k]
 		}
 	}
-	if r.local {
+	if IsLocalID(id) {
 		r.vals["objectId"] = id
 	}
 	if raw != nil {
@@ -337,13 +471,60 @@ func newRecord(class, id string, data map[string]any, raw []byte) (*record, erro
 
 // decoded returns a fresh copy of the record's JSON as a map.
 func (r *record) decoded() (map[string]any, error) {
+	if r.vals == nil {
+		m := make(map[string]any, len(r.flds)+3)
+		for _, f := range r.flds {
+			m[f.name] = f.v
+		}
+		m["objectId"] = r.id
+		for _, k := range []string{"createdAt", "updatedAt"} {
+			if t := r.date(k); !t.IsZero() {
+				m[k] = wire.FormatDate(t)
+			}
+		}
+		return m, nil
+	}
 	var m map[string]any
 	if err := json.Unmarshal(r.out, &m); err != nil {
-		return nil, fmt.Errorf("store: decoding %s: %w", r.key, err)
+		return nil, fmt.Errorf("store: decoding %s: %w", r.key(), err)
 	}
 	delete(m, "__type")
 	delete(m, "className")
 	return m, nil
+}
+
+// object returns the record as a fresh Object, as the query package would decode its JSON. scratch, when not
+// nil, is a map object may use and leave changed (it saves a map per object when many are made in a row).
+func (r *record) object(scratch map[string]any) (*client.Object, error) {
+	if r.vals == nil {
+		// A zero Object takes its class from "className" and makes its maps in MergeServer: the same object as
+		// NewObject(class) would give, with one map less to make.
+		o := &client.Object{}
+		m := scratch
+		if m == nil {
+			m = make(map[string]any, len(r.flds)+3)
+		}
+		clear(m)
+		for _, f := range r.flds {
+			m[f.name] = f.v
+		}
+		m["objectId"] = r.id
+		m["className"] = r.class
+		for _, k := range []string{"createdAt", "updatedAt"} {
+			if t := r.date(k); !t.IsZero() {
+				m[k] = t
+			}
+		}
+		if err := o.MergeServer(m); err != nil {
+			return nil, fmt.Errorf("store: decoding %s: %w", r.key(), err)
+		}
+		return o, nil
+	}
+	o := client.NewObject(r.class)
+	if err := o.UnmarshalJSON(r.out); err != nil {
+		return nil, fmt.Errorf("store: decoding %s: %w", r.key(), err)
+	}
+	return o, nil
 }
 
 // loadClass returns the cache of a class, reading it from the kv store on first use. Call with s.mu held.
@@ -358,7 +539,7 @@ func (s *Store) loadClass(class string) (*classCache, error) {
 			if raw == nil {
 				return nil
 			}
-			r, err := makeRecord(class, id, raw)
+			r, err := makeRecord(&s.strs, class, id, raw)
 			if err != nil {
 				return err
 			}
@@ -385,19 +566,18 @@ func (s *Store) snapshot(class string, where map[string]any) ([]*record, map[str
 	if err != nil {
 		return nil, nil, err
 	}
-	if c.list == nil {
+	switch {
+	case c.list == nil:
 		c.list = make([]*record, 0, len(c.byID))
 		c.arrays = map[string]bool{}
 		for _, r := range c.byID {
 			c.list = append(c.list, r)
-			for k, v := range r.vals {
-				if _, ok := v.([]any); ok {
-					c.arrays[k] = true
-				}
-			}
+			c.noteArrays(r)
 		}
-		sort.Slice(c.list, func(i, j int) bool { return c.list[i].id < c.list[j].id })
-		c.idx = nil
+		slices.SortFunc(c.list, byID)
+		c.added, c.idx = nil, nil
+	case len(c.added) > 0:
+		c.mergeAdded()
 	}
 	if recs, ok := c.plan(where); ok {
 		return recs, c.arrays, nil
@@ -405,19 +585,83 @@ func (s *Store) snapshot(class string, where map[string]any) ([]*record, map[str
 	return c.list, c.arrays, nil
 }
 
+func byID(a, b *record) int { return strings.Compare(a.id, b.id) }
+
+// mergeAdded sorts the records added since list was built and merges them into a new list (readers may still
+// hold the old one). Call with s.mu held, list not nil.
+func (c *classCache) mergeAdded() {
+	slices.SortFunc(c.added, byID)
+	merged := make([]*record, 0, len(c.list)+len(c.added))
+	i, j := 0, 0
+	for i < len(c.list) && j < len(c.added) {
+		if c.list[i].id < c.added[j].id {
+			merged = append(merged, c.list[i])
+			i++
+		} else {
+			merged = append(merged, c.added[j])
+			j++
+		}
+	}
+	merged = append(append(merged, c.list[i:]...), c.added[j:]...)
+	for _, r := range c.added {
+		c.noteArrays(r)
+	}
+	c.list, c.added, c.idx = merged, nil, nil
+}
+
+// noteArrays records the array fields of r (compact records hold none). Call with s.mu held.
+func (c *classCache) noteArrays(r *record) {
+	for k, v := range r.vals {
+		if _, ok := v.([]any); ok {
+			c.arrays[k] = true
+		}
+	}
+}
+
 // cachePut and cacheDrop update loaded classes after a committed write. Call with s.mu held.
 func (s *Store) cachePut(r *record) {
-	if c, ok := s.cache[r.class]; ok {
-		c.byID[r.id] = r
-		c.list, c.idx = nil, nil
+	c, ok := s.cache[r.class]
+	if !ok {
+		return
 	}
+	_, had := c.byID[r.id]
+	c.byID[r.id] = r
+	if had || c.list == nil {
+		c.list, c.added, c.idx = nil, nil, nil
+		return
+	}
+	c.added = append(c.added, r)
+	c.idx = nil
 }
 
 func (s *Store) cacheDrop(class, id string) {
 	if c, ok := s.cache[class]; ok {
 		delete(c.byID, id)
-		c.list, c.idx = nil, nil
+		c.list, c.added, c.idx = nil, nil, nil
 	}
+}
+
+// wholeClasses returns the classes written by w that are not loaded yet and that hold, after the write, exactly
+// the objects w put: those are loaded from w's records instead of being read back later. Call inside the write
+// transaction, with s.mu held.
+func (s *Store) wholeClasses(tx kvTx, w *writeSet) map[string]bool {
+	ids := map[string]map[string]bool{}
+	for _, r := range w.puts {
+		if _, loaded := s.cache[r.class]; loaded {
+			continue
+		}
+		if ids[r.class] == nil {
+			ids[r.class] = map[string]bool{}
+		}
+		ids[r.class][r.id] = true
+	}
+	out := map[string]bool{}
+	for class, set := range ids {
+		if n, err := tx.count(bref{bClasses, class}, len(set)+1); err == nil && n == len(set) {
+			out[class] = true
+		}
+	}
+	return out
 }
 
 // update runs fn in a write transaction with s.mu held; after a successful commit, the cache changes fn queued
@@ -428,18 +672,37 @@ func (s *Store) update(fn func(tx kvTx, w *writeSet) error) error {
 	if s.closed.Load() {
 		return ErrNotEnabled
 	}
-	w := &writeSet{}
+	w := &writeSet{strs: &s.strs}
+	var whole map[string]bool
 	if err := s.kv.update(func(tx kvTx) error {
 		w.reset()
-		return fn(tx, w)
+		if err := fn(tx, w); err != nil {
+			return err
+		}
+		whole = s.wholeClasses(tx, w)
+		return nil
 	}); err != nil {
 		return err
+	}
+	for class := range whole {
+		s.cache[class] = &classCache{byID: map[string]*record{}, list: []*record{}, arrays: map[string]bool{}}
 	}
 	for _, d := range w.drops {
 		s.cacheDrop(d[0], d[1])
 	}
+	touched := map[*classCache]bool{}
 	for _, r := range w.puts {
 		s.cachePut(r)
+		if c, ok := s.cache[r.class]; ok {
+			touched[c] = true
+		}
+	}
+	// Merged now once they are a good part of the list, so that the next query has little left to sort while
+	// the copying stays proportionate to the writes.
+	for c := range touched {
+		if c.list != nil && len(c.added) > 0 && len(c.added)*4 >= len(c.list) {
+			c.mergeAdded()
+		}
 	}
 	return nil
 }
@@ -447,6 +710,37 @@ func (s *Store) update(fn func(tx kvTx, w *writeSet) error) error {
 type writeSet struct {
 	puts  []*record
 	drops [][2]string
+	strs  *interner // the store's
+}
+
+// interner shares the boxed values of short strings among records, so that a value many objects hold (a tag, a
+// status, a name) is kept once. It is bounded: past maxInterned strings, new ones are no longer added. A nil
+// interner shares nothing. Not safe for concurrent use (the Store's mutex guards it).
+type interner struct {
+	m map[string]any
+}
+
+const (
+	maxInterned    = 1 << 16
+	maxInternedLen = 64
+)
+
+func (in *interner) value(s string) any {
+	if in == nil || len(s) > maxInternedLen {
+		return s
+	}
+	if v, ok := in.m[s]; ok {
+		return v
+	}
+	if in.m == nil {
+		in.m = map[string]any{}
+	}
+	if len(in.m) >= maxInterned {
+		return s
+	}
+	var v any = s
+	in.m[s] = v
+	return v
 }
 
 func (w *writeSet) reset() { w.puts, w.drops = nil, nil }
@@ -460,11 +754,11 @@ func putObject(tx kvTx, w *writeSet, class, id string, data map[string]any) erro
 	if err != nil {
 		return fmt.Errorf("store: encoding %s: %w", ObjectKey(class, id), err)
 	}
-	r, err := newRecord(class, id, data, raw)
+	r, err := newRecord(w.strs, class, id, data, raw)
 	if err != nil {
 		return err
 	}
-	if err := tx.put(flat(bObjects), r.key, raw); err != nil {
+	if err := tx.put(flat(bObjects), ObjectKey(class, id), raw); err != nil {
 		return err
 	}
 	if err := tx.put(bref{bClasses, class}, id, nil); err != nil {
@@ -512,6 +806,14 @@ func setPinsOf(tx kvTx, key string, pins []string) error {
 
 // objectData is the stored JSON form of an object.
 func objectData(o *client.Object) (map[string]any, error) {
+	if m, ok := scalarData(o); ok {
+		return m, nil
+	}
+	return objectDataJSON(o)
+}
+
+// objectDataJSON is objectData by way of the object's JSON (any object).
+func objectDataJSON(o *client.Object) (map[string]any, error) {
 	b, err := json.Marshal(o)
 	if err != nil {
 		return nil, err
@@ -525,6 +827,72 @@ func objectData(o *client.Object) (map[string]any, error) {
 		m["_localId"] = o.LocalID()
 	}
 	return m, nil
+}
+
+// scalarData is objectData for an object whose fields all hold strings (valid UTF-8), booleans, nil, or numbers
+// that JSON carries exactly as float64: the map that encoding the object to JSON and decoding it again gives,
+// made without the round trip. ok is false for any other object.
+func scalarData(o *client.Object) (map[string]any, bool) {
+	fields := o.Fields()
+	m := make(map[string]any, len(fields)+4)
+	for k, v := range fields {
+		switch k {
+		case "objectId", "createdAt", "updatedAt", "className", "__type", "_localId":
+			return nil, false
+		}
+		var f float64
+		switch x := v.(type) {
+		case nil, bool:
+			m[k] = x
+			continue
+		case string:
+			if !utf8.ValidString(x) {
+				return nil, false
+			}
+			m[k] = x
+			continue
+		case float64:
+			f = x
+		case int:
+			f = float64(x)
+		case int8:
+			f = float64(x)
+		case int16:
+			f = float64(x)
+		case int32:
+			f = float64(x)
+		case int64:
+			f = float64(x)
+		case uint:
+			f = float64(x)
+		case uint8:
+			f = float64(x)
+		case uint16:
+			f = float64(x)
+		case uint32:
+			f = float64(x)
+		case uint64:
+			f = float64(x)
+		default:
+			return nil, false
+		}
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return nil, false
+		}
+		m[k] = f
+	}
+	if o.ID() != "" {
+		m["objectId"] = o.ID()
+	} else if o.LocalID() != "" {
+		m["_localId"] = o.LocalID()
+	}
+	if t := o.CreatedAt(); !t.IsZero() {
+		m["createdAt"] = wire.FormatDate(t)
+	}
+	if t := o.UpdatedAt(); !t.IsZero() {
+		m["updatedAt"] = wire.FormatDate(t)
+	}
+	return m, true
 }
 
 // splitObjectKey reverses ObjectKey using the class index (class names may hold "_").

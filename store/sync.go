@@ -111,6 +111,16 @@ func (s *Store) syncChunk(ctx context.Context, c query.Runner, class string, ids
 			fresh[id] = m
 		}
 	}
+	for _, o := range resp.Objects { // a runner that answers with objects (another Store, say)
+		if o == nil || o.ID() == "" {
+			continue
+		}
+		m, err := objectData(o)
+		if err != nil {
+			return 0, 0, fmt.Errorf("encoding a result: %w", err)
+		}
+		fresh[o.ID()] = m
+	}
 	err = s.update(func(tx kvTx, w *writeSet) error {
 		updated, dropped = 0, 0
 		for _, id := range ids {
@@ -251,7 +261,7 @@ func (s *Store) Flush(ctx context.Context, c *client.Client) (FlushResult, error
 		if err != nil || len(recs) == 0 {
 			continue
 		}
-		stored, err := recs[0].object()
+		stored, err := recs[0].object(nil)
 		if err != nil {
 			errs = append(errs, err)
 			continue
