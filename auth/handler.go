@@ -418,6 +418,11 @@ func (h *Handler) verify(ctx context.Context, m SignedMessage) *apiError {
 	return nil
 }
 
+// SessionToken returns the session token a request carries (a Bearer Authorization header, else the session
+// cookie), or "". It does not check the token: the backend does. Other handlers mounted next to this one (the live
+// query bridge) use it to act as the same user.
+func (h *Handler) SessionToken(r *http.Request) string { return h.sessionToken(r) }
+
 // sessionToken reads the session from the Authorization header (Bearer) or the cookie.
 func (h *Handler) sessionToken(r *http.Request) string {
 	if a := r.Header.Get("Authorization"); a != "" {

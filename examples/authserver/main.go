@@ -26,6 +26,7 @@ import (
 	"github.com/c13f5054/moralis-go/auth"
 	"github.com/c13f5054/moralis-go/client"
 	"github.com/c13f5054/moralis-go/internal/devstack"
+	"github.com/c13f5054/moralis-go/query/live"
 )
 
 func main() {
@@ -68,6 +69,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, logw io
 		burst     = fs.Int("rate-burst", 60, "requests per client at once (0 turns the rate limit off)")
 		every     = fs.Duration("rate-every", time.Second, "time to refill one request of the rate limit")
 		noAddrObj = fs.Bool("no-address-objects", false, "do not create _EthAddress/_SolAddress objects on link (servers without allowCustomObjectId)")
+		liveURL   = fs.String("livequery", getenv("MORALIS_LIVEQUERY_URL"), "LiveQuery websocket URL; when set, /auth/live streams live queries to the signed-in user (env MORALIS_LIVEQUERY_URL)")
+		liveCls   = fs.String("live-classes", "LiveItem,LiveNote", "comma-separated classes /auth/live may watch")
 	)
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -118,6 +121,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, logw io
 		return err
 	}
 	mux := http.NewServeMux()
+	if *liveURL != "" {
+		sse, err := liveHandler(h, cfg, *liveURL, *liveCls)
+		if err != nil {
+			return err
+		}
+		mux.Handle("/auth/live", sse)
+	}
 	mux.Handle("/auth/", http.StripPrefix("/auth", h))
 	if st, err := os.Stat(*static); err == nil && st.IsDir() {
 		mux.Handle("/", http.FileServer(http.Dir(*static)))
@@ -149,4 +159,32 @@ func run(ctx context.Context, args []string, getenv func(string) string, logw io
 		return err
 	}
 	return nil
+}
+
+// liveHandler serves GET /auth/live: server-sent events of a live query, held on this side with the signed-in
+// user's session (from the same cookie or Bearer token as the auth endpoint), for the React useLiveQuery hook.
+func liveHandler(h *auth.Handler, cfg client.Config, url, classes string) (http.Handler, error) {
+	c, err := client.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	var allowed []string
+	for _, s := range strings.Split(classes, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			allowed = append(allowed, s)
+		}
+	}
+	return live.NewSSEHandler(live.SSEConfig{
+		Session: func(r *http.Request) (string, error) {
+			if tok := h.SessionToken(r); tok != "" {
+				return tok, nil
+			}
+			return "", errors.New("no session")
+		},
+		Dial: func(ctx context.Context, token string) (*live.Client, error) {
+			return live.Dial(ctx, live.Config{URL: url, AppID: cfg.AppID, JavaScriptKey: cfg.JavaScriptKey,
+				SessionToken: token, Runner: c.WithSessionToken(token)})
+		},
+		AllowedClasses: allowed,
+	})
 }

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/c13f5054/moralis-go/client"
+	"github.com/c13f5054/moralis-go/internal/devstack"
+)
+
+// /auth/live streams a live query to the signed-in user (the session from the same Bearer token or cookie as the
+// auth endpoint), and refuses a request without a session.
+func TestLiveQueryBridge(t *testing.T) {
+	env := devstack.MustLoad(t)
+	m := map[string]string{"MORALIS_SERVER_URL": env.ServerURL, "MORALIS_APP_ID": env.AppID, "MORALIS_JS_KEY": env.JavaScriptKey,
+		"MORALIS_LIVEQUERY_URL": env.LiveQueryURL}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	addrc := make(chan string, 1)
+	done := make(chan error, 1)
+	var logb syncBuffer
+	go func() {
+		done <- run(ctx, []string{"-addr", "127.0.0.1:0", "-static", t.TempDir()}, func(k string) string { return m[k] }, &logb,
+			func(a string) { addrc <- a })
+	}()
+	var base string
+	select {
+	case a := <-addrc:
+		base = "http://" + a
+	case err := <-done:
+		t.Fatalf("server ended: %v\n%s", err, logb.String())
+	case <-time.After(10 * time.Second):
+		t.Fatal("server did not start")
+	}
+	c, err := client.New(client.Config{ServerURL: env.ServerURL, AppID: env.AppID, JavaScriptKey: env.JavaScriptKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := client.NewUser()
+	u.SetUsername(fmt.Sprintf("liveuser%d", rand.Uint32()))
+	u.SetPassword("pw")
+	if err := c.SignUp(ctx, u); err != nil {
+		t.Fatal(err)
+	}
+	run := fmt.Sprintf("bridge%d", rand.Uint32())
+	liveURL := base + "/auth/live?class=LiveItem&where=" + url.QueryEscape(`{"run":"`+run+`"}`)
+
+	resp, err := http.Get(liveURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("without a session: %d, want 401", resp.StatusCode)
+	}
+
+	req, _ := http.NewRequestWithContext(ctx, "GET", liveURL, nil)
+	req.Header.Set("Authorization", "Bearer "+u.SessionToken())
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" {
+		t.Fatalf("with a session: %d %s\n%s", resp.StatusCode, resp.Header.Get("Content-Type"), logb.String())
+	}
+	r := bufio.NewReader(resp.Body)
+	if line, err := r.ReadString('\n'); err != nil || line != ": subscribed\n" {
+		t.Fatalf("first line %q, %v", line, err)
+	}
+	o := client.NewObject("LiveItem")
+	o.Set("run", run)
+	o.SetACL(client.NewUserACL(u.ID()))
+	if err := c.WithSessionToken(u.SessionToken()).Save(ctx, o); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	var event, data string
+	for time.Now().Before(deadline) && (event == "" || data == "") {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case strings.HasPrefix(line, "event: "):
+			event = strings.TrimSpace(strings.TrimPrefix(line, "event: "))
+		case strings.HasPrefix(line, "data: "):
+			data = line
+		}
+	}
+	if event != "create" || !strings.Contains(data, o.ID()) {
+		t.Fatalf("event %q data %q, want a create of %s", event, data, o.ID())
+	}
+}
