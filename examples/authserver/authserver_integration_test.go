@@ -39,23 +39,8 @@ func TestServeStaticAndSignIn(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "index.html"), []byte("<h1>demo</h1>"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(t.Context())
-	addrc := make(chan string, 1)
-	done := make(chan error, 1)
-	var logb syncBuffer
-	go func() {
-		done <- run(ctx, []string{"-addr", "127.0.0.1:0", "-static", dir, "-no-address-objects"}, func(k string) string { return m[k] }, &logb,
-			func(a string) { addrc <- a })
-	}()
-	var base string
-	select {
-	case a := <-addrc:
-		base = "http://" + a
-	case err := <-done:
-		t.Fatalf("server ended: %v\n%s", err, logb.String())
-	case <-time.After(10 * time.Second):
-		t.Fatal("server did not start")
-	}
+	srv := startServer(t, []string{"-static", dir, "-no-address-objects"}, m)
+	base, logb := srv.base, srv.logs
 	jar, _ := cookiejar.New(nil)
 	hc := &http.Client{Jar: jar, Timeout: 30 * time.Second}
 	get := func(path string) (int, string) {
@@ -79,7 +64,7 @@ func TestServeStaticAndSignIn(t *testing.T) {
 	if !strings.HasPrefix(msg.Message, strings.TrimPrefix(base, "http://")+" wants you to sign in") {
 		t.Fatalf("SIWE domain: %q", msg.Message)
 	}
-	sig, _ := s.SignMessage(ctx, []byte(msg.Message))
+	sig, _ := s.SignMessage(t.Context(), []byte(msg.Message))
 	reqBody, _ := json.Marshal(map[string]string{"chain": "evm", "address": s.Address(), "message": msg.Message, "signature": "0x" + hex.EncodeToString(sig)})
 	resp, err := hc.Post(base+"/auth/signin", "application/json", bytes.NewReader(reqBody))
 	if err != nil {
@@ -97,9 +82,46 @@ func TestServeStaticAndSignIn(t *testing.T) {
 	if code, body := get("/auth/me"); code != 200 || !strings.Contains(body, s.Address()) {
 		t.Fatalf("me by cookie: %d %s", code, body)
 	}
-	cancel()
+	srv.stop(t)
+}
+
+// testServer is examples/authserver's run() started on a free loopback port.
+type testServer struct {
+	base   string
+	logs   *syncBuffer
+	cancel context.CancelFunc
+	done   chan error
+}
+
+// startServer runs the server with args (plus -addr 127.0.0.1:0) and the environment m, and waits until it listens.
+// It is stopped when the test ends, or earlier with stop.
+func startServer(t *testing.T, args []string, m map[string]string) *testServer {
+	t.Helper()
+	ctx, cancel := context.WithCancel(t.Context())
+	s := &testServer{logs: &syncBuffer{}, cancel: cancel, done: make(chan error, 1)}
+	addrc := make(chan string, 1)
+	go func() {
+		s.done <- run(ctx, append([]string{"-addr", "127.0.0.1:0"}, args...), func(k string) string { return m[k] }, s.logs,
+			func(a string) { addrc <- a })
+	}()
+	t.Cleanup(cancel)
 	select {
-	case err := <-done:
+	case a := <-addrc:
+		s.base = "http://" + a
+	case err := <-s.done:
+		t.Fatalf("server ended: %v\n%s", err, s.logs.String())
+	case <-time.After(10 * time.Second):
+		t.Fatal("server did not start")
+	}
+	return s
+}
+
+// stop shuts the server down and checks that it ended cleanly.
+func (s *testServer) stop(t *testing.T) {
+	t.Helper()
+	s.cancel()
+	select {
+	case err := <-s.done:
 		if err != nil {
 			t.Fatalf("shutdown: %v", err)
 		}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -21,24 +20,9 @@ func TestLiveQueryBridge(t *testing.T) {
 	env := devstack.MustLoad(t)
 	m := map[string]string{"MORALIS_SERVER_URL": env.ServerURL, "MORALIS_APP_ID": env.AppID, "MORALIS_JS_KEY": env.JavaScriptKey,
 		"MORALIS_LIVEQUERY_URL": env.LiveQueryURL}
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	addrc := make(chan string, 1)
-	done := make(chan error, 1)
-	var logb syncBuffer
-	go func() {
-		done <- run(ctx, []string{"-addr", "127.0.0.1:0", "-static", t.TempDir()}, func(k string) string { return m[k] }, &logb,
-			func(a string) { addrc <- a })
-	}()
-	var base string
-	select {
-	case a := <-addrc:
-		base = "http://" + a
-	case err := <-done:
-		t.Fatalf("server ended: %v\n%s", err, logb.String())
-	case <-time.After(10 * time.Second):
-		t.Fatal("server did not start")
-	}
+	ctx := t.Context()
+	srv := startServer(t, []string{"-static", t.TempDir()}, m)
+	base, logb := srv.base, srv.logs
 	c, err := client.New(client.Config{ServerURL: env.ServerURL, AppID: env.AppID, JavaScriptKey: env.JavaScriptKey})
 	if err != nil {
 		t.Fatal(err)
