@@ -46,6 +46,12 @@ type Config struct {
 	// Idempotency makes every POST and PUT carry an X-Parse-Request-Id that stays the same across retries, so a
 	// retried write is applied at most once (the server must have idempotency enabled).
 	Idempotency bool
+	// ClientObjectIDs makes Save choose each new object's id itself (10 random letters and digits, like the
+	// server's) instead of leaving it to the server; the server must allow custom object ids
+	// (allowCustomObjectId). Then a create whose answer was lost cannot be applied twice, even without
+	// Idempotency, and when its retry is refused as a duplicate, Save loads the object it created and succeeds
+	// with its id. Users are still created by the server.
+	ClientObjectIDs bool
 	// BatchSize is the number of sub-requests per /batch call (0 = 20).
 	BatchSize int
 	// BatchConcurrency is how many /batch calls run at once (0 = 4).
@@ -221,6 +227,7 @@ var (
 	ErrOperationForbidden  = &Error{Code: rest.CodeOperationForbidden}
 	ErrScriptFailed        = &Error{Code: rest.CodeScriptFailed}
 	ErrDuplicateRequest    = &Error{Code: rest.CodeDuplicateRequest}
+	ErrDuplicateValue      = &Error{Code: rest.CodeDuplicateValue}
 	ErrUsernameTaken       = &Error{Code: rest.CodeUsernameTaken}
 	ErrEmailTaken          = &Error{Code: rest.CodeEmailTaken}
 	ErrInvalidSessionToken = &Error{Code: rest.CodeInvalidSessionToken}

@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -65,15 +66,45 @@ func (c *Client) Save(ctx context.Context, s Saver) error {
 	if o.ID() != "" {
 		method, path = http.MethodPut, objectPath(o.ClassName(), o.ID())
 	}
+	newID := ""
+	if o.ID() == "" && c.cfg.ClientObjectIDs && o.ClassName() != UserClass {
+		if newID, err = newObjectID(); err != nil {
+			return fmt.Errorf("moralis: save %s: %w", o.ClassName(), err)
+		}
+		body["objectId"] = newID
+	}
 	rc := c.call(method, path, body)
 	if u, ok := s.(*User); ok && rc.SessionToken == "" && !rc.UseMasterKey {
 		rc.SessionToken = u.SessionToken()
 	}
 	var resp map[string]any
 	if err := c.do(ctx, rc, &resp); err != nil {
+		if newID != "" && (errors.Is(err, ErrDuplicateRequest) || errors.Is(err, ErrDuplicateValue)) {
+			// An earlier attempt created the object and its answer was lost; the retry was refused as a
+			// duplicate. The object exists under the id we chose: load what the server stored.
+			var stored map[string]any
+			rc := c.call(http.MethodGet, objectPath(o.ClassName(), newID), nil)
+			if gerr := c.do(ctx, rc, &stored); gerr == nil {
+				o.SetID(newID)
+				return o.ApplySaved(stored, sent)
+			}
+		}
 		return err
 	}
 	return o.ApplySaved(resp, sent)
+}
+
+// newObjectID makes a 10-character object id like the server's, from crypto/rand.
+func newObjectID() (string, error) {
+	const chars = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+	var b [10]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	for i := range b {
+		b[i] = chars[int(b[i])%len(chars)]
+	}
+	return string(b[:]), nil
 }
 
 // Get loads one object by class and id. A missing or unreadable object gives ErrObjectNotFound.
