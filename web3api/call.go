@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/c13f5054/moralis-go/internal/httpx"
+	"github.com/c13f5054/moralis-go/internal/rest"
 	"github.com/c13f5054/moralis-go/web3api/internal/ref"
 )
 
@@ -197,44 +198,21 @@ func (c *Client) callFunction(ctx context.Context, ep *ref.Endpoint, args Args, 
 	if isEmpty(body["chain"]) {
 		body["chain"] = DefaultChain
 	}
-	body["_ApplicationId"] = c.cfg.appID
-	if c.cfg.jsKey != "" {
-		body["_JavaScriptKey"] = c.cfg.jsKey
+	if c.backendErr != nil {
+		return fmt.Errorf("web3api: %w", c.backendErr)
 	}
-	if c.cfg.sessionToken != "" {
-		body["_SessionToken"] = c.cfg.sessionToken
-	}
-	body["_ClientVersion"] = ClientVersion
-	if c.cfg.installationID != "" {
-		body["_InstallationId"] = c.cfg.installationID
-	}
-	b, err := json.Marshal(body)
-	if err != nil {
-		return fmt.Errorf("web3api: encoding params of %s: %w", ep.Name, err)
-	}
-	u := c.cfg.serverURL + "/functions/" + ep.Name
-	req := &httpx.Request{Method: http.MethodPost, URL: u, Body: b, Header: http.Header{}}
-	req.Header.Set("Content-Type", "text/plain")
-	resp, err := c.hc.Do(ctx, req)
-	if err != nil {
-		return &FunctionError{Function: ep.Name, Message: err.Error(), Err: err}
-	}
-	if resp.Status < 200 || resp.Status > 299 {
-		var e struct {
-			Code  int    `json:"code"`
-			Error string `json:"error"`
-		}
-		if json.Unmarshal(resp.Body, &e) != nil || e.Error == "" {
-			return &FunctionError{Function: ep.Name, Status: resp.Status,
-				Message: "Received an error with invalid JSON from Parse: " + string(resp.Body)}
-		}
-		return &FunctionError{Function: ep.Name, Status: resp.Status, Code: e.Code, Message: e.Error}
-	}
+	// The backend's wire protocol (body fields, keys, session, retries, error shapes) is internal/rest's.
 	var env struct {
 		Result json.RawMessage `json:"result"`
 	}
-	if err := json.Unmarshal(resp.Body, &env); err != nil {
-		return fmt.Errorf("web3api: decoding answer of function %s: %w", ep.Name, err)
+	err := c.backend.DoJSON(ctx, rest.Call{Method: http.MethodPost, Path: "functions/" + ep.Name, Params: body,
+		SessionToken: c.cfg.sessionToken}, &env)
+	if err != nil {
+		var re *rest.Error
+		if errors.As(err, &re) {
+			return &FunctionError{Function: ep.Name, Status: re.Status, Code: re.Code, Message: re.Message, Err: err}
+		}
+		return &FunctionError{Function: ep.Name, Message: err.Error(), Err: err}
 	}
 	if out == nil || len(env.Result) == 0 {
 		return nil

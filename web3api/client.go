@@ -7,6 +7,7 @@ import (
 
 	"github.com/c13f5054/moralis-go/internal/httpx"
 	"github.com/c13f5054/moralis-go/internal/rest"
+	"github.com/google/uuid"
 )
 
 // DefaultBaseURL is the chain-data API base used when WithBaseURL is not given.
@@ -25,6 +26,10 @@ type Client struct {
 	common service
 	cfg    config
 	hc     *httpx.Client
+	// backend sends the no-key calls to the backend's cloud functions (nil without a server URL); backendErr is
+	// its configuration error, returned by those calls.
+	backend    *rest.Transport
+	backendErr error
 }
 
 type service struct{ client *Client }
@@ -152,6 +157,9 @@ func New(opts ...Option) (*Client, error) {
 	if cfg.apiKey == "" && cfg.serverURL == "" {
 		return nil, ErrNotConfigured
 	}
+	if cfg.serverURL != "" && cfg.installationID == "" {
+		cfg.installationID = uuid.NewString() // made once, kept by every copy
+	}
 	return build(cfg), nil
 }
 
@@ -163,6 +171,10 @@ func build(cfg config) *Client {
 		pol.MaxAttempts = cfg.maxAttempts
 	}
 	c.hc = httpx.New(cfg.httpClient, pol)
+	if cfg.serverURL != "" {
+		c.backend, c.backendErr = rest.New(rest.Config{ServerURL: cfg.serverURL, AppID: cfg.appID, JavaScriptKey: cfg.jsKey,
+			InstallationID: cfg.installationID, HTTPClient: cfg.httpClient, Policy: pol})
+	}
 	c.initServices()
 	return c
 }
