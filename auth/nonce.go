@@ -6,6 +6,8 @@ import (
 	"errors"
 	"sync"
 	"time"
+
+	"github.com/c13f5054/moralis-go/internal/randid"
 )
 
 // ErrNonceInvalid is returned by NonceStore.Consume for a nonce that was never issued, was already consumed,
@@ -58,30 +60,10 @@ func NewMemoryNonceStore(now func() time.Time) *MemoryNonceStore {
 	return &MemoryNonceStore{nonces: map[string]time.Time{}, now: now, max: DefaultMaxOutstandingNonces, randRead: rand.Read}
 }
 
-const nonceAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-
 // NewNonceValue returns 22 random alphanumeric characters (about 131 bits), valid as a SIWE nonce.
 func NewNonceValue() (string, error) { return newNonceValue(rand.Read) }
 
-func newNonceValue(read func([]byte) (int, error)) (string, error) {
-	const n = 22
-	out := make([]byte, 0, n)
-	buf := make([]byte, 32)
-	for len(out) < n {
-		if _, err := read(buf); err != nil {
-			return "", err
-		}
-		for _, b := range buf {
-			if int(b) < 248 { // 248 = 4*62: unbiased
-				out = append(out, nonceAlphabet[int(b)%62])
-				if len(out) == n {
-					break
-				}
-			}
-		}
-	}
-	return string(out), nil
-}
+func newNonceValue(read func([]byte) (int, error)) (string, error) { return randid.Alnum(read, 22) }
 
 // Issue makes a nonce valid for ttl (DefaultNonceTTL when ttl <= 0).
 func (s *MemoryNonceStore) Issue(ctx context.Context, ttl time.Duration) (Nonce, error) {

@@ -2,10 +2,8 @@ package auth
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
-	"math/big"
 	"time"
 
 	"github.com/c13f5054/moralis-go/client"
@@ -38,28 +36,13 @@ func NewBackendNonceStore(c *client.Client) (*BackendNonceStore, error) {
 	return &BackendNonceStore{c: c.WithMasterKey(), class: DefaultNonceClass, now: time.Now}, nil
 }
 
-const alnum = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-
-func randomAlnum(n int) (string, error) {
-	b := make([]byte, n)
-	max := big.NewInt(int64(len(alnum)))
-	for i := range b {
-		k, err := rand.Int(rand.Reader, max)
-		if err != nil {
-			return "", err
-		}
-		b[i] = alnum[k.Int64()]
-	}
-	return string(b), nil
-}
-
 // Issue creates a nonce valid for ttl (DefaultNonceTTL when ttl <= 0). The value is alphanumeric, as EIP-4361
 // requires.
 func (s *BackendNonceStore) Issue(ctx context.Context, ttl time.Duration) (Nonce, error) {
 	if ttl <= 0 {
 		ttl = DefaultNonceTTL
 	}
-	secret, err := randomAlnum(22)
+	secret, err := NewNonceValue()
 	if err != nil {
 		return Nonce{}, err
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/c13f5054/moralis-go/internal/randid"
 	"github.com/c13f5054/moralis-go/internal/rest"
 	"github.com/c13f5054/moralis-go/internal/wire"
 )
@@ -95,17 +96,7 @@ func (c *Client) Save(ctx context.Context, s Saver) error {
 }
 
 // newObjectID makes a 10-character object id like the server's, from crypto/rand.
-func newObjectID() (string, error) {
-	const chars = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-	var b [10]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return "", err
-	}
-	for i := range b {
-		b[i] = chars[int(b[i])%len(chars)]
-	}
-	return string(b[:]), nil
-}
+func newObjectID() (string, error) { return randid.Alnum(rand.Read, 10) }
 
 // Get loads one object by class and id. A missing or unreadable object gives ErrObjectNotFound.
 func (c *Client) Get(ctx context.Context, className, id string) (*Object, error) {
