@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"strings"
 	"sync"
 
 	"github.com/ethereum/go-ethereum/accounts"
@@ -57,7 +58,9 @@ func init() {
 	// fixture writes n Ethereum and n Solana signatures to the file named by -class, for the verify workloads.
 	register("fixture", "go", func(ctx context.Context, e env) (result, error) {
 		type sig struct {
-			Address, Message, Signature string
+			Address   string `json:"address"`
+			Message   string `json:"message"`
+			Signature string `json:"signature"`
 		}
 		out := struct {
 			Eth []sig `json:"eth"`
@@ -74,38 +77,17 @@ func init() {
 				return result{}, err
 			}
 			s[64] += 27
-			out.Eth = append(out.Eth, sig{Address: lower(crypto.PubkeyToAddress(key.PublicKey).Hex()), Message: msg, Signature: "0x" + fmt.Sprintf("%x", s)})
+			out.Eth = append(out.Eth, sig{Address: strings.ToLower(crypto.PubkeyToAddress(key.PublicKey).Hex()), Message: msg, Signature: "0x" + fmt.Sprintf("%x", s)})
 			pub, priv, err := ed25519.GenerateKey(rand.Reader)
 			if err != nil {
 				return result{}, err
 			}
 			out.Sol = append(out.Sol, sig{Address: base58.Encode(pub), Message: msg, Signature: base58.Encode(ed25519.Sign(priv, []byte(msg)))})
 		}
-		b, err := json.Marshal(map[string]any{"eth": lowerKeys(out.Eth), "sol": lowerKeys(out.Sol)})
+		b, err := json.Marshal(out)
 		if err != nil {
 			return result{}, err
 		}
 		return result{N: e.n, Check: e.n}, os.WriteFile(e.class, b, 0o644)
 	})
-}
-
-func lower(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if c >= 'A' && c <= 'Z' {
-			b[i] = c + 32
-		}
-	}
-	return string(b)
-}
-
-func lowerKeys[T any](v []T) []map[string]string {
-	b, _ := json.Marshal(v)
-	var raw []map[string]string
-	json.Unmarshal(b, &raw)
-	out := make([]map[string]string, len(raw))
-	for i, m := range raw {
-		out[i] = map[string]string{"address": m["Address"], "message": m["Message"], "signature": m["Signature"]}
-	}
-	return out
 }
