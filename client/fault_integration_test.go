@@ -18,7 +18,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// faultClient returns a client that reaches the real local server through a fault proxy.
+// faultClient returns a client that reaches the real local server through a fault proxy. It allows 20 attempts: at
+// a 30% fault rate one request in 170,000 meets 10 faults in a row, which over 1,000 creates fails about one run
+// in 170; 20 attempts make that negligible (0.3^20).
 func faultClient(t *testing.T, rate float64, seed uint64, idempotent bool) (*client.Client, *client.Client, *faultproxy.Proxy) {
 	t.Helper()
 	env := devstack.MustLoad(t)
@@ -26,7 +28,7 @@ func faultClient(t *testing.T, rate float64, seed uint64, idempotent bool) (*cli
 	require.NoError(t, err)
 	t.Cleanup(p.Close)
 	c, err := client.New(client.Config{ServerURL: p.URL, AppID: env.AppID, JavaScriptKey: env.JavaScriptKey, MasterKey: env.MasterKey,
-		Idempotency: idempotent, MaxAttempts: 10, Retry: httpx.Policy{Base: 5 * time.Millisecond}})
+		Idempotency: idempotent, MaxAttempts: 20, Retry: httpx.Policy{Base: 5 * time.Millisecond}})
 	require.NoError(t, err)
 	direct, err := client.New(client.Config{ServerURL: env.ServerURL, AppID: env.AppID, JavaScriptKey: env.JavaScriptKey, MasterKey: env.MasterKey})
 	require.NoError(t, err)
@@ -163,7 +165,7 @@ func TestFaultsClientObjectIDsRecoverLostAnswers(t *testing.T) {
 			require.NoError(t, err)
 			defer p.Close()
 			c, err := client.New(client.Config{ServerURL: p.URL, AppID: env.AppID, JavaScriptKey: env.JavaScriptKey,
-				Idempotency: idem, ClientObjectIDs: true, MaxAttempts: 10, Retry: httpx.Policy{Base: 5 * time.Millisecond}})
+				Idempotency: idem, ClientObjectIDs: true, MaxAttempts: 20, Retry: httpx.Policy{Base: 5 * time.Millisecond}})
 			require.NoError(t, err)
 			direct := newClient(t)
 			cls := fmt.Sprintf("FaultIDs%d", rand.Uint32())
