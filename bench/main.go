@@ -34,15 +34,17 @@ type workload struct {
 	Class      string
 	Contenders []string
 	Seed       int // rows the class must hold before the runs (iterate)
+	// ServerBound workloads talk to parse-server; their runs also record the CPU time parse-server spent.
+	ServerBound bool
 }
 
 var all = []workload{
-	{Name: "creates", Title: "sequential object creates", N: 1000, SmallN: 20, Class: "BenchWrite", Contenders: []string{"go", "raw", "js"}},
-	{Name: "saveall", Title: "saving objects in one call", N: 10000, SmallN: 100, Class: "BenchWrite", Contenders: []string{"go", "raw", "raw20", "js"}},
-	{Name: "iterate", Title: "iterating every row of a class", N: 100000, SmallN: 300, Class: "BenchIter", Contenders: []string{"go", "raw", "js"}},
+	{Name: "creates", Title: "sequential object creates", N: 1000, SmallN: 20, Class: "BenchWrite", Contenders: []string{"go", "raw", "js"}, ServerBound: true},
+	{Name: "saveall", Title: "saving objects in one call", N: 10000, SmallN: 100, Class: "BenchWrite", Contenders: []string{"go", "go50", "raw", "raw20", "js"}, ServerBound: true},
+	{Name: "iterate", Title: "iterating every row of a class", N: 100000, SmallN: 300, Class: "BenchIter", Contenders: []string{"go", "raw", "js"}, ServerBound: true},
 	{Name: "verify-eth", Title: "EIP-191 signature verifications", N: 2000, SmallN: 50, Contenders: []string{"go", "js"}},
 	{Name: "verify-sol", Title: "ed25519 signature verifications", N: 2000, SmallN: 50, Contenders: []string{"go", "js"}},
-	{Name: "signin", Title: "wallet sign-ins through the Go endpoint", N: 1000, SmallN: 10, Contenders: []string{"go"}},
+	{Name: "signin", Title: "wallet sign-ins through the Go endpoint", N: 1000, SmallN: 10, Contenders: []string{"go"}, ServerBound: true},
 	{Name: "lds", Title: "pinning objects in the local store, then local queries", N: 100000, SmallN: 200, Class: "BenchPin", Contenders: []string{"go", "js"}},
 	{Name: "web3-paging", Title: "paging chain-data items from web3apitest", N: 10000, SmallN: 100, Contenders: []string{"go", "raw"}},
 }
@@ -53,6 +55,9 @@ type run struct {
 	N       int     `json:"n"`
 	Check   int     `json:"check"`
 	RSSKB   int64   `json:"rssKB"`
+	// ServerCPUMS is the CPU time (user + system) parse-server's process spent during the run: where the
+	// time goes when the server, not the client, is the limit.
+	ServerCPUMS float64 `json:"serverCpuMs,omitempty"`
 }
 
 type stat struct {
@@ -167,6 +172,11 @@ func runOne(root, worker string, env []string, w workload, contender string, n i
 	cmd.Env = env
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	var cpu0 float64
+	var cpuErr error
+	if w.ServerBound {
+		cpu0, cpuErr = serverCPU(root)
+	}
 	err := cmd.Run()
 	if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 3 {
 		return run{}, fmt.Errorf("%w: %s", errUnavailable, strings.TrimSpace(stderr.String()))
@@ -181,6 +191,13 @@ func runOne(root, worker string, env []string, w workload, contender string, n i
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		r.RSSKB = ru.Maxrss
 	}
+	if w.ServerBound && cpuErr == nil {
+		cpu1, err := serverCPU(root)
+		if err != nil {
+			return run{}, err
+		}
+		r.ServerCPUMS = cpu1 - cpu0
+	}
 	if w.Name != "iterate" && r.Check != n && w.Name != "lds" {
 		return run{}, fmt.Errorf("check failed: %d of %d", r.Check, n)
 	}
@@ -188,6 +205,37 @@ func runOne(root, worker string, env []string, w workload, contender string, n i
 		return run{}, fmt.Errorf("iterated %d rows, want at least %d", r.Check, n)
 	}
 	return r, nil
+}
+
+// serverCPU is the CPU time in milliseconds that parse-server instance 1 (the one the contenders talk to) has used
+// so far, from /proc/<pid>/stat (utime + stime, in clock ticks of 1/100 s, Linux's USER_HZ).
+func serverCPU(root string) (float64, error) {
+	pidText, err := os.ReadFile(filepath.Join(root, devstack.StateDirName, "server.pid"))
+	if err != nil {
+		return 0, fmt.Errorf("parse-server CPU: %w", err)
+	}
+	stat, err := os.ReadFile(filepath.Join("/proc", strings.TrimSpace(string(pidText)), "stat"))
+	if err != nil {
+		return 0, fmt.Errorf("parse-server CPU: %w", err)
+	}
+	// Fields after the command name (which is in parentheses and may hold spaces): state is field 3,
+	// utime field 14, stime field 15.
+	rest := string(stat)
+	if i := strings.LastIndexByte(rest, ')'); i >= 0 {
+		rest = rest[i+1:]
+	}
+	f := strings.Fields(rest)
+	if len(f) < 13 {
+		return 0, fmt.Errorf("parse-server CPU: unreadable /proc stat %q", stat)
+	}
+	var utime, stime float64
+	if _, err := fmt.Sscan(f[11], &utime); err != nil {
+		return 0, fmt.Errorf("parse-server CPU: utime %q: %w", f[11], err)
+	}
+	if _, err := fmt.Sscan(f[12], &stime); err != nil {
+		return 0, fmt.Errorf("parse-server CPU: stime %q: %w", f[12], err)
+	}
+	return (utime + stime) * 10, nil
 }
 
 func lastLine(b []byte) []byte {
@@ -282,18 +330,18 @@ func stats(v []float64) stat {
 func report(w *os.File, results []outcome, rounds int) {
 	fmt.Fprintf(w, "\n## moralis-go benchmarks\n\n%s, %d cores, %s; median of %d runs after a warm-up (range in brackets); peak memory is the run's max RSS.\n\n",
 		time.Now().UTC().Format("2006-01-02 15:04 UTC"), runtime.NumCPU(), runtime.Version(), rounds)
-	fmt.Fprintln(w, "| workload | n | contender | wall time ms | peak MB | vs ours (time) | vs ours (memory) |")
-	fmt.Fprintln(w, "| --- | ---: | --- | ---: | ---: | ---: | ---: |")
-	names := map[string]string{"go": "moralis-go", "raw": "raw HTTP", "raw20": "raw HTTP, /batch of 20", "js": "moralis-v1 (Node)"}
+	fmt.Fprintln(w, "| workload | n | contender | wall time ms | peak MB | vs ours (time) | vs ours (memory) | parse-server CPU ms |")
+	fmt.Fprintln(w, "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |")
+	names := map[string]string{"go": "moralis-go", "go50": "moralis-go, BatchSize 50", "raw": "raw HTTP", "raw20": "raw HTTP, /batch of 20", "js": "moralis-v1 (Node)"}
 	for _, res := range results {
 		ours := res.Runs["go"]
 		oursT := stats(times(ours, res.Workload)).Median
 		oursM := stats(mems(ours)).Median
-		for _, c := range []string{"go", "raw", "raw20", "js"} {
+		for _, c := range []string{"go", "go50", "raw", "raw20", "js"} {
 			rs, ok := res.Runs[c]
 			if !ok {
 				if why, skipped := res.Skipped[c]; skipped {
-					fmt.Fprintf(w, "| %s | %d | %s | n/a | | | %s |\n", res.Workload, res.N, names[c], why)
+					fmt.Fprintf(w, "| %s | %d | %s | n/a | | | %s | |\n", res.Workload, res.N, names[c], why)
 				}
 				continue
 			}
@@ -303,7 +351,11 @@ func report(w *os.File, results []outcome, rounds int) {
 				ratioT = fmt.Sprintf("%.2fx", t.Median/oursT)
 				ratioM = fmt.Sprintf("%.2fx", m.Median/oursM)
 			}
-			fmt.Fprintf(w, "| %s | %d | %s | %.1f [%.1f-%.1f] | %.1f | %s | %s |\n", res.Workload, res.N, names[c], t.Median, t.Min, t.Max, m.Median, ratioT, ratioM)
+			cpu := ""
+			if sc := stats(serverCPUs(rs)); sc.Max > 0 {
+				cpu = fmt.Sprintf("%.0f", sc.Median)
+			}
+			fmt.Fprintf(w, "| %s | %d | %s | %.1f [%.1f-%.1f] | %.1f | %s | %s | %s |\n", res.Workload, res.N, names[c], t.Median, t.Min, t.Max, m.Median, ratioT, ratioM, cpu)
 			if res.Workload == "lds" {
 				q := stats(queryTimes(rs))
 				qo := stats(queryTimes(ours)).Median
@@ -311,11 +363,12 @@ func report(w *os.File, results []outcome, rounds int) {
 				if c != "go" && qo > 0 {
 					r = fmt.Sprintf("%.1fx", q.Median/qo)
 				}
-				fmt.Fprintf(w, "| lds: one local query | %d | %s | %.2f [%.2f-%.2f] | | %s | |\n", res.N, names[c], q.Median, q.Min, q.Max, r)
+				fmt.Fprintf(w, "| lds: one local query | %d | %s | %.2f [%.2f-%.2f] | | %s | | |\n", res.N, names[c], q.Median, q.Min, q.Max, r)
 			}
 		}
 	}
 	fmt.Fprintln(w, "\nThe ratio columns divide each contender's median by ours: above 1 means moralis-go is faster or smaller.")
+	fmt.Fprintln(w, "parse-server CPU is the median CPU time the server process used during a run (workloads that reach it).")
 }
 
 func times(rs []run, workload string) []float64 {
@@ -330,6 +383,14 @@ func queryTimes(rs []run) []float64 {
 	out := make([]float64, len(rs))
 	for i, r := range rs {
 		out[i] = r.QueryMS
+	}
+	return out
+}
+
+func serverCPUs(rs []run) []float64 {
+	out := make([]float64, len(rs))
+	for i, r := range rs {
+		out[i] = r.ServerCPUMS
 	}
 	return out
 }
