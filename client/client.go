@@ -46,11 +46,11 @@ type Config struct {
 	// Idempotency makes every POST and PUT carry an X-Parse-Request-Id that stays the same across retries, so a
 	// retried write is applied at most once (the server must have idempotency enabled).
 	Idempotency bool
-	// ClientObjectIDs makes Save choose each new object's id itself (10 random letters and digits, like the
-	// server's) instead of leaving it to the server; the server must allow custom object ids
+	// ClientObjectIDs makes Save and SaveAll choose each new object's id themselves (10 random letters and
+	// digits, like the server's) instead of leaving it to the server; the server must allow custom object ids
 	// (allowCustomObjectId). Then a create whose answer was lost cannot be applied twice, even without
-	// Idempotency, and when its retry is refused as a duplicate, Save loads the object it created and succeeds
-	// with its id. Users are still created by the server.
+	// Idempotency, and when its retry is refused as a duplicate, the object it created is loaded and the save
+	// succeeds with its id. Users are still created by the server.
 	ClientObjectIDs bool
 	// BatchSize is the number of sub-requests per /batch call (0 = 20).
 	BatchSize int

@@ -155,18 +155,25 @@ func TestFaultsRetriesHonourDeadline(t *testing.T) {
 	assert.Less(t, time.Since(start), 2*time.Second)
 }
 
+// chosenIDsClient reaches the real server through a proxy faulting 30% of requests, with Config.ClientObjectIDs.
+func chosenIDsClient(t *testing.T, seed uint64, idempotent bool) (*client.Client, *faultproxy.Proxy) {
+	t.Helper()
+	env := devstack.MustLoad(t)
+	p, err := faultproxy.New(env.ServerURL, 0.30, seed)
+	require.NoError(t, err)
+	t.Cleanup(p.Close)
+	c, err := client.New(client.Config{ServerURL: p.URL, AppID: env.AppID, JavaScriptKey: env.JavaScriptKey,
+		Idempotency: idempotent, ClientObjectIDs: true, MaxAttempts: 20, Retry: httpx.Policy{Base: 5 * time.Millisecond}})
+	require.NoError(t, err)
+	return c, p
+}
+
 // With client-chosen object ids, a create whose answer was lost is recovered: every one of 1,000 saves through 30%
 // faults succeeds with its id, exactly 1,000 rows exist, and without idempotency there are still no duplicates.
 func TestFaultsClientObjectIDsRecoverLostAnswers(t *testing.T) {
 	for _, idem := range []bool{true, false} {
 		t.Run(fmt.Sprintf("idempotency=%v", idem), func(t *testing.T) {
-			env := devstack.MustLoad(t)
-			p, err := faultproxy.New(env.ServerURL, 0.30, 11)
-			require.NoError(t, err)
-			defer p.Close()
-			c, err := client.New(client.Config{ServerURL: p.URL, AppID: env.AppID, JavaScriptKey: env.JavaScriptKey,
-				Idempotency: idem, ClientObjectIDs: true, MaxAttempts: 20, Retry: httpx.Policy{Base: 5 * time.Millisecond}})
-			require.NoError(t, err)
+			c, p := chosenIDsClient(t, 11, idem)
 			direct := newClient(t)
 			cls := fmt.Sprintf("FaultIDs%d", rand.Uint32())
 			n := 1000
@@ -208,6 +215,39 @@ func TestFaultsClientObjectIDsRecoverLostAnswers(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, float64(n/2), got.Get("n"))
 			t.Logf("idempotency=%v: %d saves through %d faults (%v), all recovered with their ids", idem, n, p.Injected(), p.Counts())
+		})
+	}
+}
+
+// SaveAll with client-chosen ids through 30% faults: one call saves every object with its id and stores exactly
+// one row each, with or without idempotency (a retried /batch whose first answer was lost is settled per item).
+func TestFaultsSaveAllClientObjectIDs(t *testing.T) {
+	for _, idem := range []bool{true, false} {
+		t.Run(fmt.Sprintf("idempotency=%v", idem), func(t *testing.T) {
+			c, p := chosenIDsClient(t, 13, idem)
+			direct := newClient(t)
+			cls := fmt.Sprintf("FaultBatchIDs%d", rand.Uint32())
+			const n = 1000
+			objs := make([]*client.Object, n)
+			for i := range objs {
+				objs[i] = client.NewObject(cls)
+				objs[i].Set("n", i)
+			}
+			require.NoError(t, c.SaveAll(context.Background(), objs))
+			seen := map[string]bool{}
+			for i, o := range objs {
+				require.Len(t, o.ID(), 10, "object %d has an id", i)
+				require.False(t, seen[o.ID()], "ids are unique")
+				seen[o.ID()] = true
+				require.Empty(t, o.DirtyKeys(), "object %d is saved", i)
+			}
+			counts := p.Counts()
+			require.Positive(t, counts["reset"]+counts["truncate"], "some /batch answers were lost after the server applied them")
+			assert.Equal(t, n, countRows(t, direct, cls), "exactly one row per object (without client ids: 1,160)")
+			got, err := direct.Get(context.Background(), cls, objs[n/3].ID())
+			require.NoError(t, err)
+			assert.Equal(t, float64(n/3), got.Get("n"))
+			t.Logf("idempotency=%v: SaveAll of %d through %d faults (%v)", idem, n, p.Injected(), p.Counts())
 		})
 	}
 }

@@ -223,6 +223,71 @@ type batchItem struct {
 	method string
 	path   string
 	body   map[string]any
+	// newID and className are set for a create whose object id the client chose (Config.ClientObjectIDs).
+	newID     string
+	className string
+}
+
+// maxQueryLimit is the largest page a find asks for.
+const maxQueryLimit = 1000
+
+// recoverChosenIDs settles the creates with client-chosen ids that a retry made look failed. When a /batch call's
+// answer is lost and the call is retried, the server refuses it as a "Duplicate request" (with idempotency) or
+// refuses each create it had already applied as a duplicate id (without). Such an object exists under the id we
+// chose: it is loaded and the item succeeds. Creates refused as a duplicate request that the server never applied
+// (the first attempt failed part-way) are sent once more, in batches of their own; their ids make that safe.
+func (c *Client) recoverChosenIDs(ctx context.Context, items []batchItem, answers []map[string]any, errs []error) {
+	byClass := map[string][]int{}
+	for k, it := range items {
+		if it.newID != "" && errs[k] != nil && (errors.Is(errs[k], ErrDuplicateRequest) || errors.Is(errs[k], ErrDuplicateValue)) {
+			byClass[it.className] = append(byClass[it.className], k)
+		}
+	}
+	var resend []int
+	for cls, ks := range byClass {
+		for from := 0; from < len(ks); from += maxQueryLimit {
+			part := ks[from:min(from+maxQueryLimit, len(ks))]
+			ids := make([]any, len(part))
+			for j, k := range part {
+				ids[j] = items[k].newID
+			}
+			var resp struct {
+				Results []map[string]any `json:"results"`
+			}
+			params := map[string]any{"where": map[string]any{"objectId": map[string]any{"$in": ids}}, "limit": len(ids)}
+			if err := c.do(ctx, c.call(http.MethodGet, classPath(cls), params), &resp); err != nil {
+				for _, k := range part {
+					errs[k] = fmt.Errorf("%w (loading the object an earlier attempt created failed: %v)", errs[k], err)
+				}
+				continue
+			}
+			stored := make(map[string]map[string]any, len(resp.Results))
+			for _, r := range resp.Results {
+				if id, _ := r["objectId"].(string); id != "" {
+					stored[id] = r
+				}
+			}
+			for _, k := range part {
+				if r, ok := stored[items[k].newID]; ok {
+					answers[k], errs[k] = r, nil
+				} else if errors.Is(errs[k], ErrDuplicateRequest) {
+					resend = append(resend, k)
+				}
+			}
+		}
+	}
+	if len(resend) == 0 {
+		return
+	}
+	again := make([]batchItem, len(resend))
+	for j, k := range resend {
+		again[j] = items[k]
+		again[j].newID = "" // no second recovery round
+	}
+	a2, e2 := c.runBatch(ctx, again)
+	for j, k := range resend {
+		answers[k], errs[k] = a2[j], e2[j]
+	}
 }
 
 type batchAnswer struct {
@@ -294,6 +359,8 @@ func (c *Client) batchChunk(ctx context.Context, items []batchItem, answers []ma
 // SaveAll saves many objects through /batch: chunks of Config.BatchSize (default 20) with
 // Config.BatchConcurrency (default 4) chunks in flight. Every object that succeeded is updated; when some failed
 // the error is a *BatchError whose Errors are aligned with objs. Objects without changes are skipped.
+// The server does not deduplicate a retried /batch; with Config.ClientObjectIDs a retry cannot create an object
+// twice, and the objects it finds already created are loaded and succeed.
 func (c *Client) SaveAll(ctx context.Context, objs []*Object) error {
 	items := make([]batchItem, 0, len(objs))
 	index := make([]int, 0, len(objs))
@@ -321,12 +388,21 @@ func (c *Client) SaveAll(ctx context.Context, objs []*Object) error {
 		it := batchItem{method: http.MethodPost, path: classPath(o.ClassName()), body: body}
 		if o.ID() != "" {
 			it.method, it.path = http.MethodPut, objectPath(o.ClassName(), o.ID())
+		} else if c.cfg.ClientObjectIDs && o.ClassName() != UserClass {
+			if it.newID, err = newObjectID(); err != nil {
+				errs[i] = fmt.Errorf("moralis: save %s: %w", o.ClassName(), err)
+				failed++
+				continue
+			}
+			body["objectId"] = it.newID
+			it.className = o.ClassName()
 		}
 		items = append(items, it)
 		index = append(index, i)
 		sent = append(sent, o.PendingSnapshot())
 	}
 	answers, berrs := c.runBatch(ctx, items)
+	c.recoverChosenIDs(ctx, items, answers, berrs)
 	for k, i := range index {
 		if berrs[k] != nil {
 			errs[i] = berrs[k]
