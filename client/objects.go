@@ -160,7 +160,7 @@ func (c *Client) RunQuery(ctx context.Context, req *wire.QueryRequest) (*wire.Qu
 			Results []map[string]any `json:"results"`
 			Count   *int             `json:"count"`
 		}
-		if err := c.do(ctx, rc, &resp); err != nil {
+		if err := c.doArrived(ctx, rc, &resp, req.Arrived); err != nil {
 			return nil, err
 		}
 		out := &wire.QueryResponse{Objects: make([]*wire.Object, 0, len(resp.Results))}
@@ -180,7 +180,11 @@ func (c *Client) RunQuery(ctx context.Context, req *wire.QueryRequest) (*wire.Qu
 		Results []json.RawMessage `json:"results"`
 		Count   *int              `json:"count"`
 	}
-	if err := c.do(ctx, rc, &resp); err != nil {
+	arrived := req.Arrived
+	if req.Op == "aggregate" || req.Params["distinct"] != nil || req.Params["explain"] != nil {
+		arrived = nil // not pages of objects
+	}
+	if err := c.doArrived(ctx, rc, &resp, arrived); err != nil {
 		return nil, err
 	}
 	out := &wire.QueryResponse{Results: resp.Results}
@@ -188,6 +192,22 @@ func (c *Client) RunQuery(ctx context.Context, req *wire.QueryRequest) (*wire.Qu
 		out.Count, out.HasCount = *resp.Count, true
 	}
 	return out, nil
+}
+
+// doArrived is do for a find: when arrived is set, it is told the number of results and the last one's objectId
+// as soon as the answer is read, before the answer is decoded into out.
+func (c *Client) doArrived(ctx context.Context, rc rest.Call, out any, arrived func(int, string)) error {
+	if arrived == nil {
+		return c.do(ctx, rc, out)
+	}
+	if ctx == nil {
+		return errors.New("moralis: nil context")
+	}
+	return c.t.DoJSONPeek(ctx, rc, out, func(body []byte) {
+		if n, last, ok := wire.ScanResults(body); ok {
+			arrived(n, last)
+		}
+	})
 }
 
 // BatchError reports the items of SaveAll or DestroyAll that failed. Errors is index-aligned with the input: nil

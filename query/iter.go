@@ -42,14 +42,22 @@ type page[T any] struct {
 	lastID string
 	full   bool
 	err    error
+	// next is the following page's fetch when it was started early, as soon as this page's answer arrived.
+	next <-chan page[T]
+	// nextAfter is the id the early fetch pages after; nextWaiting is to be closed when the caller waits for it.
+	nextAfter   string
+	nextWaiting chan struct{}
 }
 
 // All iterates over every object the query matches, however many, in pages (batches of 100 unless WithBatchSize
 // says otherwise). It pages by key, as the original client's each does: the requests are ordered by objectId,
 // ascending, and each asks for objectId > the last id seen, so the walk neither skips nor repeats objects when
 // others are added meanwhile, and costs the same at the millionth object as at the first. While the caller works
-// on one page, the next is fetched and decoded in a goroutine; breaking out of the loop, or the context ending,
-// cancels that fetch and waits for the goroutine to end before All returns (runners must honour their context).
+// on one page, the next is fetched and decoded in a goroutine; when the caller is already waiting, the next
+// page is asked for as soon as this one's answer arrives, before it is decoded (runners that support
+// Request.Arrived, like the client). At most two pages are held at a time. Breaking out of the loop, or the
+// context ending, cancels the fetches in flight and waits for their goroutines to end before All returns (runners
+// must honour their context).
 //
 // A query with its own order, skip or limit is refused with ErrCannotIterate ("Cannot iterate on a query with
 // sort, skip, or limit."). Errors (building, the runner's, decoding) are yielded once, with a zero T, and end the
@@ -74,25 +82,45 @@ func (q *Query[T]) All(ctx context.Context, r Runner, opts ...IterOption) iter.S
 		}
 		ctx, cancel := context.WithCancel(ctx)
 		var wg sync.WaitGroup
-		// Deferred calls run last-first: cancel the fetch in flight, then wait for its goroutine.
+		// Deferred calls run last-first: cancel the fetches in flight, then wait for their goroutines.
 		defer wg.Wait()
 		defer cancel()
 
-		pages := make(chan page[T], 1)
-		fetch := func(after string) {
+		// fetch starts the page after the given id. waiting is closed when the caller is waiting for that page
+		// (it has finished the previous one): only then may the page's arrival start the following fetch, so at
+		// most two pages are held at once.
+		var fetch func(after string, waiting <-chan struct{}) <-chan page[T]
+		fetch = func(after string, waiting <-chan struct{}) <-chan page[T] {
+			out := make(chan page[T], 1) // one send per fetch: never blocks
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				p := fetchPage[T](ctx, r, q.className, base, after, cfg.batchSize)
-				pages <- p // buffered, and only one fetch is ever in flight: never blocks
+				var next <-chan page[T]
+				var nextAfter string
+				var nextWaiting chan struct{}
+				arrived := func(n int, last string) {
+					select {
+					case <-waiting:
+					default:
+						return // the caller is still busy with the previous page
+					}
+					if n >= cfg.batchSize && last != "" && ctx.Err() == nil {
+						nextAfter, nextWaiting = last, make(chan struct{})
+						next = fetch(last, nextWaiting)
+					}
+				}
+				p := fetchPage[T](ctx, r, q.className, base, after, cfg.batchSize, arrived)
+				p.next, p.nextAfter, p.nextWaiting = next, nextAfter, nextWaiting
+				out <- p
 			}()
+			return out
 		}
 
-		fetch("")
+		cur := fetch("", closedChan)
 		for {
 			var p page[T]
 			select {
-			case p = <-pages:
+			case p = <-cur:
 			case <-ctx.Done():
 				yield(zero, ctx.Err())
 				return
@@ -104,8 +132,16 @@ func (q *Query[T]) All(ctx context.Context, r Runner, opts ...IterOption) iter.S
 				yield(zero, p.err)
 				return
 			}
+			var waiting chan struct{}
 			if p.full {
-				fetch(p.lastID) // prefetch while the caller works on this page
+				if p.next != nil && p.nextAfter == p.lastID {
+					cur, waiting = p.next, p.nextWaiting // asked for when this page arrived
+				} else {
+					// Not started early (or, should the early look have disagreed with the decoded page,
+					// started after the wrong id: that fetch is left to finish and be discarded).
+					waiting = make(chan struct{})
+					cur = fetch(p.lastID, waiting)
+				}
 			}
 			for _, it := range p.items {
 				if !yield(it, nil) {
@@ -115,9 +151,17 @@ func (q *Query[T]) All(ctx context.Context, r Runner, opts ...IterOption) iter.S
 			if !p.full {
 				return
 			}
+			close(waiting)
 		}
 	}
 }
+
+// closedChan is a closed channel: "the caller is waiting already".
+var closedChan = func() chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}()
 
 // iterBase checks that the query can be iterated and returns its parameters without count.
 func (q *Query[T]) iterBase() (map[string]any, error) {
@@ -136,7 +180,7 @@ func (q *Query[T]) iterBase() (map[string]any, error) {
 }
 
 // fetchPage asks for one page of at most size objects with objectId > after ("" for the first page).
-func fetchPage[T any](ctx context.Context, r Runner, className string, base map[string]any, after string, size int) page[T] {
+func fetchPage[T any](ctx context.Context, r Runner, className string, base map[string]any, after string, size int, arrived func(int, string)) page[T] {
 	params := maps.Clone(base)
 	where := maps.Clone(base["where"].(map[string]any))
 	if after != "" {
@@ -145,7 +189,7 @@ func fetchPage[T any](ctx context.Context, r Runner, className string, base map[
 	params["where"] = where
 	params["order"] = "objectId"
 	params["limit"] = size
-	resp, err := run(ctx, r, &Request{ClassName: className, Op: OpFind, Params: params, PreferObjects: wantsObjects[T]()})
+	resp, err := run(ctx, r, &Request{ClassName: className, Op: OpFind, Params: params, PreferObjects: wantsObjects[T](), Arrived: arrived})
 	if err != nil {
 		return page[T]{err: err}
 	}

@@ -136,9 +136,18 @@ func (t *Transport) Do(ctx context.Context, c Call) (*Result, error) {
 
 // DoJSON sends c and decodes a successful answer's JSON into out (skipped when out is nil).
 func (t *Transport) DoJSON(ctx context.Context, c Call, out any) error {
+	return t.DoJSONPeek(ctx, c, out, nil)
+}
+
+// DoJSONPeek is DoJSON that first shows a successful answer's body to peek (when set), before decoding it. peek
+// must not keep or change the bytes.
+func (t *Transport) DoJSONPeek(ctx context.Context, c Call, out any, peek func(body []byte)) error {
 	res, err := t.Do(ctx, c)
 	if err != nil {
 		return err
+	}
+	if peek != nil {
+		peek(res.Body)
 	}
 	if out == nil {
 		return nil
