@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/c13f5054/moralis-go/client"
 	"github.com/c13f5054/moralis-go/query"
@@ -60,17 +61,59 @@ func ExampleStore_PinWithName() {
 	// Parse_LDS_PIN_favourites Parse_LDS_Song_s1
 }
 
+// Geo queries run locally as on the server: Near orders nearest first; WithinKilometers with sorted true limits the
+// distance too.
+func ExampleStore_RunQuery_near() {
+	ctx := context.Background()
+	s := store.NewMemory(nil)
+	defer s.Close()
+	for _, c := range []struct {
+		name     string
+		lat, lng float64
+	}{{"Berlin", 52.52, 13.405}, {"Paris", 48.8566, 2.3522}, {"Vienna", 48.2082, 16.3738}, {"Tokyo", 35.6762, 139.6503}} {
+		gp, err := client.NewGeoPoint(c.lat, c.lng)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		o := client.NewObject("City")
+		o.Set("name", c.name)
+		o.Set("location", gp)
+		if err := s.Pin(ctx, o); err != nil {
+			fmt.Println(err)
+			return
+		}
+	}
+	munich, _ := client.NewGeoPoint(48.1351, 11.582)
+	show := func(q *query.Query[*client.Object]) {
+		cities, err := q.Find(ctx, s)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		names := make([]string, len(cities))
+		for i, c := range cities {
+			names[i] = c.String("name")
+		}
+		fmt.Println(strings.Join(names, " "))
+	}
+	show(query.New[*client.Object]("City").Near("location", munich))
+	show(query.New[*client.Object]("City").WithinKilometers("location", munich, 700, true))
+	// Output:
+	// Vienna Berlin Paris Tokyo
+	// Vienna Berlin Paris
+}
+
 // Operators the store cannot evaluate are errors, never silently ignored.
 func ExampleStore_RunQuery_unsupported() {
 	s := store.NewMemory(nil)
 	defer s.Close()
-	gp, _ := client.NewGeoPoint(52.5, 13.4)
-	_, err := query.New[*client.Object]("Place").Near("location", gp).Find(context.Background(), s)
+	_, err := query.New[*client.Object]("Place").FullText("description", "castle").Find(context.Background(), s)
 	fmt.Println(errors.Is(err, store.ErrUnsupportedQuery))
 	fmt.Println(err)
 	// Output:
 	// true
-	// store: unsupported query: operator $nearSphere on "location"
+	// store: unsupported query: operator $text on "description"
 }
 
 // A store that was never opened, or was closed, is not enabled.

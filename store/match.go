@@ -164,96 +164,161 @@ func unsupported(format string, args ...any) error {
 // arrays says which fields hold arrays in the class (the store's view of the schema), because PostgreSQL treats
 // a missing value differently for array columns.
 func compileWhere(where map[string]any, arrays map[string]bool) (matcher, error) {
+	c, err := compileClause(where, arrays)
+	return c.match, err
+}
+
+// clause is a compiled where map or condition. match reports whether its SQL value is TRUE for a record. unknown,
+// when not nil, reports whether it is NULL: a NULL matches nothing, like FALSE, except under $nor, where NOT NULL
+// stays NULL while NOT FALSE is TRUE. Only the geo constraints say when they are NULL (a missing field); the other
+// operators count as never NULL.
+type clause struct {
+	match   matcher
+	unknown matcher
+}
+
+func compileClause(where map[string]any, arrays map[string]bool) (clause, error) {
 	keys := make([]string, 0, len(where))
 	for k := range where {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	var ms []matcher
+	var parts []clause
 	for _, k := range keys {
 		v := where[k]
 		switch k {
 		case "$or", "$and", "$nor":
 			list, ok := v.([]any)
 			if !ok {
-				return nil, fmt.Errorf("store: %s needs an array of queries, got %T", k, v)
+				return clause{}, fmt.Errorf("store: %s needs an array of queries, got %T", k, v)
 			}
-			subs := make([]matcher, 0, len(list))
+			subs := make([]clause, 0, len(list))
 			for _, e := range list {
 				w, ok := e.(map[string]any)
 				if !ok {
-					return nil, fmt.Errorf("store: %s needs an array of queries, got an element %T", k, e)
+					return clause{}, fmt.Errorf("store: %s needs an array of queries, got an element %T", k, e)
 				}
-				m, err := compileWhere(w, arrays)
+				c, err := compileClause(w, arrays)
 				if err != nil {
-					return nil, err
+					return clause{}, err
 				}
-				subs = append(subs, m)
+				subs = append(subs, c)
 			}
-			ms = append(ms, combine(k, subs))
+			parts = append(parts, combine(k, subs))
 			continue
 		}
 		if strings.HasPrefix(k, "$") {
-			return nil, unsupported("top-level operator %s", k)
+			return clause{}, unsupported("top-level operator %s", k)
 		}
 		if cond, ok := v.(map[string]any); ok && isCondition(cond) {
-			m, err := compileCondition(k, cond, arrays[k])
+			c, err := compileCondition(k, cond, arrays[k])
 			if err != nil {
-				return nil, err
+				return clause{}, err
 			}
-			ms = append(ms, m)
+			parts = append(parts, c)
 			continue
 		}
 		if m, ok := v.(map[string]any); ok {
 			if _, typed := m["__type"]; !typed {
-				return nil, unsupported("equality with an object value on %q (the PostgreSQL server refuses it too)", k)
+				return clause{}, unsupported("equality with an object value on %q (the PostgreSQL server refuses it too)", k)
 			}
 		}
 		want := norm(v)
 		key := k
-		ms = append(ms, func(r *record) bool {
+		parts = append(parts, clause{match: func(r *record) bool {
 			got, ok := lookup(r, key)
 			if !ok || got == nil {
 				return want == nil
 			}
 			return equalOrContains(got, want)
-		})
+		}})
 	}
-	return func(r *record) bool {
-		for _, m := range ms {
-			if !m(r) {
+	return allOf(parts), nil
+}
+
+// allOf is the AND of parts: FALSE when one is FALSE, else NULL when one is NULL.
+func allOf(parts []clause) clause {
+	match := func(r *record) bool {
+		for i := range parts {
+			if !parts[i].match(r) {
 				return false
 			}
 		}
 		return true
-	}, nil
+	}
+	for _, p := range parts {
+		if p.unknown == nil {
+			continue
+		}
+		return clause{match: match, unknown: func(r *record) bool {
+			null := false
+			for _, p := range parts {
+				switch {
+				case p.match(r):
+				case p.unknown != nil && p.unknown(r):
+					null = true
+				default:
+					return false
+				}
+			}
+			return null
+		}}
+	}
+	return clause{match: match}
 }
 
-func combine(op string, subs []matcher) matcher {
-	return func(r *record) bool {
-		switch op {
-		case "$or":
-			for _, m := range subs {
-				if m(r) {
-					return true
-				}
+// anyOf is the OR of parts: TRUE when one is TRUE, else NULL when one is NULL.
+func anyOf(parts []clause) clause {
+	match := func(r *record) bool {
+		for i := range parts {
+			if parts[i].match(r) {
+				return true
 			}
-			return false
-		case "$and":
-			for _, m := range subs {
-				if !m(r) {
-					return false
-				}
-			}
-			return true
-		default: // $nor
-			for _, m := range subs {
-				if m(r) {
-					return false
-				}
-			}
-			return true
 		}
+		return false
+	}
+	for _, p := range parts {
+		if p.unknown == nil {
+			continue
+		}
+		return clause{match: match, unknown: func(r *record) bool {
+			null := false
+			for _, p := range parts {
+				switch {
+				case p.match(r):
+					return false
+				case p.unknown != nil && p.unknown(r):
+					null = true
+				}
+			}
+			return null
+		}}
+	}
+	return clause{match: match}
+}
+
+func combine(op string, subs []clause) clause {
+	switch op {
+	case "$or":
+		return anyOf(subs)
+	case "$and":
+		return allOf(subs)
+	}
+	// $nor: NOT (a OR b ...), which is NULL, and matches nothing, where the OR is NULL.
+	or := anyOf(subs)
+	if or.unknown == nil {
+		return clause{match: func(r *record) bool {
+			for i := range subs {
+				if subs[i].match(r) {
+					return false
+				}
+			}
+			return true
+		}}
+	}
+	return clause{
+		match:   func(r *record) bool { return !or.match(r) && !or.unknown(r) },
+		unknown: or.unknown,
 	}
 }
 
@@ -288,13 +353,14 @@ func contains(arr []any, v any) bool {
 	return false
 }
 
-func compileCondition(key string, cond map[string]any, arrayField bool) (matcher, error) {
+func compileCondition(key string, cond map[string]any, arrayField bool) (clause, error) {
 	ops := make([]string, 0, len(cond))
 	for op := range cond {
 		ops = append(ops, op)
 	}
 	sort.Strings(ops)
 	var ms []matcher
+	var geo []clause
 	for _, op := range ops {
 		raw := cond[op]
 		arg := norm(raw)
@@ -319,7 +385,7 @@ func compileCondition(key string, cond map[string]any, arrayField bool) (matcher
 			})
 		case "$lt", "$lte", "$gt", "$gte":
 			if arg == nil {
-				return nil, fmt.Errorf("store: %s on %q needs a value", op, key)
+				return clause{}, fmt.Errorf("store: %s on %q needs a value", op, key)
 			}
 			op := op
 			ms = append(ms, func(r *record) bool {
@@ -344,7 +410,7 @@ func compileCondition(key string, cond map[string]any, arrayField bool) (matcher
 		case "$in", "$nin":
 			list, ok := arg.([]any)
 			if !ok {
-				return nil, fmt.Errorf("store: bad %s value on %q: need an array", op, key)
+				return clause{}, fmt.Errorf("store: bad %s value on %q: need an array", op, key)
 			}
 			in := op == "$in"
 			ms = append(ms, func(r *record) bool {
@@ -372,7 +438,7 @@ func compileCondition(key string, cond map[string]any, arrayField bool) (matcher
 		case "$exists":
 			want, ok := raw.(bool)
 			if !ok {
-				return nil, fmt.Errorf("store: $exists on %q needs true or false", key)
+				return clause{}, fmt.Errorf("store: $exists on %q needs true or false", key)
 			}
 			ms = append(ms, func(r *record) bool {
 				got, ok := lookup(r, key)
@@ -381,12 +447,12 @@ func compileCondition(key string, cond map[string]any, arrayField bool) (matcher
 		case "$regex":
 			pat, ok := raw.(string)
 			if !ok {
-				return nil, fmt.Errorf("store: $regex on %q needs a string", key)
+				return clause{}, fmt.Errorf("store: $regex on %q needs a string", key)
 			}
 			opts, _ := cond["$options"].(string)
 			match, err := regexMatcher(pat, opts)
 			if err != nil {
-				return nil, fmt.Errorf("store: bad $regex on %q: %w", key, err)
+				return clause{}, fmt.Errorf("store: bad $regex on %q: %w", key, err)
 			}
 			ms = append(ms, func(r *record) bool {
 				got, ok := lookup(r, key)
@@ -395,27 +461,27 @@ func compileCondition(key string, cond map[string]any, arrayField bool) (matcher
 			})
 		case "$options":
 			if _, ok := cond["$regex"]; !ok {
-				return nil, fmt.Errorf("store: $options on %q without $regex", key)
+				return clause{}, fmt.Errorf("store: $options on %q without $regex", key)
 			}
 			if _, ok := raw.(string); !ok {
-				return nil, fmt.Errorf("store: $options on %q needs a string", key)
+				return clause{}, fmt.Errorf("store: $options on %q needs a string", key)
 			}
 		case "$all":
 			list, ok := raw.([]any)
 			if !ok {
-				return nil, fmt.Errorf("store: bad $all value on %q: need an array", key)
+				return clause{}, fmt.Errorf("store: bad $all value on %q: need an array", key)
 			}
 			elems := make([]func(any) bool, 0, len(list))
 			for _, e := range list {
 				if m, ok := e.(map[string]any); ok && isCondition(m) {
 					pat, ok := m["$regex"].(string)
 					if !ok || len(m) > 2 {
-						return nil, unsupported("$all element %v on %q", e, key)
+						return clause{}, unsupported("$all element %v on %q", e, key)
 					}
 					opts, _ := m["$options"].(string)
 					match, err := regexMatcher(pat, opts)
 					if err != nil {
-						return nil, fmt.Errorf("store: bad $regex in $all on %q: %w", key, err)
+						return clause{}, fmt.Errorf("store: bad $regex in $all on %q: %w", key, err)
 					}
 					elems = append(elems, func(v any) bool { s, ok := v.(string); return ok && match(s) })
 					continue
@@ -446,7 +512,7 @@ func compileCondition(key string, cond map[string]any, arrayField bool) (matcher
 		case "$containedBy":
 			list, ok := arg.([]any)
 			if !ok {
-				return nil, fmt.Errorf("store: bad $containedBy value on %q: need an array", key)
+				return clause{}, fmt.Errorf("store: bad $containedBy value on %q: need an array", key)
 			}
 			ms = append(ms, func(r *record) bool {
 				got, _ := lookup(r, key)
@@ -461,18 +527,34 @@ func compileCondition(key string, cond map[string]any, arrayField bool) (matcher
 				}
 				return true
 			})
+		case "$nearSphere", "$maxDistance", "$maxDistanceInRadians", "$maxDistanceInKilometers", "$maxDistanceInMiles",
+			"$within", "$geoWithin", "$geoIntersects":
+			c, err := compileGeo(key, op, cond)
+			if err != nil {
+				return clause{}, err
+			}
+			if c.match != nil {
+				geo = append(geo, c)
+			}
 		default:
-			return nil, unsupported("operator %s on %q", op, key)
+			return clause{}, unsupported("operator %s on %q", op, key)
 		}
 	}
-	return func(r *record) bool {
-		for _, m := range ms {
-			if !m(r) {
-				return false
+	if len(geo) == 0 {
+		return clause{match: func(r *record) bool {
+			for _, m := range ms {
+				if !m(r) {
+					return false
+				}
 			}
-		}
-		return true
-	}, nil
+			return true
+		}}, nil
+	}
+	parts := make([]clause, 0, len(ms)+len(geo))
+	for _, m := range ms {
+		parts = append(parts, clause{match: m})
+	}
+	return allOf(append(parts, geo...)), nil
 }
 
 // regexMatcher returns a function matching strings against a $regex. The patterns startsWith, endsWith and

@@ -15,11 +15,13 @@ import (
 // RunQuery runs a find over all stored objects of req.ClassName, evaluated locally; it makes *Store a
 // query.Runner, so a query built with package query runs here or on the server alike. Supported: equality,
 // $eq $ne $lt $lte $gt $gte $in $nin $exists $regex (+$options i, m, s, x) $all $containedBy, $or $and $nor, dotted
-// keys into object fields, order (several keys, "-" for descending; missing values last when ascending, first when
-// descending, as on PostgreSQL), skip, limit (default 100, as on the server), count, keys, excludeKeys, include
-// (of pinned objects). Anything else (geo queries, $relatedTo, $inQuery, $text, aggregate, ...) gives an error
-// wrapping ErrUnsupportedQuery. The results are handed over as fresh objects in Response.Objects (Results stays
-// empty); each belongs to the caller. Safe for concurrent use.
+// keys into object fields, the geo constraints $nearSphere (+$maxDistance), $within $box, $geoWithin $polygon and
+// $centerSphere, $geoIntersects $point (with the server's semantics, see "Geo queries" in the package doc), order
+// (several keys, "-" for descending; missing values last when ascending, first when descending, as on PostgreSQL;
+// a top-level $nearSphere orders by distance instead), skip, limit (default 100, as on the server), count, keys,
+// excludeKeys, include (of pinned objects). Anything else ($relatedTo, $inQuery, $text, aggregate, ...) gives an
+// error wrapping ErrUnsupportedQuery. The results are handed over as fresh objects in Response.Objects (Results
+// stays empty); each belongs to the caller. Safe for concurrent use.
 func (s *Store) RunQuery(ctx context.Context, req *query.Request) (*query.Response, error) {
 	return s.run(ctx, req, "")
 }
@@ -178,6 +180,9 @@ func (s *Store) run(ctx context.Context, req *query.Request, pin string) (*query
 	if err != nil {
 		return nil, err
 	}
+	if err := checkGeoValues(p.where, recs); err != nil {
+		return nil, err
+	}
 	var inPin map[string]bool
 	if pin != "" {
 		inPin = map[string]bool{}
@@ -208,7 +213,10 @@ func (s *Store) run(ctx context.Context, req *query.Request, pin string) (*query
 	if p.count {
 		resp.Count, resp.HasCount = len(hits), true
 	}
-	if len(p.order) > 0 {
+	// A top-level $nearSphere orders by distance and replaces the order, as on the server.
+	if near := nearOrder(p.where); len(near) > 0 {
+		sortByDistance(hits, near)
+	} else if len(p.order) > 0 {
 		sortRecords(hits, p.order)
 	}
 	if p.skip >= len(hits) {

@@ -357,9 +357,7 @@ func TestUnsupportedOperatorsAreErrors(t *testing.T) {
 	s := store.NewMemory(nil)
 	defer s.Close()
 	ctx := context.Background()
-	gp, _ := client.NewGeoPoint(1, 2)
 	for name, q := range map[string]*query.Query[Obj]{
-		"near":      query.New[Obj]("X").Near("loc", gp),
 		"fulltext":  query.New[Obj]("X").FullText("name", "hello"),
 		"inQuery":   query.New[Obj]("X").MatchesQuery("p", query.New[Obj]("Y")),
 		"relatedTo": query.New[Obj]("X").RelatedTo(client.Pointer{ClassName: "Y", ObjectID: "y"}, "rel"),
