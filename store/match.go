@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -164,20 +165,35 @@ func unsupported(format string, args ...any) error {
 // arrays says which fields hold arrays in the class (the store's view of the schema), because PostgreSQL treats
 // a missing value differently for array columns.
 func compileWhere(where map[string]any, arrays map[string]bool) (matcher, error) {
-	c, err := compileClause(where, arrays)
+	c, err := compileClause(where, arrays, false)
 	return c.match, err
 }
 
 // clause is a compiled where map or condition. match reports whether its SQL value is TRUE for a record. unknown,
 // when not nil, reports whether it is NULL: a NULL matches nothing, like FALSE, except under $nor, where NOT NULL
-// stays NULL while NOT FALSE is TRUE. Only the geo constraints say when they are NULL (a missing field); the other
-// operators count as never NULL.
+// stays NULL while NOT FALSE is TRUE. A nil unknown means never NULL.
+//
+// Each operator is NULL exactly where the SQL the PostgreSQL adapter writes for it is: a comparison, IN, ~, an
+// array function (all STRICT) or ->> on a NULL value is NULL; IS [NOT] NULL (equality with null, $exists, $ne:
+// null), "(col <> v OR col IS NULL)" ($ne on a plain column), an empty $in (IS NULL) and an empty $nin (1 = 1)
+// never are.
+//
+// NULL and FALSE differ only under a $nor, so unknown is built only there (tri is true): elsewhere the compiled
+// query is the same as a two-valued one, and as fast.
 type clause struct {
 	match   matcher
 	unknown matcher
 }
 
-func compileClause(where map[string]any, arrays map[string]bool) (clause, error) {
+// isNull reports whether the SQL value of a (possibly dotted, read with ->>) key is NULL: missing or null.
+func isNull(key string) matcher {
+	return func(r *record) bool {
+		got, ok := lookup(r, key)
+		return !ok || got == nil
+	}
+}
+
+func compileClause(where map[string]any, arrays map[string]bool, tri bool) (clause, error) {
 	keys := make([]string, 0, len(where))
 	for k := range where {
 		keys = append(keys, k)
@@ -198,7 +214,8 @@ func compileClause(where map[string]any, arrays map[string]bool) (clause, error)
 				if !ok {
 					return clause{}, fmt.Errorf("store: %s needs an array of queries, got an element %T", k, e)
 				}
-				c, err := compileClause(w, arrays)
+				// Under $nor, NULL (NOT NULL is NULL) must be told from FALSE (NOT FALSE is TRUE).
+				c, err := compileClause(w, arrays, tri || k == "$nor")
 				if err != nil {
 					return clause{}, err
 				}
@@ -211,7 +228,7 @@ func compileClause(where map[string]any, arrays map[string]bool) (clause, error)
 			return clause{}, unsupported("top-level operator %s", k)
 		}
 		if cond, ok := v.(map[string]any); ok && isCondition(cond) {
-			c, err := compileCondition(k, cond, arrays[k])
+			c, err := compileCondition(k, cond, arrays[k], tri)
 			if err != nil {
 				return clause{}, err
 			}
@@ -225,13 +242,18 @@ func compileClause(where map[string]any, arrays map[string]bool) (clause, error)
 		}
 		want := norm(v)
 		key := k
-		parts = append(parts, clause{match: func(r *record) bool {
+		if want == nil { // IS NULL, never NULL
+			parts = append(parts, clause{match: isNull(key)})
+			continue
+		}
+		c := clause{match: func(r *record) bool {
 			got, ok := lookup(r, key)
-			if !ok || got == nil {
-				return want == nil
-			}
-			return equalOrContains(got, want)
-		}})
+			return ok && got != nil && equalOrContains(got, want)
+		}}
+		if tri { // col = v, (col->>'k') = v: NULL on a NULL value
+			c.unknown = isNull(key)
+		}
+		parts = append(parts, c)
 	}
 	return allOf(parts), nil
 }
@@ -353,7 +375,7 @@ func contains(arr []any, v any) bool {
 	return false
 }
 
-func compileCondition(key string, cond map[string]any, arrayField bool) (clause, error) {
+func compileCondition(key string, cond map[string]any, arrayField, tri bool) (clause, error) {
 	ops := make([]string, 0, len(cond))
 	for op := range cond {
 		ops = append(ops, op)
@@ -361,18 +383,36 @@ func compileCondition(key string, cond map[string]any, arrayField bool) (clause,
 	sort.Strings(ops)
 	var ms []matcher
 	var geo []clause
+	// nulls[i], when tri, says when ms[i] is NULL (nil: never); see clause. null(m) sets it for the last matcher
+	// (nil m: when the key's value is NULL), and builds nothing unless tri.
+	var nulls []matcher
+	null := func(m matcher) {
+		if !tri {
+			return
+		}
+		if m == nil {
+			m = isNull(key)
+		}
+		for len(nulls) < len(ms)-1 {
+			nulls = append(nulls, nil)
+		}
+		nulls = append(nulls, m)
+	}
+	dotted := strings.Contains(key, ".")
 	for _, op := range ops {
 		raw := cond[op]
 		arg := norm(raw)
 		switch op {
 		case "$eq":
+			if arg == nil { // IS NULL
+				ms = append(ms, isNull(key))
+				continue
+			}
 			ms = append(ms, func(r *record) bool {
 				got, ok := lookup(r, key)
-				if !ok || got == nil {
-					return arg == nil
-				}
-				return equalOrContains(got, arg)
+				return ok && got != nil && equalOrContains(got, arg)
 			})
+			null(nil)
 		case "$ne":
 			ms = append(ms, func(r *record) bool {
 				got, ok := lookup(r, key)
@@ -383,6 +423,9 @@ func compileCondition(key string, cond map[string]any, arrayField bool) (clause,
 				}
 				return !equalOrContains(got, arg)
 			})
+			if arrayField && !dotted { // NOT array_contains(col, ...), STRICT; else IS NOT NULL or "... OR col IS NULL"
+				null(nil)
+			}
 		case "$lt", "$lte", "$gt", "$gte":
 			if arg == nil {
 				return clause{}, fmt.Errorf("store: %s on %q needs a value", op, key)
@@ -407,18 +450,23 @@ func compileCondition(key string, cond map[string]any, arrayField bool) (clause,
 				}
 				return c >= 0
 			})
+			null(nil)
 		case "$in", "$nin":
 			list, ok := arg.([]any)
 			if !ok {
 				return clause{}, fmt.Errorf("store: bad %s value on %q: need an array", op, key)
 			}
 			in := op == "$in"
+			if !arrayField && len(list) > 0 && !slices.ContainsFunc(list, func(v any) bool { return v != nil }) {
+				return clause{}, fmt.Errorf("store: %s on %q holds only null (the PostgreSQL server refuses it too: it leaves null out of IN (...))", op, key)
+			}
 			ms = append(ms, func(r *record) bool {
 				got, ok := lookup(r, key)
 				if !ok || got == nil {
 					// As on PostgreSQL: a missing field matches an empty $in or $nin ("IS NULL", "1 = 1"),
-					// and is never in (or out of) a non-empty list.
-					return len(list) == 0 || (in && contains(list, nil))
+					// and is never in (or out of) a non-empty list: a null in the list is left out of
+					// "col IN (...)" and is a JSON null element for array_contains.
+					return len(list) == 0
 				}
 				if len(list) == 0 {
 					return !in
@@ -435,6 +483,15 @@ func compileCondition(key string, cond map[string]any, arrayField bool) (clause,
 				}
 				return contains(list, got) == in
 			})
+			switch {
+			case len(list) == 0: // IS NULL, 1 = 1
+			case dotted && in: // (col->'k')::jsonb @> list: a JSON null is not NULL there
+				if tri {
+					null(func(r *record) bool { _, ok := lookup(r, key); return !ok })
+				}
+			default: // col [NOT] IN (...), [NOT] array_contains(col, ...)
+				null(nil)
+			}
 		case "$exists":
 			want, ok := raw.(bool)
 			if !ok {
@@ -459,6 +516,7 @@ func compileCondition(key string, cond map[string]any, arrayField bool) (clause,
 				s, isStr := got.(string)
 				return ok && isStr && match(s)
 			})
+			null(nil)
 		case "$options":
 			if _, ok := cond["$regex"]; !ok {
 				return clause{}, fmt.Errorf("store: $options on %q without $regex", key)
@@ -509,6 +567,7 @@ func compileCondition(key string, cond map[string]any, arrayField bool) (clause,
 				}
 				return true
 			})
+			null(nil) // array_contains_all[_regex], STRICT
 		case "$containedBy":
 			list, ok := arg.([]any)
 			if !ok {
@@ -527,6 +586,7 @@ func compileCondition(key string, cond map[string]any, arrayField bool) (clause,
 				}
 				return true
 			})
+			null(nil) // col <@ list
 		case "$nearSphere", "$maxDistance", "$maxDistanceInRadians", "$maxDistanceInKilometers", "$maxDistanceInMiles",
 			"$within", "$geoWithin", "$geoIntersects":
 			c, err := compileGeo(key, op, cond)
@@ -540,7 +600,7 @@ func compileCondition(key string, cond map[string]any, arrayField bool) (clause,
 			return clause{}, unsupported("operator %s on %q", op, key)
 		}
 	}
-	if len(geo) == 0 {
+	if len(geo) == 0 && len(nulls) == 0 {
 		return clause{match: func(r *record) bool {
 			for _, m := range ms {
 				if !m(r) {
@@ -551,8 +611,12 @@ func compileCondition(key string, cond map[string]any, arrayField bool) (clause,
 		}}, nil
 	}
 	parts := make([]clause, 0, len(ms)+len(geo))
-	for _, m := range ms {
-		parts = append(parts, clause{match: m})
+	for i, m := range ms {
+		c := clause{match: m}
+		if i < len(nulls) {
+			c.unknown = nulls[i]
+		}
+		parts = append(parts, c)
 	}
 	return allOf(append(parts, geo...)), nil
 }
