@@ -156,10 +156,15 @@ func (c *Client) call(method, path string, params map[string]any) rest.Call {
 }
 
 func (c *Client) do(ctx context.Context, rc rest.Call, out any) error {
+	return c.doPeek(ctx, rc, out, nil)
+}
+
+// doPeek is do that first shows a successful answer's body to peek (when set), before decoding it.
+func (c *Client) doPeek(ctx context.Context, rc rest.Call, out any, peek func(body []byte)) error {
 	if ctx == nil {
 		return errors.New("moralis: nil context")
 	}
-	return c.t.DoJSON(ctx, rc, out)
+	return c.t.DoJSONPeek(ctx, rc, out, peek)
 }
 
 // Re-exported value types; see package internal/wire for their encoding.

@@ -154,13 +154,19 @@ func (c *Client) RunQuery(ctx context.Context, req *wire.QueryRequest) (*wire.Qu
 	if req.UseMasterKey {
 		rc.UseMasterKey = true
 	}
-	if req.PreferObjects && req.Op != "aggregate" && req.Params["distinct"] == nil && req.Params["explain"] == nil {
+	// A find answers pages of objects; aggregate, distinct and explain answer other values.
+	find := req.Op != "aggregate" && req.Params["distinct"] == nil && req.Params["explain"] == nil
+	arrived := req.Arrived
+	if !find {
+		arrived = nil
+	}
+	if req.PreferObjects && find {
 		// One JSON pass: the answer's results become objects directly.
 		var resp struct {
 			Results []map[string]any `json:"results"`
 			Count   *int             `json:"count"`
 		}
-		if err := c.doArrived(ctx, rc, &resp, req.Arrived); err != nil {
+		if err := c.doArrived(ctx, rc, &resp, arrived); err != nil {
 			return nil, err
 		}
 		out := &wire.QueryResponse{Objects: make([]*wire.Object, 0, len(resp.Results))}
@@ -180,10 +186,6 @@ func (c *Client) RunQuery(ctx context.Context, req *wire.QueryRequest) (*wire.Qu
 		Results []json.RawMessage `json:"results"`
 		Count   *int              `json:"count"`
 	}
-	arrived := req.Arrived
-	if req.Op == "aggregate" || req.Params["distinct"] != nil || req.Params["explain"] != nil {
-		arrived = nil // not pages of objects
-	}
 	if err := c.doArrived(ctx, rc, &resp, arrived); err != nil {
 		return nil, err
 	}
@@ -197,17 +199,15 @@ func (c *Client) RunQuery(ctx context.Context, req *wire.QueryRequest) (*wire.Qu
 // doArrived is do for a find: when arrived is set, it is told the number of results and the last one's objectId
 // as soon as the answer is read, before the answer is decoded into out.
 func (c *Client) doArrived(ctx context.Context, rc rest.Call, out any, arrived func(int, string)) error {
-	if arrived == nil {
-		return c.do(ctx, rc, out)
-	}
-	if ctx == nil {
-		return errors.New("moralis: nil context")
-	}
-	return c.t.DoJSONPeek(ctx, rc, out, func(body []byte) {
-		if n, last, ok := wire.ScanResults(body); ok {
-			arrived(n, last)
+	var peek func([]byte)
+	if arrived != nil {
+		peek = func(body []byte) {
+			if n, last, ok := wire.ScanResults(body); ok {
+				arrived(n, last)
+			}
 		}
-	})
+	}
+	return c.doPeek(ctx, rc, out, peek)
 }
 
 // BatchError reports the items of SaveAll or DestroyAll that failed. Errors is index-aligned with the input: nil

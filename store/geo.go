@@ -3,10 +3,15 @@ package store
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/c13f5054/moralis-go/internal/wire"
+	"github.com/c13f5054/moralis-go/query"
 )
 
 // Geo constraints, evaluated as the PostgreSQL adapter of parse-server 9.10 runs them (buildWhereClause and find in
@@ -18,7 +23,7 @@ import (
 const (
 	// serverKmPerRadian is the earth radius, in km, parse-server turns $maxDistance and $centerSphere radians into
 	// metres with.
-	serverKmPerRadian = 6371
+	serverKmPerRadian = query.EarthRadiusKilometers
 	// postgisRadius is the radius, in metres, of the sphere ST_DistanceSphere measures on: the mean radius
 	// (2a+b)/3 of the WGS84 ellipsoid.
 	postgisRadius = (2*wgs84A + wgs84B) / 3
@@ -219,7 +224,7 @@ func compileGeoWithin(key string, v any) (matcher, error) {
 		return nil, fmt.Errorf("store: bad $geoWithin value on %q: need $polygon or $centerSphere (the server refuses it too)", key)
 	}
 	var ms []matcher
-	for _, k := range sortedKeys(w) {
+	for _, k := range slices.Sorted(maps.Keys(w)) {
 		switch k {
 		case "$polygon":
 			if w[k] == nil {
@@ -316,19 +321,11 @@ func pairOrGeoPoint(v any) (geoPoint, error) {
 	return p, p.validate()
 }
 
-var errGeoNotNumber = errors.New("GeoPoint latitude and longitude must be valid numbers")
+var errGeoNotNumber = wire.ErrGeoPointNotNumber
 
-// validate is Parse.GeoPoint's check of a point the server reads.
+// validate is Parse.GeoPoint's check of a point the server reads (the SDK's own GeoPoint check).
 func (p geoPoint) validate() error {
-	switch {
-	case math.IsNaN(p.lat) || math.IsNaN(p.lon):
-		return errGeoNotNumber
-	case p.lat < -90 || p.lat > 90:
-		return fmt.Errorf("GeoPoint latitude out of bounds: %v", p.lat)
-	case p.lon < -180 || p.lon > 180:
-		return fmt.Errorf("GeoPoint longitude out of bounds: %v", p.lon)
-	}
-	return nil
+	return wire.GeoPoint{Latitude: p.lat, Longitude: p.lon}.Validate()
 }
 
 // centerSphere reads [point, radians] and returns the centre and the limit in metres, as the server computes it.
@@ -618,13 +615,4 @@ func describe(v any) string {
 		return "an object"
 	}
 	return fmt.Sprintf("a %T", v)
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"sort"
 	"sync"
 
@@ -290,12 +291,7 @@ func (t *memTx) del(b bref, key string) error {
 
 func (t *memTx) each(b bref, fn func(string, []byte) error) error {
 	bk := t.m.data[b]
-	keys := make([]string, 0, len(bk))
-	for k := range bk {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(bk)) {
 		if err := fn(k, append([]byte{}, bk[k]...)); err != nil {
 			return err
 		}

@@ -3,9 +3,9 @@ package store
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -194,13 +194,8 @@ func isNull(key string) matcher {
 }
 
 func compileClause(where map[string]any, arrays map[string]bool, tri bool) (clause, error) {
-	keys := make([]string, 0, len(where))
-	for k := range where {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	var parts []clause
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(where)) {
 		v := where[k]
 		switch k {
 		case "$or", "$and", "$nor":
@@ -376,11 +371,7 @@ func contains(arr []any, v any) bool {
 }
 
 func compileCondition(key string, cond map[string]any, arrayField, tri bool) (clause, error) {
-	ops := make([]string, 0, len(cond))
-	for op := range cond {
-		ops = append(ops, op)
-	}
-	sort.Strings(ops)
+	ops := slices.Sorted(maps.Keys(cond))
 	var ms []matcher
 	var geo []clause
 	// nulls[i], when tri, says when ms[i] is NULL (nil: never); see clause. null(m) sets it for the last matcher

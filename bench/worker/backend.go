@@ -14,8 +14,12 @@ import (
 	"github.com/c13f5054/moralis-go/query"
 )
 
-func newClient(e env) (*client.Client, error) {
-	return client.New(client.Config{ServerURL: e.server, AppID: e.appID, JavaScriptKey: e.jsKey, MasterKey: e.master})
+func newClient(e env, mods ...func(*client.Config)) (*client.Client, error) {
+	cfg := client.Config{ServerURL: e.server, AppID: e.appID, JavaScriptKey: e.jsKey, MasterKey: e.master}
+	for _, m := range mods {
+		m(&cfg)
+	}
+	return client.New(cfg)
 }
 
 func init() {
@@ -152,7 +156,7 @@ func init() {
 // saveAll is SaveAll of e.n new objects; batchSize 0 keeps the client's default (the spec's 20).
 func saveAll(batchSize int) func(context.Context, env) (result, error) {
 	return func(ctx context.Context, e env) (result, error) {
-		c, err := client.New(client.Config{ServerURL: e.server, AppID: e.appID, JavaScriptKey: e.jsKey, MasterKey: e.master, BatchSize: batchSize})
+		c, err := newClient(e, func(cfg *client.Config) { cfg.BatchSize = batchSize })
 		if err != nil {
 			return result{}, err
 		}

@@ -25,9 +25,10 @@ type QueryRequest struct {
 	// PreferObjects says the caller wants objects: a runner may then answer with Objects instead of Results and
 	// save a JSON pass (the client decodes the server's answer straight into objects). Runners may ignore it.
 	PreferObjects bool
-	// Arrived, when set, is called by a runner that can, once, as soon as a find's answer has arrived and before
-	// it is decoded, with the number of results and the last result's objectId ("" when it has none): a pager
-	// then asks for the next page while this one is decoded. Runners may ignore it; it must not block.
+	// Arrived, when set, is called by a runner that can, once, before RunQuery returns: as soon as a find's answer
+	// has arrived and before it is decoded, with the number of results and the last result's objectId ("" when it
+	// has none), so a pager asks for the next page while this one is decoded. Runners may ignore it; it must not
+	// block.
 	Arrived func(results int, lastObjectID string)
 }
 
