@@ -97,10 +97,10 @@ func TestSyncFromARunnerOfObjects(t *testing.T) {
 	require.NoError(t, source.Pin(ctx, mk("a", 10), mk("b", 20)))
 	res, err := local.Sync(ctx, source)
 	require.NoError(t, err)
-	assert.Equal(t, store.SyncResult{Updated: 2, Dropped: 1}, res)
+	assert.Equal(t, store.SyncResult{Updated: 2, NotReturned: []string{store.ObjectKey("Thing", "gone")}}, res)
 	got, err := query.New[*client.Object]("Thing").Ascending("objectId").Find(ctx, local)
 	require.NoError(t, err)
-	require.Len(t, got, 2)
-	assert.Equal(t, []any{10.0, 20.0}, []any{got[0].Get("n"), got[1].Get("n")})
+	require.Len(t, got, 3, "the copy the source did not return is kept")
+	assert.Equal(t, []any{10.0, 20.0, 3.0}, []any{got[0].Get("n"), got[1].Get("n"), got[2].Get("n")})
 	assert.Equal(t, time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC), got[1].Time("when"))
 }

@@ -133,17 +133,17 @@ func TestIntegrationSyncSeesChangesAndDeletes(t *testing.T) {
 
 	res, err := s.Sync(ctx, c)
 	require.NoError(t, err)
-	assert.Equal(t, store.SyncResult{Updated: len(objs) - 1, Dropped: 1, Skipped: 1}, res)
+	assert.Equal(t, store.SyncResult{Updated: len(objs) - 1, NotReturned: []string{store.ObjectKey(class, names["r2"])}, Skipped: 1}, res)
 
 	after, err := s.Get(ctx, class, names["r1"])
 	require.NoError(t, err)
 	assert.Equal(t, float64(1234), after.Get("score"))
 	assert.True(t, after.UpdatedAt().After(before.UpdatedAt()))
 	_, err = s.Get(ctx, class, names["r2"])
-	assert.ErrorIs(t, err, store.ErrNotFound, "deleted on the server: dropped")
+	assert.NoError(t, err, "not returned (deleted on the server): kept, and reported")
 	keys, err := s.PinnedKeys(ctx, "")
 	require.NoError(t, err)
-	assert.NotContains(t, keys, store.ObjectKey(class, names["r2"]))
+	assert.Contains(t, keys, store.ObjectKey(class, names["r2"]))
 	_, err = s.Get(ctx, class, draft.LocalID())
 	assert.NoError(t, err, "local objects are skipped, not dropped")
 

@@ -521,7 +521,7 @@ func (f fakeRunner) RunQuery(_ context.Context, r *query.Request) (*query.Respon
 	return f.fn(r)
 }
 
-func TestSyncQueriesByIDsUpdatesAndDrops(t *testing.T) {
+func TestSyncQueriesByIDsUpdatesAndKeepsTheRest(t *testing.T) {
 	backends(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
 		require.NoError(t, s.Pin(ctx,
@@ -549,7 +549,7 @@ func TestSyncQueriesByIDsUpdatesAndDrops(t *testing.T) {
 		}}
 		res, err := s.Sync(ctx, runner)
 		require.NoError(t, err)
-		assert.Equal(t, store.SyncResult{Updated: 2, Dropped: 1, Skipped: 1}, res)
+		assert.Equal(t, store.SyncResult{Updated: 2, NotReturned: []string{store.ObjectKey("Game", "gone")}, Skipped: 1}, res)
 
 		require.Len(t, reqs, 2)
 		for _, r := range reqs {
@@ -565,8 +565,9 @@ func TestSyncQueriesByIDsUpdatesAndDrops(t *testing.T) {
 		got, err := s.Get(ctx, "Game", "keep")
 		require.NoError(t, err)
 		assert.Equal(t, float64(100), got.Get("score"))
-		_, err = s.Get(ctx, "Game", "gone")
-		assert.ErrorIs(t, err, store.ErrNotFound)
+		gone, err := s.Get(ctx, "Game", "gone")
+		require.NoError(t, err, "a copy the server did not return is never dropped")
+		assert.Equal(t, float64(2), gone.Get("score"), "and is left as it was")
 		_, err = s.Get(ctx, "Game", draft.LocalID())
 		assert.NoError(t, err, "the local object is kept")
 		n, err := query.New[Obj]("Game").GreaterThan("score", 50).Count(ctx, s)

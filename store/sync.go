@@ -16,9 +16,10 @@ import (
 type SyncResult struct {
 	// Updated is the number of stored objects refreshed from the server.
 	Updated int
-	// Dropped is the number of stored objects removed because the server no longer returned them (deleted, or
-	// no longer readable by the client's user).
-	Dropped int
+	// NotReturned lists the keys (ObjectKey) of the stored objects the server did not return: deleted there, or
+	// not readable by the client's user (an ACL change, a view with another session). Sync never drops a local
+	// copy it could not read back: they are kept as they were; unpin them when you know they are gone.
+	NotReturned []string
 	// Skipped is the number of objects left alone: local ids (never saved) and objects with offline changes.
 	Skipped int
 }
@@ -74,9 +75,9 @@ func (s *Store) Sync(ctx context.Context, c query.Runner) (SyncResult, error) {
 		ids := byClass[class]
 		for from := 0; from < len(ids); from += chunk {
 			part := ids[from:min(from+chunk, len(ids))]
-			u, d, err := s.syncChunk(ctx, c, class, part)
+			u, missing, err := s.syncChunk(ctx, c, class, part)
 			res.Updated += u
-			res.Dropped += d
+			res.NotReturned = append(res.NotReturned, missing...)
 			if err != nil {
 				if s.opts.Logger != nil {
 					s.opts.Logger.Warn("store: sync failed", "class", class, "error", err)
@@ -88,7 +89,7 @@ func (s *Store) Sync(ctx context.Context, c query.Runner) (SyncResult, error) {
 	return res, nil
 }
 
-func (s *Store) syncChunk(ctx context.Context, c query.Runner, class string, ids []string) (updated, dropped int, err error) {
+func (s *Store) syncChunk(ctx context.Context, c query.Runner, class string, ids []string) (updated int, notReturned []string, err error) {
 	in := make([]any, len(ids))
 	for i, id := range ids {
 		in[i] = id
@@ -99,13 +100,13 @@ func (s *Store) syncChunk(ctx context.Context, c query.Runner, class string, ids
 	}}
 	resp, err := c.RunQuery(ctx, req)
 	if err != nil {
-		return 0, 0, err
+		return 0, nil, err
 	}
 	fresh := map[string]map[string]any{}
 	for _, raw := range resp.Results {
 		var m map[string]any
 		if err := json.Unmarshal(raw, &m); err != nil {
-			return 0, 0, fmt.Errorf("decoding a result: %w", err)
+			return 0, nil, fmt.Errorf("decoding a result: %w", err)
 		}
 		if id, _ := m["objectId"].(string); id != "" {
 			fresh[id] = m
@@ -117,12 +118,12 @@ func (s *Store) syncChunk(ctx context.Context, c query.Runner, class string, ids
 		}
 		m, err := objectData(o)
 		if err != nil {
-			return 0, 0, fmt.Errorf("encoding a result: %w", err)
+			return 0, nil, fmt.Errorf("encoding a result: %w", err)
 		}
 		fresh[o.ID()] = m
 	}
 	err = s.update(func(tx kvTx, w *writeSet) error {
-		updated, dropped = 0, 0
+		updated, notReturned = 0, nil
 		for _, id := range ids {
 			key := ObjectKey(class, id)
 			if tx.get(flat(bObjects), key) == nil || tx.get(flat(bDirty), key) != nil {
@@ -135,14 +136,11 @@ func (s *Store) syncChunk(ctx context.Context, c query.Runner, class string, ids
 				updated++
 				continue
 			}
-			if err := dropObject(tx, w, class, id); err != nil {
-				return err
-			}
-			dropped++
+			notReturned = append(notReturned, key)
 		}
 		return nil
 	})
-	return updated, dropped, err
+	return updated, notReturned, err
 }
 
 // SaveLocal stores objs (pinned in the default pin) as changed offline, SaveEventually-style: an object never

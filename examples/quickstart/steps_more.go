@@ -92,6 +92,6 @@ func (d *demo) pinning(ctx context.Context) (string, error) {
 	if after.Int("score") != 100 {
 		return "", fmt.Errorf("after Sync the pinned copy has score %v, want 100", after.Get("score"))
 	}
-	return fmt.Sprintf("pinned %d objects in a bbolt file; score == 99: %d locally, %d on the server\nsync after a change and a delete on the server: %d updated, %d dropped",
-		len(top), local, remote, res.Updated, res.Dropped), nil
+	return fmt.Sprintf("pinned %d objects in a bbolt file; score == 99: %d locally, %d on the server\nsync after a change and a delete on the server: %d updated, %d not returned (kept, never dropped)",
+		len(top), local, remote, res.Updated, len(res.NotReturned)), nil
 }
