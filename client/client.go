@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/c13f5054/moralis-go/internal/httpx"
@@ -41,17 +42,21 @@ type Config struct {
 	MasterKey string
 	// InstallationID identifies this device. Empty: one is read from Storage, or made and kept there.
 	InstallationID string
-	// MaxAttempts is the number of attempts per request on a 5xx answer or no answer (0 = 5).
+	// MaxAttempts is the number of attempts per request (0 = 5). A read or a delete is sent again after no answer,
+	// a cut answer or a 5xx; a write only when sending it again cannot apply it twice (see the package doc,
+	// "Exactly-once writes"), else its error matches ErrWriteInDoubt.
 	MaxAttempts int
-	// Idempotency makes every POST and PUT carry an X-Parse-Request-Id that stays the same across retries, so a
-	// retried write is applied at most once (the server must have idempotency enabled).
-	Idempotency bool
-	// ClientObjectIDs makes Save and SaveAll choose each new object's id themselves (10 random letters and
-	// digits, like the server's) instead of leaving it to the server; the server must allow custom object ids
-	// (allowCustomObjectId). Then a create whose answer was lost cannot be applied twice, even without
-	// Idempotency, and when its retry is refused as a duplicate, the object it created is loaded and the save
-	// succeeds with its id. Users are still created by the server.
-	ClientObjectIDs bool
+	// DisableIdempotency stops POST and PUT from carrying X-Parse-Request-Id. By default every write carries one
+	// id, the same on every attempt, and after an ambiguous failure it is sent again only once the server has been
+	// seen to deduplicate its route (a server with idempotencyOptions listing that route); without ids such a
+	// write is reported in doubt instead of being sent again.
+	DisableIdempotency bool
+	// ServerObjectIDs leaves new objects' ids to the server. By default Save and SaveAll choose each new object's
+	// id themselves (10 random letters and digits, like the server's), which makes a create harmless to send
+	// again: the server refuses a second object with the same id, and the SDK then loads the one that exists.
+	// A server that does not allow custom object ids (allowCustomObjectId off) is detected at the first create,
+	// and the client falls back to server ids with request ids. Users are always created by the server.
+	ServerObjectIDs bool
 	// BatchSize is the number of sub-requests per /batch call (0 = 20).
 	BatchSize int
 	// BatchConcurrency is how many /batch calls run at once (0 = 4).
@@ -76,6 +81,14 @@ type Client struct {
 	storage      Storage
 	sessionToken string
 	useMaster    bool
+	server       *serverTraits // what was learned of the server, shared by every view
+}
+
+// serverTraits holds what the client learned of the server as it went. It is shared by every view of a client
+// and safe for concurrent use.
+type serverTraits struct {
+	// noCustomIDs is set once the server refused a client-chosen object id (allowCustomObjectId off).
+	noCustomIDs atomic.Bool
 }
 
 // New checks cfg and makes a Client. A missing ServerURL or AppID is an error.
@@ -109,7 +122,7 @@ func New(cfg Config) (*Client, error) {
 		JavaScriptKey:  cfg.JavaScriptKey,
 		MasterKey:      cfg.MasterKey,
 		InstallationID: cfg.InstallationID,
-		Idempotency:    cfg.Idempotency,
+		Idempotency:    !cfg.DisableIdempotency,
 		HTTPClient:     cfg.HTTPClient,
 		Policy:         policy,
 		NewRequestID:   cfg.NewRequestID,
@@ -117,7 +130,7 @@ func New(cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Client{t: t, cfg: cfg, storage: cfg.Storage}, nil
+	return &Client{t: t, cfg: cfg, storage: cfg.Storage, server: &serverTraits{}}, nil
 }
 
 // WithSessionToken returns a view of c whose calls act as the user of token. It is cheap and shares c's
@@ -240,6 +253,16 @@ var (
 	ErrConnectionFailed    = &Error{Code: rest.CodeConnectionFailed}
 	ErrInternalServer      = &Error{Code: rest.CodeInternalServerError}
 )
+
+// ErrWriteInDoubt is matched (errors.Is) by the error of every write whose outcome is unknown: an attempt may
+// have reached the server and been applied, and it could not be sent again without risking applying it twice.
+// The SDK never guesses: Save leaves such an object without its sent changes (Fetch it to see what the server
+// stored); SaveAll reports such objects in BatchError.InDoubt.
+var ErrWriteInDoubt = rest.ErrWriteInDoubt
+
+// ErrCannotMerge is matched by the refusal of a field operation that Parse cannot merge with the field's earlier
+// unsaved change (its text is the Parse JS SDK's, such as "Cannot merge Add Op with the previous Op").
+var ErrCannotMerge = wire.ErrCannotMerge
 
 // ErrMasterKeyRequired is returned before any request when a call needs the master key and none is configured.
 var ErrMasterKeyRequired = rest.ErrMasterKeyRequired

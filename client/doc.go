@@ -3,9 +3,46 @@
 //
 // Every call is sent the way the original Moralis v1 JavaScript client sends it: a POST to {ServerURL}/{path}
 // whose JSON body carries the real method in _method plus the application id, the JavaScript key (or the master
-// key), the client version, the installation id and the session token. Requests are retried on 5xx answers or no
-// answer with the original's random back-off; with Config.Idempotency every write carries a request id that stays
-// the same across its retries.
+// key), the client version, the installation id and the session token.
+//
+// # Exactly-once writes
+//
+// At the default config no write is lost, doubled or silently changed. A request whose attempt fails is sent
+// again with the original's random back-off (up to 250 ms, 500 ms, 1 s, 2 s; Config.MaxAttempts, default 5)
+// only when that is provably safe:
+//
+//   - reads and deletes: always, after no answer, a cut answer or a 5xx;
+//   - any request that never reached the server (the connection could not be made, or the request was not
+//     completely written): always;
+//   - a create made by Save or SaveAll: always, because it carries an object id the client chose; a second
+//     attempt of a create that was applied is refused as a duplicate id, and the SDK then loads the object
+//     that exists. A server without allowCustomObjectId is detected at the first create and served ids are used;
+//   - an update whose changes store the same value when sent twice (Set, Unset, AddUnique, Remove, relation
+//     changes): always;
+//   - any other write (an update with Increment or Add, a cloud function, a job, a user sign-up): it carries an
+//     X-Parse-Request-Id, the same on every attempt, and is sent again only once the server has been seen to
+//     refuse a repeated id on that route (probed once per route with a request the server refuses before doing
+//     anything). parse-server does this when its idempotencyOptions list the route, e.g.
+//     idempotencyOptions: {paths: ["classes/.*", "users", "functions/.*", "jobs/.*"], ttl: 300}.
+//
+// parse-server does not deduplicate /batch: SaveAll puts in a /batch only creates with client-chosen ids and
+// updates that are harmless to repeat, and sends the others one by one. File uploads are not deduplicated by
+// the server and are sent again only when they provably never arrived.
+//
+// When a write may have been applied and could not be sent again (or a retry was refused as a "Duplicate
+// request", which only says the server saw an earlier attempt), its error matches ErrWriteInDoubt and names the
+// object: the SDK never guesses. Save then leaves an updated object without the sent changes, so that a later
+// Save cannot apply them a second time; Fetch it to see what the server stored. SaveAll reports each object in
+// BatchError (which saved, which failed, which are in doubt). On a server without idempotency, writes that are
+// not harmless to repeat are reported in doubt instead of being retried.
+//
+// # Field operations
+//
+// Two changes of one field before a save are merged as the Parse JS SDK merges them (Unset then Increment becomes
+// a Set; relation adds and removes become one "Batch"); where Parse cannot merge them the second is refused at the
+// call with the SDK's text ("Cannot merge Add Op with the previous Op", ...; errors.Is(err, ErrCannotMerge)) and
+// nothing changes. After a successful save, an object's values equal what the server stored: values the server
+// computed (the result of Increment, Add, AddUnique, Remove) are taken from its answer.
 //
 // A *Client is immutable after New and safe for concurrent use. WithSessionToken and WithMasterKey return cheap
 // views that share its connections. Objects (*Object, *User) are plain values, not safe for concurrent mutation.

@@ -13,22 +13,29 @@ import (
 	"github.com/c13f5054/moralis-go/client"
 	"github.com/c13f5054/moralis-go/internal/devstack"
 	"github.com/c13f5054/moralis-go/internal/faultproxy"
-	"github.com/c13f5054/moralis-go/internal/httpx"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// faultClient returns a client that reaches the real local server through a fault proxy. It allows 20 attempts: at
-// a 30% fault rate one request in 170,000 meets 10 faults in a row, which over 1,000 creates fails about one run
-// in 170; 20 attempts make that negligible (0.3^20).
-func faultClient(t *testing.T, rate float64, seed uint64, idempotent bool) (*client.Client, *client.Client, *faultproxy.Proxy) {
+// These tests run the SDK at its DEFAULT config (server URL and keys, nothing else) through a proxy that injects
+// faults into 30% of the requests: drop before forwarding, reset after the server applied the request, a cut
+// answer, a delay, a 502 or 503 of its own. They count what the server stored: nothing may be lost (every save
+// reported done is stored) and nothing doubled (a save is stored at most once; one whose outcome is unknown is
+// reported with ErrWriteInDoubt, never guessed).
+
+// defaultFaultClient returns a client with the default config that reaches the real local server through a
+// fault proxy, and a direct client to count with.
+func defaultFaultClient(t *testing.T, rate float64, seed uint64, tweak func(*client.Config)) (*client.Client, *client.Client, *faultproxy.Proxy) {
 	t.Helper()
 	env := devstack.MustLoad(t)
 	p, err := faultproxy.New(env.ServerURL, rate, seed)
 	require.NoError(t, err)
 	t.Cleanup(p.Close)
-	c, err := client.New(client.Config{ServerURL: p.URL, AppID: env.AppID, JavaScriptKey: env.JavaScriptKey, MasterKey: env.MasterKey,
-		Idempotency: idempotent, MaxAttempts: 20, Retry: httpx.Policy{Base: 5 * time.Millisecond}})
+	cfg := client.Config{ServerURL: p.URL, AppID: env.AppID, JavaScriptKey: env.JavaScriptKey}
+	if tweak != nil {
+		tweak(&cfg)
+	}
+	c, err := client.New(cfg)
 	require.NoError(t, err)
 	direct, err := client.New(client.Config{ServerURL: env.ServerURL, AppID: env.AppID, JavaScriptKey: env.JavaScriptKey, MasterKey: env.MasterKey})
 	require.NoError(t, err)
@@ -44,17 +51,57 @@ func countRows(t *testing.T, c *client.Client, cls string) int {
 	return resp.Count
 }
 
-// Through 30% injected faults, 1,000 creates with idempotency on give exactly 1,000 rows. A create whose first
-// attempt was applied but whose answer was lost comes back as an Applied duplicate error, never as a second row.
-func TestFaults1000CreatesWithIdempotency(t *testing.T) {
-	c, direct, p := faultClient(t, 0.30, 42, true)
-	cls := fmt.Sprintf("Fault%d", rand.Uint32())
+// rowsByN counts the stored rows per value of field "n".
+func rowsByN(t *testing.T, c *client.Client, cls string) map[int]int {
+	t.Helper()
+	out := map[int]int{}
+	var resp struct {
+		Results []struct {
+			N float64 `json:"n"`
+		} `json:"results"`
+	}
+	for skip := 0; ; skip += 1000 {
+		resp.Results = nil
+		require.NoError(t, c.Request(context.Background(), "GET", "classes/"+cls, map[string]any{"limit": 1000, "skip": skip, "keys": "n", "order": "objectId"}, &resp))
+		for _, r := range resp.Results {
+			out[int(r.N)]++
+		}
+		if len(resp.Results) < 1000 {
+			return out
+		}
+	}
+}
+
+// tally counts outcomes of writes.
+type tally struct {
+	ok, doubt atomic.Int64
+	mu        sync.Mutex
+	failures  []error
+}
+
+func (tl *tally) add(err error) {
+	switch {
+	case err == nil:
+		tl.ok.Add(1)
+	case errors.Is(err, client.ErrWriteInDoubt):
+		tl.doubt.Add(1)
+	default:
+		tl.mu.Lock()
+		tl.failures = append(tl.failures, err)
+		tl.mu.Unlock()
+	}
+}
+
+// 1,000 creates at the default config through 30% faults: every save succeeds or is reported in doubt; the
+// stored rows are exactly the successes plus the in-doubt ones that landed; no value is stored twice.
+func TestFaultsDefault1000Creates(t *testing.T) {
+	c, direct, p := defaultFaultClient(t, 0.30, 42, nil)
+	cls := fmt.Sprintf("FaultCreate%d", rand.Uint32())
 	ctx := context.Background()
-	var ok, applied atomic.Int64
+	var tl tally
+	done := make([]bool, 1000)
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 8)
-	var failures []error
-	var mu sync.Mutex
 	for i := 0; i < 1000; i++ {
 		wg.Add(1)
 		sem <- struct{}{}
@@ -64,190 +111,182 @@ func TestFaults1000CreatesWithIdempotency(t *testing.T) {
 			o := client.NewObject(cls)
 			o.Set("n", i)
 			err := c.Save(ctx, o)
-			var pe *client.Error
-			switch {
-			case err == nil:
-				ok.Add(1)
-			case errors.As(err, &pe) && pe.Applied:
-				applied.Add(1)
-			default:
-				mu.Lock()
-				failures = append(failures, err)
-				mu.Unlock()
+			tl.add(err)
+			done[i] = err == nil
+			if err == nil && len(o.ID()) != 10 {
+				t.Errorf("save %d succeeded without an id: %q", i, o.ID())
 			}
 		}(i)
 	}
 	wg.Wait()
-	require.Empty(t, failures)
-	assert.Equal(t, int64(1000), ok.Load()+applied.Load())
-	assert.Equal(t, 1000, countRows(t, direct, cls), "none lost, none doubled")
-	counts := p.Counts()
-	t.Logf("faults injected: %d of %d requests: %v; saves ok %d, applied-but-answer-lost %d", p.Injected(), p.Injected()+counts[faultproxy.None], counts, ok.Load(), applied.Load())
-	assert.Greater(t, p.Injected(), 250, "the proxy really injected faults")
-}
-
-// Without idempotency a retried create whose first attempt was applied makes a second row: the risk the option
-// removes. The test shows it happens.
-func TestFaultsWithoutIdempotencyCanDuplicate(t *testing.T) {
-	c, direct, p := faultClient(t, 0.30, 7, false)
-	cls := fmt.Sprintf("FaultNoIdem%d", rand.Uint32())
-	ctx := context.Background()
-	saved := 0
-	for i := 0; i < 300; i++ {
-		o := client.NewObject(cls)
-		o.Set("n", i)
-		if err := c.Save(ctx, o); err == nil {
-			saved++
+	require.Empty(t, tl.failures, "a definite failure through faults that the SDK can retry safely")
+	byN := rowsByN(t, direct, cls)
+	for i := 0; i < 1000; i++ {
+		assert.LessOrEqual(t, byN[i], 1, "value %d stored twice", i)
+		if done[i] {
+			assert.Equal(t, 1, byN[i], "save %d reported done but not stored", i)
 		}
 	}
 	rows := countRows(t, direct, cls)
-	t.Logf("without idempotency: %d saves reported, %d rows stored, faults %v", saved, rows, p.Counts())
-	assert.Greater(t, rows, 300, "answers lost after the server applied a create lead to duplicates when retried")
+	assert.GreaterOrEqual(t, int64(rows), tl.ok.Load())
+	assert.LessOrEqual(t, int64(rows), tl.ok.Load()+tl.doubt.Load())
+	assert.Greater(t, p.Injected(), 250, "the proxy really injected faults")
+	t.Logf("1,000 creates through %d faults (%v): %d saved, %d in doubt, %d rows", p.Injected(), p.Counts(), tl.ok.Load(), tl.doubt.Load(), rows)
 }
 
-// SaveAll reports each failed item and saves the rest.
-func TestFaultsSaveAllReportsPerItem(t *testing.T) {
-	c, direct, _ := faultClient(t, 0.5, 3, false)
-	env := devstack.MustLoad(t)
-	noRetry, err := client.New(client.Config{ServerURL: c.ServerURL(), AppID: env.AppID, JavaScriptKey: env.JavaScriptKey, MaxAttempts: 1, BatchSize: 10})
+// SaveAll of 2,000 at the default config through 30% faults: one call; every object is saved once, or reported
+// per object (failed or in doubt).
+func TestFaultsDefaultSaveAll2000(t *testing.T) {
+	c, direct, p := defaultFaultClient(t, 0.30, 13, nil)
+	cls := fmt.Sprintf("FaultSaveAll%d", rand.Uint32())
+	const n = 2000
+	objs := make([]*client.Object, n)
+	for i := range objs {
+		objs[i] = client.NewObject(cls)
+		objs[i].Set("n", i)
+	}
+	err := c.SaveAll(context.Background(), objs)
+	errs := make([]error, n)
+	var be *client.BatchError
+	if err != nil {
+		require.ErrorAs(t, err, &be)
+		errs = be.Errors
+		assert.Equal(t, be.InDoubt, be.Failed, "through faults an item can only be in doubt, never a definite failure: %v", be)
+	}
+	byN := rowsByN(t, direct, cls)
+	saved := 0
+	for i, o := range objs {
+		assert.LessOrEqual(t, byN[i], 1, "object %d stored twice", i)
+		if errs[i] == nil {
+			saved++
+			assert.Equal(t, 1, byN[i], "object %d reported saved but not stored", i)
+			assert.Len(t, o.ID(), 10)
+			assert.Empty(t, o.DirtyKeys())
+		}
+	}
+	counts := p.Counts()
+	require.Positive(t, counts["reset"]+counts["truncate"], "some /batch answers were lost after the server applied them")
+	t.Logf("SaveAll of %d through %d faults (%v): %d saved, in doubt %d, rows %d", n, p.Injected(), counts, saved, n-saved, countRows(t, direct, cls))
+}
+
+// 200 saves of Increment(1) on one counter at the default config through 30% faults: the counter ends between
+// the saves reported done and those plus the in-doubt ones; a save in doubt never goes out again with the next.
+func TestFaultsDefault200Increments(t *testing.T) {
+	c, direct, p := defaultFaultClient(t, 0.30, 5, nil)
+	cls := fmt.Sprintf("FaultCounter%d", rand.Uint32())
+	ctx := context.Background()
+	seed := client.NewObject(cls)
+	seed.Set("count", 0)
+	require.NoError(t, direct.Save(ctx, seed))
+	o := client.NewObjectWithID(cls, seed.ID())
+	var tl tally
+	for i := 0; i < 200; i++ {
+		require.NoError(t, o.Increment("count", 1))
+		err := c.Save(ctx, o)
+		tl.add(err)
+		if err != nil {
+			assert.Empty(t, o.DirtyKeys(), "an in-doubt increment is not pending any more")
+		}
+	}
+	require.Empty(t, tl.failures)
+	got, err := direct.Get(ctx, cls, seed.ID())
 	require.NoError(t, err)
+	count := int64(got.Int("count"))
+	assert.GreaterOrEqual(t, count, tl.ok.Load(), "an increment reported done was lost")
+	assert.LessOrEqual(t, count, tl.ok.Load()+tl.doubt.Load(), "an increment was applied twice")
+	t.Logf("200 increments through %d faults (%v): %d done, %d in doubt, counter %d", p.Injected(), p.Counts(), tl.ok.Load(), tl.doubt.Load(), count)
+}
+
+// 100 cloud function calls at the default config through 30% faults: no call runs twice.
+func TestFaultsDefault100FunctionCalls(t *testing.T) {
+	c, direct, p := defaultFaultClient(t, 0.30, 21, nil)
+	cls := fmt.Sprintf("CallLog%d", rand.Uint32())
+	var tl tally
+	done := map[string]bool{}
+	for i := 0; i < 100; i++ {
+		key := fmt.Sprintf("k%d", i)
+		err := c.CallFunction(context.Background(), "recordCall", map[string]any{"className": cls, "key": key}, nil)
+		tl.add(err)
+		done[key] = err == nil
+	}
+	require.Empty(t, tl.failures)
+	var resp struct {
+		Results []struct {
+			Key string `json:"key"`
+		} `json:"results"`
+	}
+	require.NoError(t, direct.WithMasterKey().Request(context.Background(), "GET", "classes/"+cls, map[string]any{"limit": 1000}, &resp))
+	runs := map[string]int{}
+	for _, r := range resp.Results {
+		runs[r.Key]++
+	}
+	for key, ok := range done {
+		assert.LessOrEqual(t, runs[key], 1, "call %s ran twice", key)
+		if ok {
+			assert.Equal(t, 1, runs[key], "call %s reported done but did not run", key)
+		}
+	}
+	t.Logf("100 calls through %d faults (%v): %d done, %d in doubt, %d runs", p.Injected(), p.Counts(), tl.ok.Load(), tl.doubt.Load(), len(resp.Results))
+}
+
+// With request ids and client ids both turned off, nothing is ever doubled either: ambiguous failures are
+// reported in doubt instead of being sent again.
+func TestFaultsOptionsOffNeverDouble(t *testing.T) {
+	c, direct, p := defaultFaultClient(t, 0.30, 7, func(cfg *client.Config) {
+		cfg.DisableIdempotency = true
+		cfg.ServerObjectIDs = true
+	})
+	cls := fmt.Sprintf("FaultNoIdem%d", rand.Uint32())
+	var tl tally
+	for i := 0; i < 300; i++ {
+		o := client.NewObject(cls)
+		o.Set("n", i)
+		tl.add(c.Save(context.Background(), o))
+	}
+	require.Empty(t, tl.failures)
+	rows := countRows(t, direct, cls)
+	assert.GreaterOrEqual(t, int64(rows), tl.ok.Load())
+	assert.LessOrEqual(t, int64(rows), tl.ok.Load()+tl.doubt.Load())
+	assert.Positive(t, tl.doubt.Load(), "some creates were in doubt")
+	t.Logf("without ids: %d saves done, %d in doubt, %d rows, faults %v", tl.ok.Load(), tl.doubt.Load(), rows, p.Counts())
+}
+
+// SaveAll reports each item that was not saved and saves the rest.
+func TestFaultsSaveAllReportsPerItem(t *testing.T) {
+	c, direct, _ := defaultFaultClient(t, 0.5, 3, func(cfg *client.Config) { cfg.MaxAttempts = 1; cfg.BatchSize = 10 })
 	cls := fmt.Sprintf("FaultBatch%d", rand.Uint32())
 	objs := make([]*client.Object, 200)
 	for i := range objs {
 		objs[i] = client.NewObject(cls)
 		objs[i].Set("n", i)
 	}
-	err = noRetry.SaveAll(context.Background(), objs)
+	err := c.SaveAll(context.Background(), objs)
 	var be *client.BatchError
 	require.ErrorAs(t, err, &be)
 	require.Len(t, be.Errors, 200)
-	failed, withID := 0, 0
+	failed := 0
 	for i, e := range be.Errors {
 		if e != nil {
 			failed++
-			assert.Empty(t, objs[i].ID(), "a failed create has no id")
-			assert.Equal(t, []string{"n"}, objs[i].DirtyKeys(), "a failed item keeps its changes")
+			assert.Empty(t, objs[i].ID(), "a create not reported saved has no id")
+			assert.Equal(t, []string{"n"}, objs[i].DirtyKeys(), "it keeps its changes")
 		} else {
-			withID++
-			assert.NotEmpty(t, objs[i].ID())
+			_, err := direct.Get(context.Background(), cls, objs[i].ID())
+			require.NoError(t, err, "every item reported saved is on the server")
 		}
 	}
 	assert.Equal(t, be.Failed, failed)
 	assert.Greater(t, failed, 0)
-	assert.Greater(t, withID, 0)
-	// Every item reported saved is on the server.
-	for i, e := range be.Errors {
-		if e == nil {
-			_, err := direct.Get(context.Background(), cls, objs[i].ID())
-			require.NoError(t, err)
-		}
-	}
+	assert.Less(t, failed, 200)
 }
 
 // Retries honour the context's deadline.
 func TestFaultsRetriesHonourDeadline(t *testing.T) {
-	c, _, _ := faultClient(t, 1.0, 9, true)
+	c, _, _ := defaultFaultClient(t, 1.0, 9, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
 	defer cancel()
 	start := time.Now()
 	err := c.Save(ctx, client.NewObject("Whatever"))
 	require.Error(t, err)
 	assert.Less(t, time.Since(start), 2*time.Second)
-}
-
-// chosenIDsClient reaches the real server through a proxy faulting 30% of requests, with Config.ClientObjectIDs.
-func chosenIDsClient(t *testing.T, seed uint64, idempotent bool) (*client.Client, *faultproxy.Proxy) {
-	t.Helper()
-	env := devstack.MustLoad(t)
-	p, err := faultproxy.New(env.ServerURL, 0.30, seed)
-	require.NoError(t, err)
-	t.Cleanup(p.Close)
-	c, err := client.New(client.Config{ServerURL: p.URL, AppID: env.AppID, JavaScriptKey: env.JavaScriptKey,
-		Idempotency: idempotent, ClientObjectIDs: true, MaxAttempts: 20, Retry: httpx.Policy{Base: 5 * time.Millisecond}})
-	require.NoError(t, err)
-	return c, p
-}
-
-// With client-chosen object ids, a create whose answer was lost is recovered: every one of 1,000 saves through 30%
-// faults succeeds with its id, exactly 1,000 rows exist, and without idempotency there are still no duplicates.
-func TestFaultsClientObjectIDsRecoverLostAnswers(t *testing.T) {
-	for _, idem := range []bool{true, false} {
-		t.Run(fmt.Sprintf("idempotency=%v", idem), func(t *testing.T) {
-			c, p := chosenIDsClient(t, 11, idem)
-			direct := newClient(t)
-			cls := fmt.Sprintf("FaultIDs%d", rand.Uint32())
-			n := 1000
-			if !idem {
-				n = 300
-			}
-			ids := make([]string, n)
-			var wg sync.WaitGroup
-			sem := make(chan struct{}, 8)
-			errs := make(chan error, n)
-			for i := 0; i < n; i++ {
-				wg.Add(1)
-				sem <- struct{}{}
-				go func(i int) {
-					defer wg.Done()
-					defer func() { <-sem }()
-					o := client.NewObject(cls)
-					o.Set("n", i)
-					if err := c.Save(context.Background(), o); err != nil {
-						errs <- err
-						return
-					}
-					ids[i] = o.ID()
-				}(i)
-			}
-			wg.Wait()
-			close(errs)
-			for err := range errs {
-				t.Errorf("save failed: %v", err)
-			}
-			seen := map[string]bool{}
-			for i, id := range ids {
-				require.Len(t, id, 10, "save %d has an id", i)
-				require.False(t, seen[id], "ids are unique")
-				seen[id] = true
-			}
-			assert.Equal(t, n, countRows(t, direct, cls), "exactly one row per save")
-			got, err := direct.Get(context.Background(), cls, ids[n/2])
-			require.NoError(t, err)
-			assert.Equal(t, float64(n/2), got.Get("n"))
-			t.Logf("idempotency=%v: %d saves through %d faults (%v), all recovered with their ids", idem, n, p.Injected(), p.Counts())
-		})
-	}
-}
-
-// SaveAll with client-chosen ids through 30% faults: one call saves every object with its id and stores exactly
-// one row each, with or without idempotency (a retried /batch whose first answer was lost is settled per item).
-func TestFaultsSaveAllClientObjectIDs(t *testing.T) {
-	for _, idem := range []bool{true, false} {
-		t.Run(fmt.Sprintf("idempotency=%v", idem), func(t *testing.T) {
-			c, p := chosenIDsClient(t, 13, idem)
-			direct := newClient(t)
-			cls := fmt.Sprintf("FaultBatchIDs%d", rand.Uint32())
-			const n = 1000
-			objs := make([]*client.Object, n)
-			for i := range objs {
-				objs[i] = client.NewObject(cls)
-				objs[i].Set("n", i)
-			}
-			require.NoError(t, c.SaveAll(context.Background(), objs))
-			seen := map[string]bool{}
-			for i, o := range objs {
-				require.Len(t, o.ID(), 10, "object %d has an id", i)
-				require.False(t, seen[o.ID()], "ids are unique")
-				seen[o.ID()] = true
-				require.Empty(t, o.DirtyKeys(), "object %d is saved", i)
-			}
-			counts := p.Counts()
-			require.Positive(t, counts["reset"]+counts["truncate"], "some /batch answers were lost after the server applied them")
-			assert.Equal(t, n, countRows(t, direct, cls), "exactly one row per object (without client ids: 1,160)")
-			got, err := direct.Get(context.Background(), cls, objs[n/3].ID())
-			require.NoError(t, err)
-			assert.Equal(t, float64(n/3), got.Get("n"))
-			t.Logf("idempotency=%v: SaveAll of %d through %d faults (%v)", idem, n, p.Injected(), p.Counts())
-		})
-	}
 }

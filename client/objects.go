@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/c13f5054/moralis-go/internal/httpx"
 	"github.com/c13f5054/moralis-go/internal/randid"
 	"github.com/c13f5054/moralis-go/internal/rest"
 	"github.com/c13f5054/moralis-go/internal/wire"
@@ -40,8 +41,15 @@ func objectPath(className, id string) string { return classPath(className) + "/"
 var errNoClass = errors.New("moralis: the object has no class name")
 
 // Save creates the object (POST) when it has no id, or sends only its changed fields (PUT). The server's answer
-// (id, timestamps, computed fields such as the result of Increment) is merged into the object. On error the
-// object keeps its unsaved changes.
+// (id, timestamps, values the server computed such as the result of Increment) is merged into the object, so
+// after Save its fields equal what the server stored.
+//
+// Save is exactly-once at the default config (see the package doc): a create carries an object id the client
+// chose, so sending it again cannot make a second object; an update is sent again after an ambiguous failure
+// only when that cannot apply it twice. When the outcome stays unknown the error matches ErrWriteInDoubt and
+// names the object; an update's sent changes are then no longer pending (a later Save will not apply them a
+// second time) and its fields show the last values the server sent: Fetch it to see what the server stored. On
+// any other error the object keeps its unsaved changes.
 func (c *Client) Save(ctx context.Context, s Saver) error {
 	o := s.ParseObject()
 	if o.ClassName() == "" {
@@ -63,36 +71,150 @@ func (c *Client) Save(ctx context.Context, s Saver) error {
 	if err != nil {
 		return fmt.Errorf("moralis: save %s: %w", o.ClassName(), err)
 	}
-	method, path := http.MethodPost, classPath(o.ClassName())
+	sessionToken := ""
+	if u, ok := s.(*User); ok {
+		sessionToken = u.SessionToken()
+	}
 	if o.ID() != "" {
-		method, path = http.MethodPut, objectPath(o.ClassName(), o.ID())
-	}
-	newID := ""
-	if o.ID() == "" && c.cfg.ClientObjectIDs && o.ClassName() != UserClass {
-		if newID, err = newObjectID(); err != nil {
-			return fmt.Errorf("moralis: save %s: %w", o.ClassName(), err)
+		rc := c.call(http.MethodPut, objectPath(o.ClassName(), o.ID()), body)
+		c.userSession(&rc, sessionToken)
+		if o.Repeatable() {
+			rc.Replay = httpx.ReplayAlways // every change stores the same value when sent twice
 		}
-		body["objectId"] = newID
+		var resp map[string]any
+		if err := c.do(ctx, rc, &resp); err != nil {
+			if errors.Is(err, ErrWriteInDoubt) {
+				o.DropSent(sent)
+				return fmt.Errorf("moralis: save %s %s: %w", o.ClassName(), o.ID(), err)
+			}
+			return err
+		}
+		return o.ApplySaved(resp, sent)
 	}
-	rc := c.call(method, path, body)
-	if u, ok := s.(*User); ok && rc.SessionToken == "" && !rc.UseMasterKey {
-		rc.SessionToken = u.SessionToken()
+	if c.chooseIDs(o.ClassName()) {
+		resp, id, err := c.createWithID(ctx, o.ClassName(), body, sessionToken)
+		if !errors.Is(err, errCustomIDsRefused) {
+			if err != nil {
+				return err
+			}
+			o.SetID(id)
+			return o.ApplySaved(resp, sent)
+		}
 	}
+	rc := c.call(http.MethodPost, classPath(o.ClassName()), body)
+	c.userSession(&rc, sessionToken)
 	var resp map[string]any
 	if err := c.do(ctx, rc, &resp); err != nil {
-		if newID != "" && (errors.Is(err, ErrDuplicateRequest) || errors.Is(err, ErrDuplicateValue)) {
-			// An earlier attempt created the object and its answer was lost; the retry was refused as a
-			// duplicate. The object exists under the id we chose: load what the server stored.
-			var stored map[string]any
-			rc := c.call(http.MethodGet, objectPath(o.ClassName(), newID), nil)
-			if gerr := c.do(ctx, rc, &stored); gerr == nil {
-				o.SetID(newID)
-				return o.ApplySaved(stored, sent)
-			}
+		if errors.Is(err, ErrWriteInDoubt) {
+			return fmt.Errorf("moralis: save new %s: %w", o.ClassName(), err)
 		}
 		return err
 	}
 	return o.ApplySaved(resp, sent)
+}
+
+// userSession makes a save of a user object act as that user when the view has no session of its own.
+func (c *Client) userSession(rc *rest.Call, token string) {
+	if token != "" && rc.SessionToken == "" && !rc.UseMasterKey {
+		rc.SessionToken = token
+	}
+}
+
+// chooseIDs reports whether new objects of className get client-chosen ids.
+func (c *Client) chooseIDs(className string) bool {
+	return !c.cfg.ServerObjectIDs && className != UserClass && !c.server.noCustomIDs.Load()
+}
+
+// errCustomIDsRefused is returned by createWithID when the server does not allow custom object ids.
+var errCustomIDsRefused = errors.New("the server does not allow custom object ids")
+
+// refusesCustomIDs reports whether err is the server's refusal of a client-chosen object id.
+func refusesCustomIDs(err error) bool {
+	var pe *Error
+	return errors.As(err, &pe) && pe.Code == rest.CodeInvalidKeyName && strings.HasPrefix(pe.Message, "objectId is an invalid field name")
+}
+
+// createWithID creates an object of className with body under an id the client chooses, and returns the
+// server's answer merged over what the server stored. The id makes the create harmless to send again, so it is
+// retried after any ambiguous failure; when a retry is refused because the object exists ("duplicate value" or
+// "duplicate request"), or the attempts run out, the object is looked up by its id: found, the create succeeded;
+// not found, nothing was stored, and the create is sent once more. It returns errCustomIDsRefused (after
+// remembering it for the client) when the server does not allow custom ids.
+func (c *Client) createWithID(ctx context.Context, className string, body map[string]any, sessionToken string) (map[string]any, string, error) {
+	id, err := newObjectID()
+	if err != nil {
+		return nil, "", fmt.Errorf("moralis: save %s: %w", className, err)
+	}
+	b := make(map[string]any, len(body)+1)
+	for k, v := range body {
+		b[k] = v
+	}
+	b["objectId"] = id
+	var last error
+	for round := 0; round < 2; round++ {
+		rc := c.call(http.MethodPost, classPath(className), b)
+		c.userSession(&rc, sessionToken)
+		rc.Replay = httpx.ReplayAlways
+		var resp map[string]any
+		err := c.do(ctx, rc, &resp)
+		if err == nil {
+			return resp, id, nil
+		}
+		if refusesCustomIDs(err) {
+			c.server.noCustomIDs.Store(true)
+			return nil, "", errCustomIDsRefused
+		}
+		if !mayHaveCreated(err) {
+			return nil, "", err
+		}
+		stored, gerr := c.lookup(ctx, className, id, sessionToken)
+		if gerr == nil {
+			return stored, id, nil
+		}
+		if !errors.Is(gerr, ErrObjectNotFound) {
+			return nil, "", inDoubt(fmt.Sprintf("save new %s %s", className, id), err, gerr)
+		}
+		last = err
+	}
+	return nil, "", inDoubt(fmt.Sprintf("save new %s %s", className, id), last, nil)
+}
+
+// mayHaveCreated reports whether a create's error leaves open that an attempt of it created the object: it is in
+// doubt, or a retry was refused as a duplicate.
+func mayHaveCreated(err error) bool {
+	if errors.Is(err, ErrWriteInDoubt) {
+		return true
+	}
+	var pe *Error
+	return errors.As(err, &pe) && pe.MaybeAppliedBefore && (pe.Code == rest.CodeDuplicateValue || pe.Code == rest.CodeDuplicateRequest)
+}
+
+// lookup reads one object's stored fields.
+func (c *Client) lookup(ctx context.Context, className, id, sessionToken string) (map[string]any, error) {
+	rc := c.call(http.MethodGet, objectPath(className, id), nil)
+	c.userSession(&rc, sessionToken)
+	var stored map[string]any
+	if err := c.do(ctx, rc, &stored); err != nil {
+		return nil, err
+	}
+	return stored, nil
+}
+
+// inDoubt makes the in-doubt error of a write that op names, from the write's error and, when a look-up could
+// not settle it, the look-up's error.
+func inDoubt(op string, err, lookupErr error) error {
+	e := &Error{Code: rest.CodeConnectionFailed, Message: "the outcome of the write is unknown", Op: op, InDoubt: true, Err: err}
+	var pe *Error
+	if errors.As(err, &pe) {
+		e.Code, e.Message, e.Status = pe.Code, pe.Message, pe.Status
+		if e.Code == rest.CodeDuplicateValue || e.Code == rest.CodeDuplicateRequest {
+			e.Code = 0 // a refusal of a retry, not of the write
+		}
+	}
+	if lookupErr != nil {
+		e.Message += " (reading it back failed: " + lookupErr.Error() + ")"
+	}
+	return e
 }
 
 // newObjectID makes a 10-character object id like the server's, from crypto/rand.
@@ -210,11 +332,15 @@ func (c *Client) doArrived(ctx context.Context, rc rest.Call, out any, arrived f
 	return c.doPeek(ctx, rc, out, peek)
 }
 
-// BatchError reports the items of SaveAll or DestroyAll that failed. Errors is index-aligned with the input: nil
-// for each item that succeeded.
+// BatchError reports the items of SaveAll or DestroyAll that were not saved (or deleted). Errors is
+// index-aligned with the input: nil for each item that succeeded. An item whose error matches ErrWriteInDoubt
+// may or may not have been applied; the others were not.
 type BatchError struct {
 	Errors []error
+	// Failed is the number of non-nil Errors, in-doubt ones included.
 	Failed int
+	// InDoubt is the number of items whose outcome is unknown.
+	InDoubt int
 }
 
 func (e *BatchError) Error() string {
@@ -225,10 +351,14 @@ func (e *BatchError) Error() string {
 			break
 		}
 	}
-	return fmt.Sprintf("moralis: %d of %d batch items failed; first: %v", e.Failed, len(e.Errors), first)
+	doubt := ""
+	if e.InDoubt > 0 {
+		doubt = fmt.Sprintf(" (%d in doubt)", e.InDoubt)
+	}
+	return fmt.Sprintf("moralis: %d of %d batch items failed%s; first: %v", e.Failed, len(e.Errors), doubt, first)
 }
 
-// Unwrap returns the per-item errors (so errors.Is finds a code among them).
+// Unwrap returns the per-item errors (so errors.Is finds a code, or ErrWriteInDoubt, among them).
 func (e *BatchError) Unwrap() []error {
 	var out []error
 	for _, err := range e.Errors {
@@ -239,11 +369,24 @@ func (e *BatchError) Unwrap() []error {
 	return out
 }
 
+// InDoubtItems returns the indexes of the items whose outcome is unknown.
+func (e *BatchError) InDoubtItems() []int {
+	var out []int
+	for i, err := range e.Errors {
+		if err != nil && errors.Is(err, ErrWriteInDoubt) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// batchItem is one sub-request of /batch. Every item SaveAll and DestroyAll put in a /batch is harmless to send
+// twice (parse-server does not deduplicate /batch), so the call is retried after any ambiguous failure.
 type batchItem struct {
 	method string
 	path   string
 	body   map[string]any
-	// newID and className are set for a create whose object id the client chose (Config.ClientObjectIDs).
+	// newID and className are set for a create whose object id the client chose.
 	newID     string
 	className string
 }
@@ -251,15 +394,14 @@ type batchItem struct {
 // maxQueryLimit is the largest page a find asks for.
 const maxQueryLimit = 1000
 
-// recoverChosenIDs settles the creates with client-chosen ids that a retry made look failed. When a /batch call's
-// answer is lost and the call is retried, the server refuses it as a "Duplicate request" (with idempotency) or
-// refuses each create it had already applied as a duplicate id (without). Such an object exists under the id we
-// chose: it is loaded and the item succeeds. Creates refused as a duplicate request that the server never applied
-// (the first attempt failed part-way) are sent once more, in batches of their own; their ids make that safe.
-func (c *Client) recoverChosenIDs(ctx context.Context, items []batchItem, answers []map[string]any, errs []error) {
+// settleCreates settles the creates with client-chosen ids whose outcome a retry or a lost answer left open: a
+// retried /batch whose first attempt was applied has each of them refused as a duplicate id, and a /batch whose
+// attempts ran out leaves them in doubt. They are looked up by id, one query per class and 1,000 ids: found,
+// the create succeeded; not found, nothing was stored and the create is sent once more (its id keeps that safe).
+func (c *Client) settleCreates(ctx context.Context, items []batchItem, answers []map[string]any, errs []error) {
 	byClass := map[string][]int{}
 	for k, it := range items {
-		if it.newID != "" && errs[k] != nil && (errors.Is(errs[k], ErrDuplicateRequest) || errors.Is(errs[k], ErrDuplicateValue)) {
+		if it.newID != "" && errs[k] != nil && mayHaveCreated(errs[k]) {
 			byClass[it.className] = append(byClass[it.className], k)
 		}
 	}
@@ -277,7 +419,7 @@ func (c *Client) recoverChosenIDs(ctx context.Context, items []batchItem, answer
 			params := map[string]any{"where": map[string]any{"objectId": map[string]any{"$in": ids}}, "limit": len(ids)}
 			if err := c.do(ctx, c.call(http.MethodGet, classPath(cls), params), &resp); err != nil {
 				for _, k := range part {
-					errs[k] = fmt.Errorf("%w (loading the object an earlier attempt created failed: %v)", errs[k], err)
+					errs[k] = inDoubt(fmt.Sprintf("save new %s %s", cls, items[k].newID), errs[k], err)
 				}
 				continue
 			}
@@ -290,7 +432,7 @@ func (c *Client) recoverChosenIDs(ctx context.Context, items []batchItem, answer
 			for _, k := range part {
 				if r, ok := stored[items[k].newID]; ok {
 					answers[k], errs[k] = r, nil
-				} else if errors.Is(errs[k], ErrDuplicateRequest) {
+				} else {
 					resend = append(resend, k)
 				}
 			}
@@ -302,11 +444,13 @@ func (c *Client) recoverChosenIDs(ctx context.Context, items []batchItem, answer
 	again := make([]batchItem, len(resend))
 	for j, k := range resend {
 		again[j] = items[k]
-		again[j].newID = "" // no second recovery round
 	}
 	a2, e2 := c.runBatch(ctx, again)
 	for j, k := range resend {
 		answers[k], errs[k] = a2[j], e2[j]
+		if e2[j] != nil && mayHaveCreated(e2[j]) {
+			errs[k] = inDoubt(fmt.Sprintf("save new %s %s", items[k].className, items[k].newID), e2[j], nil)
+		}
 	}
 }
 
@@ -318,34 +462,41 @@ type batchAnswer struct {
 	} `json:"error"`
 }
 
+// parallel runs tasks with at most n at once and waits for them.
+func parallel(n int, tasks []func()) {
+	if n > len(tasks) {
+		n = len(tasks)
+	}
+	next := make(chan func())
+	var wg sync.WaitGroup
+	for w := 0; w < n; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for t := range next {
+				t()
+			}
+		}()
+	}
+	for _, t := range tasks {
+		next <- t
+	}
+	close(next)
+	wg.Wait()
+}
+
 // runBatch sends items through /batch in chunks of BatchSize with BatchConcurrency chunks in flight, and returns
 // each item's answer (or error) in input order.
 func (c *Client) runBatch(ctx context.Context, items []batchItem) ([]map[string]any, []error) {
 	answers := make([]map[string]any, len(items))
 	errs := make([]error, len(items))
 	size := c.cfg.BatchSize
-	type chunk struct{ from, to int }
-	chunks := make(chan chunk)
-	var wg sync.WaitGroup
-	workers := c.cfg.BatchConcurrency
-	if n := (len(items) + size - 1) / size; n < workers {
-		workers = n
-	}
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for ch := range chunks {
-				c.batchChunk(ctx, items[ch.from:ch.to], answers[ch.from:ch.to], errs[ch.from:ch.to])
-			}
-		}()
-	}
+	var tasks []func()
 	for from := 0; from < len(items); from += size {
 		to := min(from+size, len(items))
-		chunks <- chunk{from, to}
+		tasks = append(tasks, func() { c.batchChunk(ctx, items[from:to], answers[from:to], errs[from:to]) })
 	}
-	close(chunks)
-	wg.Wait()
+	parallel(c.cfg.BatchConcurrency, tasks)
 	return answers, errs
 }
 
@@ -359,38 +510,53 @@ func (c *Client) batchChunk(ctx context.Context, items []batchItem, answers []ma
 		}
 		reqs[i] = r
 	}
+	rc := c.call(http.MethodPost, "batch", map[string]any{"requests": reqs})
+	rc.Replay = httpx.ReplayAlways // every sub-request is harmless to send twice (see batchItem)
 	var resp []batchAnswer
-	err := c.do(ctx, c.call(http.MethodPost, "batch", map[string]any{"requests": reqs}), &resp)
-	if err == nil && len(resp) != len(items) {
-		err = &Error{Code: rest.CodeInvalidJSON, Message: fmt.Sprintf("batch answered %d results for %d requests", len(resp), len(items)), Op: "POST batch"}
+	res, err := c.t.Do(ctx, rc)
+	if err == nil {
+		if jerr := json.Unmarshal(res.Body, &resp); jerr != nil || len(resp) != len(items) {
+			err = &Error{Code: rest.CodeInvalidJSON, Message: fmt.Sprintf("batch answered %d results for %d requests", len(resp), len(items)), Op: "POST batch", Status: res.Status}
+		}
 	}
+	retried := res != nil && res.MaybeAppliedBefore
 	for i := range items {
 		switch {
 		case err != nil:
 			errs[i] = err
 		case resp[i].Error != nil:
-			errs[i] = &Error{Code: resp[i].Error.Code, Message: resp[i].Error.Error, Op: items[i].method + " " + items[i].path}
+			e := &Error{Code: resp[i].Error.Code, Message: resp[i].Error.Error, Op: items[i].method + " " + items[i].path, MaybeAppliedBefore: retried}
+			if retried && items[i].method == http.MethodDelete && e.Code == rest.CodeObjectNotFound {
+				continue // an earlier attempt of this call deleted it
+			}
+			errs[i] = e
 		default:
 			answers[i] = resp[i].Success
 		}
 	}
 }
 
-// SaveAll saves many objects through /batch: chunks of Config.BatchSize (default 20) with
-// Config.BatchConcurrency (default 4) chunks in flight. Every object that succeeded is updated; when some failed
-// the error is a *BatchError whose Errors are aligned with objs. Objects without changes are skipped.
-// The server does not deduplicate a retried /batch; with Config.ClientObjectIDs a retry cannot create an object
-// twice, and the objects it finds already created are loaded and succeed.
+// SaveAll saves many objects, exactly once each at the default config. Creates (with client-chosen ids) and
+// updates whose changes store the same values when sent twice go through /batch in chunks of Config.BatchSize
+// (default 20) with Config.BatchConcurrency (default 4) calls in flight; a call is retried after any ambiguous
+// failure, and creates a retry finds already stored are loaded and succeed. Updates with Increment or Add, and
+// creates when the server assigns ids, are sent one by one with request ids, like Save. Every object that
+// succeeded is updated; when some did not, the error is a *BatchError whose Errors are aligned with objs, telling
+// which failed and which are in doubt (ErrWriteInDoubt). Objects without changes are skipped.
 func (c *Client) SaveAll(ctx context.Context, objs []*Object) error {
-	items := make([]batchItem, 0, len(objs))
-	index := make([]int, 0, len(objs))
-	sent := make([]map[string]any, 0, len(objs))
+	if ctx == nil {
+		return errors.New("moralis: nil context")
+	}
 	errs := make([]error, len(objs))
-	failed := 0
+	var (
+		items  []batchItem
+		index  []int
+		sent   []map[string]wire.Op
+		single []int // objects saved one by one
+	)
 	for i, o := range objs {
 		if o == nil || o.ClassName() == "" {
 			errs[i] = errNoClass
-			failed++
 			continue
 		}
 		if o.ID() != "" && len(o.DirtyKeys()) == 0 {
@@ -399,19 +565,21 @@ func (c *Client) SaveAll(ctx context.Context, objs []*Object) error {
 		if o.ID() == "" && c.cfg.DefaultACL != nil && o.ACL() == nil {
 			o.SetACL(c.cfg.DefaultACL.Clone())
 		}
+		if (o.ID() == "" && !c.chooseIDs(o.ClassName())) || (o.ID() != "" && !o.Repeatable()) {
+			single = append(single, i)
+			continue
+		}
 		body, err := o.SaveBody()
 		if err != nil {
 			errs[i] = fmt.Errorf("moralis: save %s: %w", o.ClassName(), err)
-			failed++
 			continue
 		}
 		it := batchItem{method: http.MethodPost, path: classPath(o.ClassName()), body: body}
 		if o.ID() != "" {
 			it.method, it.path = http.MethodPut, objectPath(o.ClassName(), o.ID())
-		} else if c.cfg.ClientObjectIDs && o.ClassName() != UserClass {
+		} else {
 			if it.newID, err = newObjectID(); err != nil {
 				errs[i] = fmt.Errorf("moralis: save %s: %w", o.ClassName(), err)
-				failed++
 				continue
 			}
 			body["objectId"] = it.newID
@@ -422,34 +590,68 @@ func (c *Client) SaveAll(ctx context.Context, objs []*Object) error {
 		sent = append(sent, o.PendingSnapshot())
 	}
 	answers, berrs := c.runBatch(ctx, items)
-	c.recoverChosenIDs(ctx, items, answers, berrs)
+	c.settleCreates(ctx, items, answers, berrs)
 	for k, i := range index {
-		if berrs[k] != nil {
-			errs[i] = berrs[k]
-			failed++
-			continue
-		}
-		if err := objs[i].ApplySaved(answers[k], sent[k]); err != nil {
+		switch err := berrs[k]; {
+		case err == nil:
+			if items[k].newID != "" {
+				objs[i].SetID(items[k].newID)
+			}
+			if aerr := objs[i].ApplySaved(answers[k], sent[k]); aerr != nil {
+				errs[i] = aerr
+			}
+		case refusesCustomIDs(err):
+			// The server assigns ids itself: nothing was stored; save the object one by one.
+			c.server.noCustomIDs.Store(true)
+			single = append(single, i)
+		case errors.Is(err, ErrWriteInDoubt):
+			if objs[i].ID() != "" {
+				objs[i].DropSent(sent[k])
+			}
 			errs[i] = err
-			failed++
+		default:
+			errs[i] = err
 		}
 	}
-	if failed > 0 {
-		return &BatchError{Errors: errs, Failed: failed}
+	if len(single) > 0 {
+		tasks := make([]func(), len(single))
+		for j, i := range single {
+			tasks[j] = func() { errs[i] = c.Save(ctx, objs[i]) }
+		}
+		parallel(c.cfg.BatchConcurrency, tasks)
+	}
+	return batchResult(errs)
+}
+
+// batchResult is nil when every item succeeded, else a *BatchError.
+func batchResult(errs []error) error {
+	be := &BatchError{Errors: errs}
+	for _, err := range errs {
+		if err != nil {
+			be.Failed++
+			if errors.Is(err, ErrWriteInDoubt) {
+				be.InDoubt++
+			}
+		}
+	}
+	if be.Failed > 0 {
+		return be
 	}
 	return nil
 }
 
-// DestroyAll deletes many objects through /batch, like SaveAll.
+// DestroyAll deletes many objects through /batch, like SaveAll. A delete is harmless to send twice: a retried
+// call whose earlier attempt deleted an object answers "object not found" for it, and that counts as deleted.
 func (c *Client) DestroyAll(ctx context.Context, objs []*Object) error {
+	if ctx == nil {
+		return errors.New("moralis: nil context")
+	}
 	items := make([]batchItem, 0, len(objs))
 	index := make([]int, 0, len(objs))
 	errs := make([]error, len(objs))
-	failed := 0
 	for i, o := range objs {
 		if o == nil || o.ID() == "" {
 			errs[i] = errors.New("moralis: destroy: the object has no id")
-			failed++
 			continue
 		}
 		items = append(items, batchItem{method: http.MethodDelete, path: objectPath(o.ClassName(), o.ID())})
@@ -457,15 +659,9 @@ func (c *Client) DestroyAll(ctx context.Context, objs []*Object) error {
 	}
 	_, berrs := c.runBatch(ctx, items)
 	for k, i := range index {
-		if berrs[k] != nil {
-			errs[i] = berrs[k]
-			failed++
-		}
+		errs[i] = berrs[k]
 	}
-	if failed > 0 {
-		return &BatchError{Errors: errs, Failed: failed}
-	}
-	return nil
+	return batchResult(errs)
 }
 
 func trimSlash(s string) string { return strings.Trim(s, "/") }

@@ -7,122 +7,204 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/c13f5054/moralis-go/internal/httpx"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// With ClientObjectIDs, SaveAll settles the creates a retry made look failed: objects that exist under their chosen
-// id are loaded and succeed, creates refused as a duplicate request that were never applied are sent once more, and
-// a duplicate refused for another reason stays an error.
-func TestSaveAllClientObjectIDsRecovers(t *testing.T) {
-	var mu sync.Mutex
-	idOf := map[float64]string{} // n -> the id the client chose
-	stored := map[float64]bool{0: true, 1: true, 4: true}
-	batches := 0
-	var resent [][]float64
-	srv := newIDServer(t, func(r idReq) (int, string) {
-		mu.Lock()
-		defer mu.Unlock()
-		switch {
-		case r.Path == "batch":
-			var ns []float64
-			reqs, _ := r.Body["requests"].([]any)
-			for _, q := range reqs {
-				body := q.(map[string]any)["body"].(map[string]any)
-				n := body["n"].(float64)
-				id, _ := body["objectId"].(string)
-				if old, seen := idOf[n]; seen && old != id {
-					return 400, fmt.Sprintf(`{"code":1,"error":"object %v sent with a new id %s (was %s)"}`, n, id, old)
-				}
-				idOf[n] = id
-				ns = append(ns, n)
-			}
-			batches++
-			if batches > 2 {
-				resent = append(resent, ns)
-				out := make([]map[string]any, len(ns))
-				for i, n := range ns {
-					out[i] = map[string]any{"success": map[string]any{"objectId": idOf[n], "createdAt": "2026-01-01T00:00:00.000Z"}}
-				}
-				b, _ := json.Marshal(out)
-				return 200, string(b)
-			}
-			if ns[0] == 0 { // the first chunk: a retry of a call the server had seen
-				return 400, `{"code":159,"error":"Duplicate request"}`
-			}
-			// The second chunk: 3 is created, 4 exists already, 5 collides on another unique field.
-			return 200, fmt.Sprintf(`[{"success":{"objectId":%q,"createdAt":"2026-01-01T00:00:00.000Z"}},`+
-				`{"error":{"code":137,"error":"A duplicate value for a field with unique values was provided"}},`+
-				`{"error":{"code":137,"error":"A duplicate value for a field with unique values was provided"}}]`, idOf[3])
-		case r.Path == "classes/Thing" && r.Body["_method"] == "GET":
-			where := r.Body["where"]
-			if s, ok := where.(string); ok {
-				var m map[string]any
-				if err := json.Unmarshal([]byte(s), &m); err != nil {
-					return 400, `{"code":102,"error":"bad where"}`
-				}
-				where = m
-			}
-			in := where.(map[string]any)["objectId"].(map[string]any)["$in"].([]any)
-			var results []map[string]any
-			for n, id := range idOf {
-				for _, want := range in {
-					if want == id && stored[n] {
-						results = append(results, map[string]any{"objectId": id, "n": n, "createdAt": "2025-12-31T00:00:00.000Z", "updatedAt": "2025-12-31T00:00:00.000Z"})
-					}
-				}
-			}
-			b, _ := json.Marshal(map[string]any{"results": results})
-			return 200, string(b)
+// fakeStore is a scripted server holding one class's rows, for SaveAll's settle logic. Its /batch creates rows
+// (a repeated objectId is refused with 137, as parse-server does) and can lose the answer of chosen calls.
+type fakeStore struct {
+	mu       sync.Mutex
+	rows     map[string]map[string]any
+	unique   map[float64]bool // "n" values refused as duplicates of another unique field
+	loseCall map[int]bool     // 1-based /batch calls whose answer is replaced by a 502 after applying them
+	calls    int
+	customID bool // the server allows custom object ids
+	single   []idReq
+}
+
+func (f *fakeStore) reply(r idReq) (int, string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	switch {
+	case r.Path == "batch":
+		f.calls++
+		reqs, _ := r.Body["requests"].([]any)
+		out := make([]map[string]any, len(reqs))
+		for i, q := range reqs {
+			body := q.(map[string]any)["body"].(map[string]any)
+			out[i] = f.create(body)
 		}
-		return 404, `{"code":1,"error":"unexpected request"}`
-	})
-	c, err := New(Config{ServerURL: srv.URL + "/parse", AppID: "app", JavaScriptKey: "js", ClientObjectIDs: true, BatchSize: 3, BatchConcurrency: 1})
+		if f.loseCall[f.calls] {
+			return 502, `bad gateway`
+		}
+		b, _ := json.Marshal(out)
+		return 200, string(b)
+	case r.Path == "classes/Thing" && r.Body["_method"] == "GET":
+		var where map[string]any
+		switch w := r.Body["where"].(type) {
+		case string:
+			_ = json.Unmarshal([]byte(w), &where)
+		case map[string]any:
+			where = w
+		}
+		in := where["objectId"].(map[string]any)["$in"].([]any)
+		var results []map[string]any
+		for _, id := range in {
+			if row, ok := f.rows[id.(string)]; ok {
+				results = append(results, row)
+			}
+		}
+		b, _ := json.Marshal(map[string]any{"results": results})
+		return 200, string(b)
+	case r.Path == "classes/Thing" && r.Body["_method"] == nil:
+		f.single = append(f.single, r)
+		a := f.create(r.Body)
+		if e, ok := a["error"]; ok {
+			b, _ := json.Marshal(e)
+			return 400, string(b)
+		}
+		b, _ := json.Marshal(a["success"])
+		return 201, string(b)
+	}
+	return 404, `{"code":1,"error":"unexpected request"}`
+}
+
+func (f *fakeStore) create(body map[string]any) map[string]any {
+	id, has := body["objectId"].(string)
+	if has && !f.customID {
+		return map[string]any{"error": map[string]any{"code": 105, "error": "objectId is an invalid field name."}}
+	}
+	if !has {
+		id = fmt.Sprintf("srv%07d", len(f.rows))
+	}
+	if _, dup := f.rows[id]; dup || f.unique[body["n"].(float64)] {
+		return map[string]any{"error": map[string]any{"code": 137, "error": "A duplicate value for a field with unique values was provided"}}
+	}
+	f.rows[id] = map[string]any{"objectId": id, "n": body["n"], "createdAt": "2026-01-01T00:00:00.000Z"}
+	return map[string]any{"success": map[string]any{"objectId": id, "createdAt": "2026-01-01T00:00:00.000Z"}}
+}
+
+func fakeClient(t *testing.T, f *fakeStore) (*Client, *idServer) {
+	t.Helper()
+	if f.rows == nil {
+		f.rows = map[string]map[string]any{}
+	}
+	srv := newIDServer(t, f.reply)
+	c, err := New(Config{ServerURL: srv.URL + "/parse", AppID: "app", JavaScriptKey: "js", BatchSize: 3, BatchConcurrency: 1,
+		Retry: httpx.Policy{Base: time.Millisecond}})
 	require.NoError(t, err)
-	objs := make([]*Object, 6)
+	return c, srv
+}
+
+func things(n int) []*Object {
+	objs := make([]*Object, n)
 	for i := range objs {
 		objs[i] = NewObject("Thing")
 		objs[i].Set("n", i)
 	}
-	err = c.SaveAll(context.Background(), objs)
+	return objs
+}
+
+// At the default config a /batch whose answer was lost after the server applied it is sent again; the creates the
+// server refuses as duplicate ids are looked up, found, and succeed with their ids: one row each. A duplicate of
+// another unique field stays that item's error and is not in doubt.
+func TestSaveAllSettlesCreatesOfALostAnswer(t *testing.T) {
+	f := &fakeStore{customID: true, loseCall: map[int]bool{1: true}, unique: map[float64]bool{2: true}}
+	c, _ := fakeClient(t, f)
+	objs := things(6)
+	err := c.SaveAll(context.Background(), objs)
 	var be *BatchError
 	require.ErrorAs(t, err, &be)
 	assert.Equal(t, 1, be.Failed)
-	assert.True(t, errors.Is(be.Errors[5], ErrDuplicateValue), "a duplicate of another unique field stays an error: %v", be.Errors[5])
-	for i := 0; i < 5; i++ {
-		assert.NoError(t, be.Errors[i], "object %d", i)
-		assert.Equal(t, idOf[float64(i)], objs[i].ID(), "object %d has the id it was sent with", i)
-		assert.Len(t, objs[i].ID(), 10)
-		assert.Empty(t, objs[i].DirtyKeys(), "object %d is saved", i)
+	assert.Zero(t, be.InDoubt)
+	assert.True(t, errors.Is(be.Errors[2], ErrDuplicateValue), "%v", be.Errors[2])
+	assert.False(t, errors.Is(be.Errors[2], ErrWriteInDoubt))
+	for i, o := range objs {
+		if i == 2 {
+			assert.Empty(t, o.ID())
+			assert.Equal(t, []string{"n"}, o.DirtyKeys(), "the failed object keeps its change")
+			continue
+		}
+		require.NoError(t, be.Errors[i], "object %d", i)
+		require.Contains(t, f.rows, o.ID(), "object %d is stored under its id", i)
+		assert.Equal(t, float64(i), f.rows[o.ID()]["n"])
+		assert.Empty(t, o.DirtyKeys())
+		assert.False(t, o.CreatedAt().IsZero())
 	}
-	assert.Empty(t, objs[5].ID())
-	assert.Equal(t, []string{"n"}, objs[5].DirtyKeys(), "the failed object keeps its change")
-	assert.False(t, objs[0].CreatedAt().IsZero(), "a recovered object carries what the server stored")
-	assert.Equal(t, [][]float64{{2}}, resent, "only the create the server never applied is sent again, once")
+	assert.Len(t, f.rows, 5, "exactly one row per saved object")
 }
 
-// Without ClientObjectIDs nothing is chosen, looked up or resent: a duplicate request stays the items' error.
-func TestSaveAllWithoutClientObjectIDsKeepsDuplicateErrors(t *testing.T) {
+// A server that does not allow custom ids is detected: the refused creates are sent one by one without an id
+// (with request ids), and later saves do not try custom ids again.
+func TestSaveAllFallsBackToServerIDs(t *testing.T) {
+	f := &fakeStore{customID: false}
+	c, _ := fakeClient(t, f)
+	objs := things(4)
+	require.NoError(t, c.SaveAll(context.Background(), objs))
+	for i, o := range objs {
+		require.Contains(t, f.rows, o.ID(), "object %d", i)
+	}
+	assert.Len(t, f.rows, 4)
+	calls := f.calls
+	more := things(2)
+	require.NoError(t, c.SaveAll(context.Background(), more))
+	assert.Equal(t, calls, f.calls, "no /batch of creates once the server is known to assign ids")
+	for _, r := range f.single {
+		assert.NotEmpty(t, r.Header.Get("X-Parse-Request-Id"), "a create without a chosen id carries a request id")
+		_, has := r.Body["objectId"]
+		assert.False(t, has)
+	}
+	one := NewObject("Thing")
+	one.Set("n", 99)
+	require.NoError(t, c.Save(context.Background(), one))
+	assert.Len(t, f.rows, 7)
+}
+
+// Updates whose changes cannot be sent twice (Increment, Add) are sent one by one, each with a request id; the
+// others go through /batch.
+func TestSaveAllSendsIncrementsOneByOne(t *testing.T) {
+	var mu sync.Mutex
+	var batchPaths []string
+	var puts []idReq
 	srv := newIDServer(t, func(r idReq) (int, string) {
+		mu.Lock()
+		defer mu.Unlock()
 		if r.Path == "batch" {
 			reqs, _ := r.Body["requests"].([]any)
-			for _, q := range reqs {
-				if _, has := q.(map[string]any)["body"].(map[string]any)["objectId"]; has {
-					return 400, `{"code":1,"error":"an id was chosen"}`
-				}
+			out := make([]string, len(reqs))
+			for i, q := range reqs {
+				batchPaths = append(batchPaths, q.(map[string]any)["path"].(string))
+				out[i] = `{"success":{"updatedAt":"2026-01-01T00:00:00.000Z"}}`
 			}
-			return 400, `{"code":159,"error":"Duplicate request"}`
+			b, _ := json.Marshal(out)
+			var raw []json.RawMessage
+			for _, s := range out {
+				raw = append(raw, json.RawMessage(s))
+			}
+			b, _ = json.Marshal(raw)
+			return 200, string(b)
 		}
-		return 404, `{"code":1,"error":"unexpected request"}`
+		if r.Body["_method"] == "PUT" {
+			puts = append(puts, r)
+			return 200, `{"updatedAt":"2026-01-01T00:00:00.000Z","score":11}`
+		}
+		return 404, `{"code":1,"error":"unexpected"}`
 	})
-	c, err := New(Config{ServerURL: srv.URL + "/parse", AppID: "app", JavaScriptKey: "js"})
+	c, err := New(Config{ServerURL: srv.URL + "/parse", AppID: "app"})
 	require.NoError(t, err)
-	objs := []*Object{NewObject("Thing"), NewObject("Thing")}
-	err = c.SaveAll(context.Background(), objs)
-	var be *BatchError
-	require.ErrorAs(t, err, &be)
-	assert.Equal(t, 2, be.Failed)
-	assert.True(t, errors.Is(be.Errors[0], ErrDuplicateRequest))
-	assert.Equal(t, 1, srv.count(), "one call, nothing looked up")
+	a := NewObjectWithID("Thing", "a")
+	require.NoError(t, a.Increment("score", 1))
+	b := NewObjectWithID("Thing", "b")
+	b.Set("name", "x")
+	require.NoError(t, b.AddUnique("tags", "t"))
+	require.NoError(t, c.SaveAll(context.Background(), []*Object{a, b}))
+	assert.Equal(t, []string{"/parse/classes/Thing/b"}, batchPaths)
+	require.Len(t, puts, 1)
+	assert.Equal(t, "classes/Thing/a", puts[0].Path)
+	assert.NotEmpty(t, puts[0].Header.Get("X-Parse-Request-Id"))
+	assert.Equal(t, float64(11), a.Get("score"), "the server's computed value")
 }

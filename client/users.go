@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/c13f5054/moralis-go/internal/httpx"
 	"github.com/c13f5054/moralis-go/internal/wire"
 )
 
@@ -140,7 +141,9 @@ func (c *Client) LogInAny(ctx context.Context, username, password any) (*User, e
 		return nil, ErrPasswordType
 	}
 	var resp map[string]any
-	if err := c.do(ctx, c.call(http.MethodPost, "login", map[string]any{"username": un, "password": pw}), &resp); err != nil {
+	rc := c.call(http.MethodPost, "login", map[string]any{"username": un, "password": pw})
+	rc.Replay = httpx.ReplayAlways // a log-in changes no data; a repeated one only opens another session
+	if err := c.do(ctx, rc, &resp); err != nil {
 		return nil, err
 	}
 	u, err := c.userFromAnswer(resp, nil)
@@ -271,6 +274,7 @@ func (c *Client) LogOut(ctx context.Context) error {
 	}
 	if tok != "" {
 		rc := c.call(http.MethodPost, "logout", nil)
+		rc.Replay = httpx.ReplayAlways // a repeated log-out of a revoked session is refused, harmlessly
 		rc.SessionToken = tok
 		if err := c.do(ctx, rc, nil); err != nil && !errors.Is(err, ErrInvalidSessionToken) {
 			return err

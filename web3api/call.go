@@ -145,6 +145,14 @@ func (c *Client) Raw(ctx context.Context, method, path string, query url.Values,
 func (c *Client) do(ctx context.Context, method, path string, query url.Values, body any, out any) error {
 	u := c.cfg.baseURL + path
 	req := &httpx.Request{Method: method, URL: u, Query: query, Header: http.Header{}}
+	// The chain-data API's POSTs read (a contract call, an events query) except the IPFS upload and the NFT
+	// sync, which are sent again after an ambiguous failure only when the first attempt provably never arrived.
+	switch {
+	case method == http.MethodPost && (strings.HasSuffix(path, "/function") || strings.HasSuffix(path, "/events")):
+		req.Replay = httpx.ReplayAlways
+	case method == http.MethodPut && strings.HasSuffix(path, "/sync"):
+		req.Replay = httpx.ReplayAlways // asking for a re-sync twice is harmless
+	}
 	req.Header.Set("x-api-key", c.cfg.apiKey)
 	req.Header.Set("Accept", "application/json")
 	if body != nil {

@@ -69,7 +69,6 @@ func main() {
 func run(ctx context.Context, cfg *cli.Backend, chain chainConfig, rows int, out, progress io.Writer) error {
 	c, err := client.New(client.Config{
 		ServerURL: cfg.ServerURL, AppID: cfg.AppID, JavaScriptKey: cfg.JavaScriptKey, MasterKey: cfg.MasterKey,
-		Idempotency: true,
 	})
 	if err != nil {
 		return err

@@ -1,8 +1,9 @@
 // Package httpx is the one place in moralis-go that sends HTTP requests. It wraps a resty v2 client with the
-// retry policy of the original client: on a status of 500 or more, or on no response at all, it waits
-// round(125ms x random[0,1) x 2^attempt) and tries again, up to a limit of attempts, stopping at once when the
-// context is done. Callers (the backend transport, the chain-data client) build Requests; nothing else in the
-// module talks to net/http or resty directly.
+// retry policy of the original client (wait round(125ms x random[0,1) x 2^attempts) and try again, up to a limit of
+// attempts, stopping at once when the context is done) and with one rule, shouldRetry, that decides whether an
+// attempt may be sent again. That rule never repeats a write that the server may already have applied unless
+// repeating it is provably harmless: see Replay. Callers (the backend transport, the chain-data client, the
+// analytics tracker) build Requests; nothing else in the module talks to net/http or resty directly.
 //
 // A Client is safe for concurrent use once made.
 package httpx
@@ -16,6 +17,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"sync"
 	"time"
@@ -26,8 +28,39 @@ import (
 // DefaultMaxAttempts is the attempt limit when none is configured (the spec's default of 5).
 const DefaultMaxAttempts = 5
 
-// DefaultBackoffBase is the base of the back-off: 125 ms, multiplied by a random factor and 2^attempt.
+// DefaultBackoffBase is the base of the back-off: 125 ms, multiplied by a random factor and 2^attempts.
 const DefaultBackoffBase = 125 * time.Millisecond
+
+// Replay says when a request may be sent again after an attempt whose outcome is unknown: the connection failed
+// after the request was written, the answer was cut short or never came, or the answer was a 5xx (a proxy's 502
+// or the server's own 500 can both follow a write that was applied). A request that provably never reached the
+// server (the dial failed, or the request was not completely written) is always sent again, whatever its Replay.
+type Replay int
+
+const (
+	// ReplayByMethod, the zero value, is ReplayAlways for GET, HEAD, OPTIONS and DELETE and ReplayNever for
+	// every other method.
+	ReplayByMethod Replay = iota
+	// ReplayAlways: sending the request twice has the effect of sending it once (a read, a delete, a create whose
+	// object id the client chose, a write the caller knows to be idempotent).
+	ReplayAlways
+	// ReplayIfConfirmed: the request carries an id the server may deduplicate by. It is sent again only when
+	// Request.Confirm says the server does deduplicate; otherwise it is left in doubt.
+	ReplayIfConfirmed
+	// ReplayNever: a write that could be applied twice. Its outcome is left in doubt after an ambiguous failure.
+	ReplayNever
+)
+
+func (r Replay) resolve(method string) Replay {
+	if r != ReplayByMethod {
+		return r
+	}
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodDelete:
+		return ReplayAlways
+	}
+	return ReplayNever
+}
 
 // Request is one logical HTTP request. Body is sent as is on every attempt, so a retry resends the same bytes.
 type Request struct {
@@ -38,6 +71,14 @@ type Request struct {
 	Body   []byte
 	// NoRetry turns the retry loop off for this request (one attempt only).
 	NoRetry bool
+	// Replay says whether the request may be sent again after an attempt that may have reached the server.
+	Replay Replay
+	// Write marks a request that changes state on the server (for a POST carrying a read, leave it false and set
+	// Replay to ReplayAlways). A write whose outcome stays unknown is reported with InDoubt set.
+	Write bool
+	// Confirm, for ReplayIfConfirmed, is asked at each ambiguous failure whether the server deduplicates this
+	// request (callers cache the answer). false or an error leaves the request in doubt.
+	Confirm func(ctx context.Context) (bool, error)
 }
 
 // Response is a complete HTTP response, its body read.
@@ -46,16 +87,28 @@ type Response struct {
 	Header   http.Header
 	Body     []byte
 	Attempts int
+	// MaybeAppliedBefore is true when an attempt before the one answered may have reached the server (its
+	// outcome was unknown and the request was sent again). A "duplicate request" answer then means the server
+	// saw an earlier attempt.
+	MaybeAppliedBefore bool
+	// InDoubt is true when this answer (a 5xx) leaves the outcome of a write unknown and the write was not sent
+	// again (it may not be repeated safely, or the attempts ran out).
+	InDoubt bool
 }
 
 // NoResponseError is returned when no attempt got an HTTP response (connection refused, reset, truncated body,
-// time-out). Err is the last transport error; Attempts how many attempts were made.
+// time-out). Err is the last transport error; Attempts how many attempts were made. InDoubt is true when the
+// request is a write that may have reached the server: it may or may not have been applied.
 type NoResponseError struct {
 	Attempts int
 	Err      error
+	InDoubt  bool
 }
 
 func (e *NoResponseError) Error() string {
+	if e.InDoubt {
+		return fmt.Sprintf("no response after %d attempt(s), the write may or may not have been applied: %v", e.Attempts, e.Err)
+	}
 	return fmt.Sprintf("no response after %d attempt(s): %v", e.Attempts, e.Err)
 }
 
@@ -84,9 +137,10 @@ func (p Policy) maxAttempts() int {
 	return p.MaxAttempts
 }
 
-// Backoff returns the wait before the retry that follows attempt number attempt (0-based):
-// round(base x r x 2^attempt) rounded to the millisecond, r in [0,1).
-func (p Policy) Backoff(attempt int) time.Duration {
+// Backoff returns the wait after the given number of attempts (1 after the first): round(base x r x 2^attempts)
+// to the millisecond, r in [0,1). As in the original client, the count is already 1 when the first wait is drawn,
+// so the waits are up to 250 ms, 500 ms, 1 s, 2 s with the default base.
+func (p Policy) Backoff(attempts int) time.Duration {
 	base := p.Base
 	if base <= 0 {
 		base = DefaultBackoffBase
@@ -95,26 +149,62 @@ func (p Policy) Backoff(attempt int) time.Duration {
 	if p.Rand != nil {
 		r = p.Rand
 	}
-	ms := math.Round(float64(base.Milliseconds()) * r() * math.Pow(2, float64(attempt)))
+	ms := math.Round(float64(base.Milliseconds()) * r() * math.Pow(2, float64(attempts)))
 	return time.Duration(ms) * time.Millisecond
 }
 
-// ShouldRetry says whether an attempt that ended with (status, err) is worth another try, and why.
-// It never retries once ctx is done, and never on a status below 500.
-func ShouldRetry(ctx context.Context, status int, err error) (bool, string) {
-	if ctx.Err() != nil {
-		return false, "context done"
+// attempt is what one try of a request ended with.
+type attempt struct {
+	status int   // the answer's status; 0 without an answer
+	err    error // the transport error when there was no complete answer
+	sent   bool  // the request was completely written to a connection
+}
+
+// ambiguous reports whether the attempt may have reached the server and been applied without us learning its
+// outcome: no complete answer after the request was written, or a 5xx answer.
+func (a attempt) ambiguous() bool {
+	if a.err != nil {
+		return a.sent
 	}
-	if err != nil {
-		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-			return false, "context done"
+	return a.status >= 500
+}
+
+// shouldRetry is the one retry rule. It says whether req may be sent again after a, whether its outcome is in
+// doubt if it is not, and why (for Policy.OnRetry and errors):
+//   - never once ctx is done, and never after a definite answer (a status below 500);
+//   - always when the request provably never reached the server (not completely written);
+//   - after an ambiguous failure, by the request's Replay: always for ReplayAlways; for ReplayIfConfirmed only
+//     when Confirm says the server deduplicates it; never for ReplayNever, and then a write is in doubt.
+func shouldRetry(ctx context.Context, req *Request, a attempt) (retry, inDoubt bool, reason string) {
+	if ctx.Err() != nil || errors.Is(a.err, context.Canceled) || errors.Is(a.err, context.DeadlineExceeded) {
+		return false, req.Write && a.sent, "context done"
+	}
+	if a.err == nil && a.status < 500 {
+		return false, false, ""
+	}
+	what := fmt.Sprintf("status %d", a.status)
+	if a.err != nil {
+		what = "no response: " + a.err.Error()
+	}
+	if !a.ambiguous() {
+		return true, false, "not sent (" + what + ")"
+	}
+	switch req.Replay.resolve(req.Method) {
+	case ReplayAlways:
+		return true, false, what
+	case ReplayIfConfirmed:
+		if req.Confirm != nil {
+			ok, err := req.Confirm(ctx)
+			if err == nil && ok {
+				return true, false, what + "; the server deduplicates this request"
+			}
+			if err != nil {
+				return false, req.Write, what + "; could not learn whether the server deduplicates it: " + err.Error()
+			}
 		}
-		return true, "no response: " + err.Error()
+		return false, req.Write, what + "; the server does not deduplicate this request, so it is not sent again"
 	}
-	if status >= 500 || status == 0 {
-		return true, fmt.Sprintf("status %d", status)
-	}
-	return false, ""
+	return false, req.Write, what + "; a write that may have been applied is not sent again"
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {
@@ -169,9 +259,10 @@ func New(hc *http.Client, p Policy) *Client {
 // Policy returns the client's retry policy.
 func (c *Client) Policy() Policy { return c.policy }
 
-// Do sends req, retrying as the policy says. It returns the last response whatever its status (the caller
-// decodes error bodies); it returns an error only when no attempt got a response (*NoResponseError) or when ctx
-// ended first (the context's error, wrapped).
+// Do sends req, retrying as shouldRetry allows. It returns the last response whatever its status (the caller
+// decodes error bodies; Response.InDoubt marks a 5xx that leaves a write's outcome unknown); it returns an error
+// only when no attempt got a response (*NoResponseError, with InDoubt for a write that may have been applied) or
+// when ctx ended first (the context's error, wrapped).
 func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
 	if ctx == nil {
 		return nil, errors.New("httpx: nil context")
@@ -184,46 +275,68 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
 	if sleep == nil {
 		sleep = sleepCtx
 	}
-	var lastErr error
-	var last *Response
-	for attempt := 0; attempt < max; attempt++ {
-		resp, err := c.once(ctx, req)
+	var (
+		lastErr      error
+		last         *Response
+		maybeApplied bool // an earlier attempt may have been applied
+		inDoubt      bool
+		attempts     int
+	)
+	for attempts < max {
+		resp, a := c.once(ctx, req)
+		attempts++
+		retry, doubt, reason := shouldRetry(ctx, req, a)
 		if resp != nil {
-			resp.Attempts = attempt + 1
-		}
-		status := 0
-		if resp != nil {
-			status = resp.Status
-		}
-		retry, reason := ShouldRetry(ctx, status, err)
-		if err != nil {
-			lastErr = err
-			last = nil
+			resp.Attempts = attempts
+			resp.MaybeAppliedBefore = maybeApplied
+			last, lastErr = resp, nil
 		} else {
-			last = resp
+			last, lastErr = nil, a.err
 		}
-		if !retry || attempt == max-1 {
+		if a.ambiguous() {
+			maybeApplied = true
+		}
+		inDoubt = doubt || (req.Write && maybeApplied && (retry && attempts == max))
+		if !retry || attempts == max {
 			break
 		}
-		wait := c.policy.Backoff(attempt)
+		wait := c.policy.Backoff(attempts)
 		if c.policy.OnRetry != nil {
-			c.policy.OnRetry(attempt+1, reason, wait)
+			c.policy.OnRetry(attempts, reason, wait)
 		}
 		if serr := sleep(ctx, wait); serr != nil {
-			return nil, fmt.Errorf("httpx: giving up after %d attempt(s): %w", attempt+1, serr)
+			if req.Write && maybeApplied {
+				return nil, &NoResponseError{Attempts: attempts, Err: fmt.Errorf("httpx: giving up: %w", serr), InDoubt: true}
+			}
+			return nil, fmt.Errorf("httpx: giving up after %d attempt(s): %w", attempts, serr)
 		}
 	}
 	if last != nil {
+		last.InDoubt = inDoubt && last.Status >= 500
 		return last, nil
 	}
-	if ctx.Err() != nil {
+	if req.Write && maybeApplied {
+		inDoubt = true
+	}
+	if ctx.Err() != nil && !inDoubt {
 		return nil, fmt.Errorf("httpx: %w", ctx.Err())
 	}
-	return nil, &NoResponseError{Attempts: max, Err: redactURLError(lastErr)}
+	return nil, &NoResponseError{Attempts: attempts, Err: redactURLError(lastErr), InDoubt: inDoubt}
 }
 
-func (c *Client) once(ctx context.Context, req *Request) (*Response, error) {
-	r := c.rc.R().SetContext(ctx)
+// once sends one attempt. It tells, through an httptrace hook, whether the request was completely written: a
+// request that was not cannot have been acted on by the server.
+func (c *Client) once(ctx context.Context, req *Request) (*Response, attempt) {
+	var a attempt
+	var mu sync.Mutex
+	trace := &httptrace.ClientTrace{WroteRequest: func(info httptrace.WroteRequestInfo) {
+		if info.Err == nil {
+			mu.Lock()
+			a.sent = true
+			mu.Unlock()
+		}
+	}}
+	r := c.rc.R().SetContext(httptrace.WithClientTrace(ctx, trace))
 	for k, vs := range req.Header {
 		for _, v := range vs {
 			r.Header.Add(k, v)
@@ -236,14 +349,19 @@ func (c *Client) once(ctx context.Context, req *Request) (*Response, error) {
 		r.SetBody(bytes.NewReader(req.Body))
 	}
 	resp, err := r.Execute(req.Method, req.URL)
+	mu.Lock()
+	defer mu.Unlock()
 	if err != nil {
-		return nil, err
+		a.err = err
+		return nil, a
 	}
 	raw := resp.RawResponse
 	if raw == nil {
-		return nil, io.ErrUnexpectedEOF
+		a.err = io.ErrUnexpectedEOF
+		return nil, a
 	}
-	return &Response{Status: resp.StatusCode(), Header: raw.Header, Body: resp.Body()}, nil
+	a.status = resp.StatusCode()
+	return &Response{Status: a.status, Header: raw.Header, Body: resp.Body()}, a
 }
 
 // redactURLError drops the query string from a *url.Error so that no key sent in a query leaks into messages.

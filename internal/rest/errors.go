@@ -76,9 +76,14 @@ type Error struct {
 	Status int
 	// Op names the call, e.g. "POST classes/GameScore". It never holds keys or tokens.
 	Op string
-	// Applied is true for a "Duplicate request" (159) answered to a retry: the first attempt reached the server
-	// and was applied, only its answer was lost.
-	Applied bool
+	// InDoubt is true when the call was a write whose outcome is unknown: an attempt may have reached the server
+	// and been applied, and the SDK could not learn whether it was (no answer, a cut answer or a 5xx, and sending
+	// it again was not provably safe; or a retry was refused as a "Duplicate request", which says only that the
+	// server saw an earlier attempt). errors.Is(err, ErrWriteInDoubt) matches it.
+	InDoubt bool
+	// MaybeAppliedBefore is true when an earlier attempt of the call may have reached the server before this
+	// answer came (so a "duplicate" refusal may be of the call's own earlier attempt).
+	MaybeAppliedBefore bool
 	// Err is the underlying transport error, if any.
 	Err error
 }
@@ -94,8 +99,8 @@ func (e *Error) Error() string {
 	if e.Code != 0 {
 		fmt.Fprintf(&b, " (code %d)", e.Code)
 	}
-	if e.Applied {
-		b.WriteString("; an earlier attempt of this request was applied by the server, only its answer was lost")
+	if e.InDoubt {
+		b.WriteString("; the write may or may not have been applied (in doubt)")
 	}
 	return b.String()
 }
@@ -103,8 +108,12 @@ func (e *Error) Error() string {
 // Unwrap returns the transport error behind the error, if any.
 func (e *Error) Unwrap() error { return e.Err }
 
-// Is matches another *Error, or any error with a ParseCode() method, with the same non-zero Code.
+// Is matches another *Error, or any error with a ParseCode() method, with the same non-zero Code; and
+// ErrWriteInDoubt when InDoubt is set.
 func (e *Error) Is(target error) bool {
+	if target == ErrWriteInDoubt {
+		return e.InDoubt
+	}
 	if t, ok := target.(*Error); ok {
 		return t.Code != 0 && t.Code == e.Code
 	}
@@ -152,6 +161,10 @@ func truncate(s string, n int) string {
 	}
 	return s[:n] + "…"
 }
+
+// ErrWriteInDoubt is matched (errors.Is) by every error of a write whose outcome is unknown: it may or may not
+// have been applied. The SDK never guesses: read the object back (or otherwise check) before writing again.
+var ErrWriteInDoubt = errors.New("moralis: the write may or may not have been applied (in doubt)")
 
 // ErrUnableToConnect is the text of the error given when every attempt failed without a response.
 const ErrUnableToConnect = "Unable to connect to the Parse API"

@@ -27,7 +27,9 @@ type Config struct {
 	JavaScriptKey  string
 	MasterKey      string
 	InstallationID string
-	// Idempotency makes POST and PUT carry X-Parse-Request-Id, one UUID per logical call, the same on every retry.
+	// Idempotency makes POST and PUT carry X-Parse-Request-Id, one UUID per logical call, the same on every retry;
+	// such a write is sent again after an ambiguous failure only once the server has been seen to deduplicate
+	// its route (see Transport.Deduplicates).
 	Idempotency bool
 	HTTPClient  *http.Client
 	Policy      httpx.Policy
@@ -41,6 +43,7 @@ type Transport struct {
 	base      *url.URL
 	mountPath string
 	http      *httpx.Client
+	dedup     dedupCache
 }
 
 // New checks cfg and makes a Transport.
@@ -88,6 +91,11 @@ type Call struct {
 	NoIdempotency bool
 	// RequestID, when set, is sent as X-Parse-Request-Id (POST/PUT only).
 	RequestID string
+	// Replay overrides when the call may be sent again after an ambiguous failure. The zero value derives it:
+	// GET and DELETE always; a POST or PUT carrying a request id on a route the server deduplicates once the
+	// server is seen to do so; any other write never. Set httpx.ReplayAlways only for a write that is harmless
+	// to repeat (a create with a client-chosen object id, a /batch of such sub-requests).
+	Replay httpx.Replay
 }
 
 // Result is a successful answer.
@@ -96,9 +104,12 @@ type Result struct {
 	Header   http.Header
 	Body     []byte
 	Attempts int
+	// MaybeAppliedBefore is true when an earlier attempt of the call may have reached the server.
+	MaybeAppliedBefore bool
 }
 
-// Do sends c and returns the answer, or an *Error for an error answer or no answer.
+// Do sends c and returns the answer, or an *Error for an error answer or no answer. A write whose outcome is
+// unknown gives an *Error with InDoubt set (errors.Is(err, ErrWriteInDoubt)).
 func (t *Transport) Do(ctx context.Context, c Call) (*Result, error) {
 	op := c.Method + " " + c.Path
 	body, err := t.body(c)
@@ -107,6 +118,7 @@ func (t *Transport) Do(ctx context.Context, c Call) (*Result, error) {
 	}
 	header := http.Header{}
 	header.Set("Content-Type", "text/plain")
+	write := c.Method != http.MethodGet
 	reqID := ""
 	if t.cfg.Idempotency && !c.NoIdempotency && (c.Method == http.MethodPost || c.Method == http.MethodPut) {
 		reqID = c.RequestID
@@ -115,23 +127,41 @@ func (t *Transport) Do(ctx context.Context, c Call) (*Result, error) {
 		}
 		header.Set("X-Parse-Request-Id", reqID)
 	}
-	resp, err := t.http.Do(ctx, &httpx.Request{
+	req := &httpx.Request{
 		Method: http.MethodPost,
 		URL:    t.base.String() + "/" + strings.TrimLeft(c.Path, "/"),
 		Header: header,
 		Body:   body,
-	})
+		Write:  write,
+		Replay: c.Replay,
+	}
+	if req.Replay == httpx.ReplayByMethod {
+		switch {
+		case !write || c.Method == http.MethodDelete:
+			req.Replay = httpx.ReplayAlways
+		case reqID != "" && dedupRoute(c.Path) != "":
+			req.Replay = httpx.ReplayIfConfirmed
+			path := c.Path
+			req.Confirm = func(ctx context.Context) (bool, error) { return t.Deduplicates(ctx, path) }
+		default:
+			req.Replay = httpx.ReplayNever
+		}
+	}
+	resp, err := t.http.Do(ctx, req)
 	if err != nil {
 		return nil, t.transportError(ctx, op, err)
 	}
 	if resp.Status >= 400 || resp.Status < 200 {
 		perr := DecodeError(op, resp.Status, resp.Body)
-		if perr.Code == CodeDuplicateRequest && reqID != "" && resp.Attempts > 1 {
-			perr.Applied = true
+		perr.InDoubt = resp.InDoubt
+		perr.MaybeAppliedBefore = resp.MaybeAppliedBefore
+		if perr.Code == CodeDuplicateRequest && reqID != "" && resp.MaybeAppliedBefore {
+			// The server saw an earlier attempt of this call: it was applied, or failed, or is still running.
+			perr.InDoubt = true
 		}
 		return nil, perr
 	}
-	return &Result{Status: resp.Status, Header: resp.Header, Body: resp.Body, Attempts: resp.Attempts}, nil
+	return &Result{Status: resp.Status, Header: resp.Header, Body: resp.Body, Attempts: resp.Attempts, MaybeAppliedBefore: resp.MaybeAppliedBefore}, nil
 }
 
 // DoJSON sends c and decodes a successful answer's JSON into out (skipped when out is nil).
@@ -159,15 +189,16 @@ func (t *Transport) DoJSONPeek(ctx context.Context, c Call, out any, peek func(b
 }
 
 func (t *Transport) transportError(ctx context.Context, op string, err error) error {
-	if ctx.Err() != nil {
+	var nre0 *httpx.NoResponseError
+	if ctx.Err() != nil && !(errors.As(err, &nre0) && nre0.InDoubt) {
 		return fmt.Errorf("moralis: %s: %w", op, ctx.Err())
 	}
 	var nre *httpx.NoResponseError
 	if errors.As(err, &nre) {
 		if nre.Attempts > 1 {
-			return &Error{Code: CodeConnectionFailed, Message: ErrUnableToConnect, Op: op, Err: nre}
+			return &Error{Code: CodeConnectionFailed, Message: ErrUnableToConnect, Op: op, Err: nre, InDoubt: nre.InDoubt}
 		}
-		return &Error{Code: CodeConnectionFailed, Message: "XMLHttpRequest failed: " + nre.Err.Error(), Op: op, Err: nre}
+		return &Error{Code: CodeConnectionFailed, Message: "XMLHttpRequest failed: " + nre.Err.Error(), Op: op, Err: nre, InDoubt: nre.InDoubt}
 	}
 	return &Error{Code: CodeConnectionFailed, Message: "XMLHttpRequest failed: " + err.Error(), Op: op, Err: err}
 }
@@ -238,12 +269,17 @@ func (t *Transport) DoFile(ctx context.Context, f FileRequest) (*Result, error) 
 		URL:    t.base.String() + "/files/" + url.PathEscape(f.Name),
 		Header: h,
 		Body:   f.Body,
+		// An upload is not deduplicated by the server (a second one stores a second file), so it is sent again
+		// only when it provably never arrived; a delete is always safe to repeat.
+		Write: true,
 	})
 	if err != nil {
 		return nil, t.transportError(ctx, op, err)
 	}
 	if resp.Status >= 400 {
-		return nil, DecodeError(op, resp.Status, resp.Body)
+		perr := DecodeError(op, resp.Status, resp.Body)
+		perr.InDoubt = resp.InDoubt
+		return nil, perr
 	}
 	return &Result{Status: resp.Status, Header: resp.Header, Body: resp.Body, Attempts: resp.Attempts}, nil
 }

@@ -12,15 +12,18 @@ import (
 
 // Object is one backend object: a class name, an id once saved, server timestamps, its fields, and the changes
 // not yet saved. Values read with Get are decoded Go values (time.Time, Pointer, File, GeoPoint, *Object, float64
-// for numbers, []any, map[string]any). An Object is not safe for concurrent mutation: treat it like a map.
+// for numbers, []any, map[string]any): the last values the server sent with the unsaved changes applied. After a
+// successful save they equal what the server stored (values the server computed, such as the result of Increment
+// or Add, are taken from its answer). An Object is not safe for concurrent mutation: treat it like a map.
 type Object struct {
 	className string
 	id        string
 	localID   string
 	createdAt time.Time
 	updatedAt time.Time
-	fields    map[string]any
-	pending   map[string]any // key -> new value or Op
+	server    map[string]any // the last values the server sent (or that a save stored)
+	pending   map[string]Op  // one merged change per key
+	est       map[string]any // for pending keys: the value after the change (absent: the field is deleted)
 }
 
 // Reserved field names that are not ordinary fields.
@@ -28,7 +31,7 @@ var reserved = map[string]bool{"objectId": true, "createdAt": true, "updatedAt":
 
 // NewObject returns an empty, unsaved object of a class.
 func NewObject(className string) *Object {
-	return &Object{className: className, fields: map[string]any{}, pending: map[string]any{}}
+	return &Object{className: className, server: map[string]any{}}
 }
 
 // NewObjectWithID returns a reference to an existing object; Fetch fills its fields.
@@ -74,15 +77,26 @@ func (o *Object) EncodeParse() (any, error) {
 }
 
 // Get returns a field's current value (including unsaved changes) or nil.
-func (o *Object) Get(key string) any { return o.fields[key] }
+func (o *Object) Get(key string) any { v, _ := o.value(key); return v }
+
+// value is the field's current value: its unsaved change applied to its server value.
+func (o *Object) value(key string) (any, bool) {
+	if _, p := o.pending[key]; p {
+		v, ok := o.est[key]
+		return v, ok
+	}
+	v, ok := o.server[key]
+	return v, ok
+}
 
 // Has reports whether the field is set.
-func (o *Object) Has(key string) bool { _, ok := o.fields[key]; return ok }
+func (o *Object) Has(key string) bool { _, ok := o.value(key); return ok }
 
 // Keys lists the object's field names, sorted.
 func (o *Object) Keys() []string {
-	keys := make([]string, 0, len(o.fields))
-	for k := range o.fields {
+	f := o.Fields()
+	keys := make([]string, 0, len(f))
+	for k := range f {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
@@ -90,26 +104,39 @@ func (o *Object) Keys() []string {
 }
 
 // Fields returns a copy of the fields.
-func (o *Object) Fields() map[string]any { return maps.Clone(o.fields) }
+func (o *Object) Fields() map[string]any {
+	f := make(map[string]any, len(o.server)+len(o.pending))
+	for k, v := range o.server {
+		f[k] = v
+	}
+	for k := range o.pending {
+		if v, ok := o.est[k]; ok {
+			f[k] = v
+		} else {
+			delete(f, k)
+		}
+	}
+	return f
+}
 
 // String returns the string field, or "".
-func (o *Object) String(key string) string { s, _ := o.fields[key].(string); return s }
+func (o *Object) String(key string) string { s, _ := o.Get(key).(string); return s }
 
 // Float returns a number field as float64, or 0.
-func (o *Object) Float(key string) float64 { f, _ := toFloat(o.fields[key]); return f }
+func (o *Object) Float(key string) float64 { f, _ := toFloat(o.Get(key)); return f }
 
 // Int returns a number field as int64, or 0.
-func (o *Object) Int(key string) int64 { f, _ := toFloat(o.fields[key]); return int64(f) }
+func (o *Object) Int(key string) int64 { f, _ := toFloat(o.Get(key)); return int64(f) }
 
 // Bool returns a boolean field, or false.
-func (o *Object) Bool(key string) bool { b, _ := o.fields[key].(bool); return b }
+func (o *Object) Bool(key string) bool { b, _ := o.Get(key).(bool); return b }
 
 // Time returns a Date field, or the zero time.
-func (o *Object) Time(key string) time.Time { t, _ := o.fields[key].(time.Time); return t }
+func (o *Object) Time(key string) time.Time { t, _ := o.Get(key).(time.Time); return t }
 
 // Strings returns an array field's string members.
 func (o *Object) Strings(key string) []string {
-	arr, _ := o.fields[key].([]any)
+	arr, _ := o.Get(key).([]any)
 	out := make([]string, 0, len(arr))
 	for _, v := range arr {
 		if s, ok := v.(string); ok {
@@ -120,7 +147,7 @@ func (o *Object) Strings(key string) []string {
 }
 
 // ACL returns the object's ACL, or nil when it has none.
-func (o *Object) ACL() *ACL { a, _ := o.fields["ACL"].(*ACL); return a }
+func (o *Object) ACL() *ACL { a, _ := o.Get("ACL").(*ACL); return a }
 
 // SetACL sets the object's ACL.
 func (o *Object) SetACL(a *ACL) { o.Set("ACL", a) }
@@ -145,70 +172,121 @@ func ValidKey(key string) bool {
 	return true
 }
 
-// Set changes a field. v may be an Op (Increment, Add, ...). The change is sent by the next save.
-func (o *Object) Set(key string, v any) {
+// Set changes a field to v, sent by the next save. v may be an Op (Increment, Add, ...): then Set applies it as
+// the method of that name does, and may refuse it (see Increment). A plain value replaces any earlier unsaved
+// change of the field and never fails.
+func (o *Object) Set(key string, v any) error {
 	if op, ok := v.(Op); ok {
-		o.applyOp(key, op)
+		return o.applyOp(key, op)
+	}
+	return o.applyOp(key, SetOp(v))
+}
+
+// applyOp merges op into the field's unsaved change and updates the field's value; on a refusal nothing changes.
+func (o *Object) applyOp(key string, op Op) error {
+	o.ensure()
+	var prev *Op
+	if p, ok := o.pending[key]; ok {
+		prev = &p
+	}
+	merged, err := op.mergeWith(prev)
+	if err == nil {
+		_, err = o.estimate(key, merged)
+	}
+	if err != nil {
+		if me, ok := err.(*MergeError); ok {
+			me.Key = key
+		}
+		return err
+	}
+	o.pending[key] = merged
+	o.refresh(key)
+	return nil
+}
+
+// estimate is the field's value after op is applied to its server value.
+func (o *Object) estimate(key string, op Op) (any, error) {
+	old, had := o.server[key]
+	if op.isRelation() {
+		return old, nil
+	}
+	return op.applyTo(old, had)
+}
+
+// refresh recomputes the field's value from its server value and its unsaved change. A change that no longer
+// applies to a new server value (the field changed type) leaves the server value showing; the save will be
+// refused by the server.
+func (o *Object) refresh(key string) {
+	op, ok := o.pending[key]
+	if !ok {
+		delete(o.est, key)
 		return
 	}
-	if o.pending == nil {
-		o.pending = map[string]any{}
+	if op.removesField() {
+		delete(o.est, key)
+		return
 	}
-	o.pending[key] = v
-	o.fields[key] = v
-}
-
-func (o *Object) applyOp(key string, op Op) {
-	if o.pending == nil {
-		o.pending = map[string]any{}
-	}
-	if prev, ok := o.pending[key]; ok {
-		if pop, isOp := prev.(Op); isOp {
-			if merged, ok := pop.merge(op); ok {
-				op = merged
-			}
-			o.pending[key] = op
-		} else {
-			// A plain value followed by an op: the result is again a plain value.
-			nv, has := op.apply(prev, true)
-			if has {
-				o.pending[key] = nv
-			} else {
-				o.pending[key] = Op{Kind: "Delete"}
-			}
-		}
-	} else {
-		o.pending[key] = op
-	}
-	old, had := o.fields[key]
-	nv, has := op.apply(old, had)
-	if has {
-		o.fields[key] = nv
-	} else {
-		delete(o.fields, key)
+	old, had := o.server[key]
+	v, err := o.estimate(key, op)
+	switch {
+	case err == nil && (v != nil || op.Kind == opSet):
+		o.est[key] = v
+	case had:
+		o.est[key] = old
+	default:
+		delete(o.est, key)
 	}
 }
 
-// Increment adds n to a number field.
-func (o *Object) Increment(key string, n float64) { o.applyOp(key, Increment(n)) }
+func (o *Object) ensure() {
+	if o.server == nil {
+		o.server = map[string]any{}
+	}
+	if o.est == nil {
+		o.est = map[string]any{}
+	}
+	if o.pending == nil {
+		o.pending = map[string]Op{}
+	}
+}
 
-// Add appends values to an array field.
-func (o *Object) Add(key string, values ...any) { o.applyOp(key, Add(values...)) }
+// Increment adds n to a number field (a field without a value counts as 0). Merged with an earlier unsaved
+// change of the field as Parse merges them: after a Set it becomes a Set of the sum, after Unset a Set of n, after
+// another Increment one Increment of the sum. After Add, AddUnique, Remove or a relation change it is refused with
+// "Cannot merge Increment Op with the previous Op" and nothing changes; on a non-numeric value, with "Cannot
+// increment a non-numeric value.".
+func (o *Object) Increment(key string, n float64) error { return o.applyOp(key, Increment(n)) }
 
-// AddUnique appends values not already in an array field.
-func (o *Object) AddUnique(key string, values ...any) { o.applyOp(key, AddUnique(values...)) }
+// Add appends values to an array field. Merged with an earlier Set (becomes a Set of the new array), Unset
+// (a Set of values) or Add (one Add of both); any other earlier change is refused with "Cannot merge Add Op
+// with the previous Op".
+func (o *Object) Add(key string, values ...any) error { return o.applyOp(key, Add(values...)) }
 
-// Remove removes values from an array field.
-func (o *Object) Remove(key string, values ...any) { o.applyOp(key, Remove(values...)) }
+// AddUnique appends the values not already in an array field (values are de-duplicated too). Merged with an
+// earlier Set, Unset or AddUnique; any other earlier change is refused with "Cannot merge AddUnique Op with the
+// previous Op".
+func (o *Object) AddUnique(key string, values ...any) error {
+	return o.applyOp(key, AddUnique(values...))
+}
 
-// Unset deletes a field.
-func (o *Object) Unset(key string) { o.applyOp(key, Unset()) }
+// Remove removes values from an array field. Merged with an earlier Set, Unset (stays an Unset) or Remove; any
+// other earlier change is refused with "Cannot merge Remove Op with the previous Op".
+func (o *Object) Remove(key string, values ...any) error { return o.applyOp(key, Remove(values...)) }
 
-// AddRelation adds objects to a relation field.
-func (o *Object) AddRelation(key string, ptrs ...Pointer) { o.applyOp(key, AddRelation(ptrs...)) }
+// Unset deletes a field. It replaces any earlier unsaved change of the field and never fails.
+func (o *Object) Unset(key string) { _ = o.applyOp(key, Unset()) }
 
-// RemoveRelation removes objects from a relation field.
-func (o *Object) RemoveRelation(key string, ptrs ...Pointer) { o.applyOp(key, RemoveRelation(ptrs...)) }
+// AddRelation adds objects to a relation field. Adds and removes of one field before a save are merged into one
+// change (sent as a "Batch" of both); after Unset it is refused with "You cannot modify a relation after
+// deleting it.", after any other change with "Cannot merge Relation Op with the previous Op".
+func (o *Object) AddRelation(key string, ptrs ...Pointer) error {
+	return o.applyOp(key, AddRelation(ptrs...))
+}
+
+// RemoveRelation removes objects from a relation field; merged as AddRelation is.
+func (o *Object) RemoveRelation(key string, ptrs ...Pointer) error {
+	return o.applyOp(key, RemoveRelation(ptrs...))
+}
 
 // Dirty reports whether the object has unsaved changes (or was never saved).
 func (o *Object) Dirty() bool { return o.id == "" || len(o.pending) > 0 }
@@ -226,14 +304,14 @@ func (o *Object) DirtyKeys() []string {
 // SaveBody is the wire body of the next save: only the changed fields.
 func (o *Object) SaveBody() (map[string]any, error) {
 	body := make(map[string]any, len(o.pending))
-	for k, v := range o.pending {
+	for k, op := range o.pending {
 		if reserved[k] {
 			return nil, fmt.Errorf("%s: %w", k, ErrInvalidKey)
 		}
 		if !ValidKey(k) && !strings.HasPrefix(k, "_") && k != "ACL" {
 			return nil, fmt.Errorf("%q: %w", k, ErrInvalidKey)
 		}
-		ev, err := Encode(v)
+		ev, err := op.encode()
 		if err != nil {
 			return nil, fmt.Errorf("field %s: %w", k, err)
 		}
@@ -242,50 +320,91 @@ func (o *Object) SaveBody() (map[string]any, error) {
 	return body, nil
 }
 
-// PendingSnapshot returns the pending changes, so a failed save can be restored (used by the client).
-func (o *Object) PendingSnapshot() map[string]any { return maps.Clone(o.pending) }
+// PendingSnapshot returns the unsaved changes, taken before a save and given back to ApplySaved or DropSent.
+func (o *Object) PendingSnapshot() map[string]Op { return maps.Clone(o.pending) }
 
-// ApplySaved merges a save answer (objectId, createdAt, updatedAt and any fields the server computed) and clears
-// the changes that were sent (sent is the snapshot taken before the save).
-func (o *Object) ApplySaved(resp map[string]any, sent map[string]any) error {
-	for k := range sent {
-		if cur, ok := o.pending[k]; ok && Equal(cur, sent[k]) {
+// Repeatable reports whether sending the unsaved changes twice stores what sending them once does: true unless a
+// change is an Increment or an Add.
+func (o *Object) Repeatable() bool {
+	for _, op := range o.pending {
+		if !op.Idempotent() {
+			return false
+		}
+	}
+	return true
+}
+
+// ApplySaved records a successful save: the changes that were sent (sent is the snapshot taken before the save)
+// become the server's values, then the save answer (objectId, createdAt, updatedAt and the values the server
+// computed, such as the result of Increment or Add) is merged over them.
+func (o *Object) ApplySaved(resp map[string]any, sent map[string]Op) error {
+	o.ensure()
+	for k, op := range sent {
+		if !op.isRelation() {
+			if op.removesField() {
+				delete(o.server, k)
+			} else if v, err := op.applyTo(o.server[k], true); err == nil {
+				o.server[k] = v
+			}
+		}
+		if cur, ok := o.pending[k]; ok && sameOp(cur, op) {
 			delete(o.pending, k)
 		}
 	}
-	return o.setFromServer(resp, false)
+	if err := o.setFromServer(resp, false); err != nil {
+		return err
+	}
+	for k := range sent {
+		o.refresh(k)
+	}
+	return nil
+}
+
+// DropSent gives up the changes that were sent by a save whose outcome is unknown: they are no longer pending (so
+// a later save cannot apply them a second time) and the fields show the last values the server sent. Fetch the
+// object to learn what the server stored.
+func (o *Object) DropSent(sent map[string]Op) {
+	o.ensure()
+	for k, op := range sent {
+		if cur, ok := o.pending[k]; ok && sameOp(cur, op) {
+			delete(o.pending, k)
+		}
+		o.refresh(k)
+	}
+}
+
+func sameOp(a, b Op) bool {
+	ea, err1 := a.encode()
+	eb, err2 := b.encode()
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	ja, err1 := json.Marshal(ea)
+	jb, err2 := json.Marshal(eb)
+	return err1 == nil && err2 == nil && string(ja) == string(jb) && a.Kind == b.Kind
 }
 
 // MergeServer replaces the object's server state with a full server answer (a fetch), keeping unsaved changes on
 // top of it.
 func (o *Object) MergeServer(resp map[string]any) error {
-	fresh := map[string]any{}
-	pending := o.pending
-	o.fields = fresh
+	o.server = make(map[string]any, len(resp))
 	if err := o.setFromServer(resp, true); err != nil {
 		return err
 	}
-	for k, v := range pending {
-		if op, ok := v.(Op); ok {
-			old, had := o.fields[k]
-			if nv, has := op.apply(old, had); has {
-				o.fields[k] = nv
-			} else {
-				delete(o.fields, k)
-			}
-		} else {
-			o.fields[k] = v
+	if len(o.pending) > 0 {
+		o.ensure()
+		for k := range o.pending {
+			o.refresh(k)
 		}
 	}
 	return nil
 }
 
+// setFromServer records values the server sent. Fields with an unsaved change keep it (applied over the new
+// server value).
 func (o *Object) setFromServer(m map[string]any, full bool) error {
-	if o.fields == nil {
-		o.fields = map[string]any{}
-	}
-	if o.pending == nil {
-		o.pending = map[string]any{}
+	if o.server == nil {
+		o.server = make(map[string]any, len(m))
 	}
 	for k, v := range m {
 		switch k {
@@ -329,26 +448,33 @@ func (o *Object) setFromServer(m map[string]any, full bool) error {
 				if err != nil {
 					return err
 				}
-				o.fields["ACL"] = acl
+				o.server["ACL"] = acl
 			case *ACL:
-				o.fields["ACL"] = a
+				o.server["ACL"] = a
 			}
+			o.refreshIfPending("ACL")
 		default:
-			if _, isPending := o.pending[k]; isPending && !full {
-				// The server echoed a computed field (e.g. after Increment): it wins.
-				delete(o.pending, k)
-			}
-			o.fields[k] = Decode(v)
+			o.server[k] = Decode(v)
+			o.refreshIfPending(k)
 		}
 	}
+	_ = full
 	return nil
+}
+
+func (o *Object) refreshIfPending(k string) {
+	if _, p := o.pending[k]; p {
+		o.ensure()
+		o.refresh(k)
+	}
 }
 
 // MarshalJSON writes the object's full JSON (fields in wire form plus objectId, createdAt, updatedAt, className
 // and __type "Object"), as the server sends it; used by the local store and for logging.
 func (o *Object) MarshalJSON() ([]byte, error) {
-	m := make(map[string]any, len(o.fields)+5)
-	for k, v := range o.fields {
+	f := o.Fields()
+	m := make(map[string]any, len(f)+5)
+	for k, v := range f {
 		ev, err := Encode(v)
 		if err != nil {
 			return nil, fmt.Errorf("field %s: %w", k, err)
@@ -381,12 +507,6 @@ func (o *Object) UnmarshalJSON(b []byte) error {
 	if m == nil {
 		return ErrNotJSONObject
 	}
-	if o.fields == nil {
-		o.fields = map[string]any{}
-	}
-	if o.pending == nil {
-		o.pending = map[string]any{}
-	}
 	if lid, ok := m["_localId"].(string); ok {
 		o.localID = lid
 		delete(m, "_localId")
@@ -397,10 +517,21 @@ func (o *Object) UnmarshalJSON(b []byte) error {
 // Clone returns a deep-enough copy: its own field and change maps (values are shared).
 func (o *Object) Clone() *Object {
 	c := *o
-	c.fields = maps.Clone(o.fields)
+	c.server = maps.Clone(o.server)
 	c.pending = maps.Clone(o.pending)
-	if a := o.ACL(); a != nil {
-		c.fields["ACL"] = a.Clone()
+	c.est = maps.Clone(o.est)
+	if a, ok := c.server["ACL"].(*ACL); ok {
+		c.server["ACL"] = a.Clone()
+	}
+	if a, ok := c.est["ACL"].(*ACL); ok {
+		c.est["ACL"] = a.Clone()
+	}
+	if op, ok := c.pending["ACL"]; ok {
+		if a, ok := op.Value.(*ACL); ok {
+			op.Value = a.Clone()
+			c.pending["ACL"] = op
+			c.est["ACL"] = op.Value
+		}
 	}
 	return &c
 }
@@ -411,7 +542,8 @@ func (o *Object) ParseObject() *Object { return o }
 
 // Forget drops a field locally, without recording a change (used to drop a password after sign-up).
 func (o *Object) Forget(key string) {
-	delete(o.fields, key)
+	delete(o.server, key)
+	delete(o.est, key)
 	delete(o.pending, key)
 }
 
