@@ -50,7 +50,8 @@ demo: up chain
 
 # Every fuzz target of a decoder that takes outside bytes (package:target).
 FUZZ_TARGETS := ./internal/wire:FuzzObjectUnmarshal ./internal/wire:FuzzParseDate ./internal/wire:FuzzScanResults ./internal/rest:FuzzDecodeError ./query:FuzzFromJSON ./query:FuzzDecode \
-	./auth:FuzzParseSIWE ./auth:FuzzDecodeRequest ./auth:FuzzHandlerSignIn ./web3api:FuzzDecodeResponse ./store:FuzzGeoWhere
+	./auth:FuzzParseSIWE ./auth:FuzzDecodeRequest ./auth:FuzzHandlerSignIn ./web3api:FuzzDecodeResponse ./store:FuzzGeoWhere \
+	./query/live:FuzzCheckWhere
 FUZZTIME ?= 60s
 
 ## fuzz: run every fuzz target for FUZZTIME each (make test runs them for a few seconds each)

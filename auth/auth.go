@@ -5,7 +5,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strings"
+	"time"
 
 	"github.com/c13f5054/moralis-go/client"
 	"github.com/mr-tron/base58"
@@ -32,8 +34,8 @@ var (
 // Options tune the sign-in, link and unlink flows. A nil *Options means all defaults. The flows read it and
 // never change it.
 type Options struct {
-	// Message is the text of the signing message; default DefaultSigningMessage. The flows append
-	// "\n\nId: " + appId + ":" + serverTime.
+	// Message is the text of the signing message; default DefaultSigningMessage. The backend appends
+	// "\n\nId: " + appId + ":" + a one-time secret (RequestMessage); an original Moralis server, the server time.
 	Message string
 	// EthAddressClass is the class of Ethereum address objects; default DefaultEthAddressClass.
 	EthAddressClass string
@@ -43,6 +45,11 @@ type Options struct {
 	// objects with a chosen objectId: parse-server needs allowCustomObjectId, and accepts class names that
 	// start with "_" only for its own classes).
 	NoAddressObjects bool
+	// Chain, when set, lets ClientBackend sign in smart-contract accounts (ERC-1271, ERC-6492) on this project's
+	// backend adapters: an EVM signature that does not recover to its address is verified on this chain
+	// (VerifyEthSignatureContext), and only then is the backend given a ticket marked for a contract account.
+	// Give it the same chain as HandlerOptions.Chain. nil (default): EOA signatures only.
+	Chain ContractCaller
 }
 
 func (o *Options) message() string {
@@ -116,10 +123,7 @@ func LogIn(ctx context.Context, c *client.Client, m SignedMessage, opts *Options
 		return nil, err
 	}
 	provider := m.Chain.Provider()
-	u, err := c.LogInWithAuthData(ctx, provider, m.AuthData())
-	if errors.Is(err, client.ErrObjectNotFound) {
-		u, err = signUpWithAuthData(ctx, c, provider, m.AuthData())
-	}
+	u, err := logInWithAuthData(ctx, c, provider, m.AuthData())
 	if err != nil {
 		return nil, err
 	}
@@ -140,6 +144,43 @@ func LogIn(ctx context.Context, c *client.Client, m SignedMessage, opts *Options
 	return u, nil
 }
 
+// loginRaceAttempts bounds the retries of a wallet login that lost a race with a concurrent login of the same
+// wallet on the backend.
+const loginRaceAttempts = 6
+
+// logInWithAuthData logs in with authData (signing up on a 101 answer). Concurrent first logins of one wallet
+// race on the backend: parse-server finds no user for each, creates one for each, and all but one fail on the
+// unique authData index with 208 "this auth is already used"; concurrent logins of a known wallet race on its
+// authData update (optimistic lock) and the losers get 141 "Invalid auth data". Both mean "someone else just
+// wrote this user": the login is retried, and then finds the user (a few attempts, with a short random wait).
+func logInWithAuthData(ctx context.Context, c *client.Client, provider string, data map[string]any) (*client.User, error) {
+	for attempt := 1; ; attempt++ {
+		u, err := c.LogInWithAuthData(ctx, provider, data)
+		if errors.Is(err, client.ErrObjectNotFound) {
+			u, err = signUpWithAuthData(ctx, c, provider, data)
+		}
+		// A ticket signs in once: after a lost race it is used up, and the caller retries with a new one.
+		if _, ticket := data["ticket"]; err == nil || ticket || attempt == loginRaceAttempts || !lostLoginRace(err) {
+			return u, err
+		}
+		wait := time.Duration(5+rand.IntN(20*attempt)) * time.Millisecond
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(wait):
+		}
+	}
+}
+
+// lostLoginRace reports the backend's answers to a login that raced another login of the same wallet.
+func lostLoginRace(err error) bool {
+	var ce *client.Error
+	if !errors.As(err, &ce) {
+		return false
+	}
+	return ce.Code == 208 || (ce.Code == 141 && ce.Message == "Invalid auth data")
+}
+
 // signUpWithAuthData creates a user whose only credential is authData (POST users), as ParseUser.signUp does.
 func signUpWithAuthData(ctx context.Context, c *client.Client, provider string, data map[string]any) (*client.User, error) {
 	u := client.NewUser()
@@ -150,23 +191,31 @@ func signUpWithAuthData(ctx context.Context, c *client.Client, provider string, 
 	return u, nil
 }
 
-// SignInEthereum is the whole Ethereum sign-in: server time, message (opts.Message or the default), signature by
-// s, then LogIn. The address is lower-cased before use.
+// SignInEthereum is the whole Ethereum sign-in: message and ticket from the backend (RequestMessage; the text is
+// opts.Message or the default), signature by s, then LogIn. The address is lower-cased before use.
 func SignInEthereum(ctx context.Context, c *client.Client, s EthSigner, opts *Options) (*client.User, error) {
-	m, err := signEth(ctx, c, s, opts)
-	if err != nil {
-		return nil, err
-	}
-	return LogIn(ctx, c, m, opts)
+	return signInFresh(ctx, c, opts, func() (SignedMessage, error) { return signEth(ctx, c, s, opts) })
 }
 
-// SignInSolana is the whole Solana sign-in: server time, message, ed25519 signature by s (base58), then LogIn.
+// SignInSolana is the whole Solana sign-in: message and ticket from the backend (RequestMessage), ed25519
+// signature by s (base58), then LogIn.
 func SignInSolana(ctx context.Context, c *client.Client, s SolSigner, opts *Options) (*client.User, error) {
-	m, err := signSol(ctx, c, s, opts)
-	if err != nil {
-		return nil, err
+	return signInFresh(ctx, c, opts, func() (SignedMessage, error) { return signSol(ctx, c, s, opts) })
+}
+
+// signInFresh logs in with a message signed by sign. A ticket signs in once: when the login loses a race with a
+// concurrent login of the same wallet after its ticket was consumed, it signs a fresh message and tries again.
+func signInFresh(ctx context.Context, c *client.Client, opts *Options, sign func() (SignedMessage, error)) (*client.User, error) {
+	for attempt := 1; ; attempt++ {
+		m, err := sign()
+		if err != nil {
+			return nil, err
+		}
+		u, err := LogIn(ctx, c, m, opts)
+		if err == nil || m.Ticket == "" || attempt == loginRaceAttempts || !lostLoginRace(err) {
+			return u, err
+		}
 	}
-	return LogIn(ctx, c, m, opts)
 }
 
 func signEth(ctx context.Context, c *client.Client, s EthSigner, opts *Options) (SignedMessage, error) {
@@ -177,36 +226,38 @@ func signEth(ctx context.Context, c *client.Client, s EthSigner, opts *Options) 
 	if err != nil {
 		return SignedMessage{}, err
 	}
-	msg, err := SigningMessage(ctx, c, opts)
+	m, err := RequestMessage(ctx, c, ChainEVM, addr, opts)
 	if err != nil {
 		return SignedMessage{}, err
 	}
-	sig, err := s.SignMessage(ctx, []byte(msg))
+	sig, err := s.SignMessage(ctx, []byte(m.Message))
 	if err != nil {
 		return SignedMessage{}, fmt.Errorf("auth: signing: %w", err)
 	}
 	if len(sig) == 0 {
 		return SignedMessage{}, ErrDataNotSigned
 	}
-	return SignedMessage{Chain: ChainEVM, Address: addr, Message: msg, Signature: "0x" + hex.EncodeToString(sig)}, nil
+	m.Signature = "0x" + hex.EncodeToString(sig)
+	return m, nil
 }
 
 func signSol(ctx context.Context, c *client.Client, s SolSigner, opts *Options) (SignedMessage, error) {
 	if s == nil || s.PublicKey() == "" {
 		return SignedMessage{}, ErrAddressNotFound
 	}
-	msg, err := SigningMessage(ctx, c, opts)
+	m, err := RequestMessage(ctx, c, ChainSolana, s.PublicKey(), opts)
 	if err != nil {
 		return SignedMessage{}, err
 	}
-	sig, err := s.SignMessage(ctx, []byte(msg))
+	sig, err := s.SignMessage(ctx, []byte(m.Message))
 	if err != nil {
 		return SignedMessage{}, fmt.Errorf("auth: signing: %w", err)
 	}
 	if len(sig) == 0 {
 		return SignedMessage{}, ErrDataNotSigned
 	}
-	return SignedMessage{Chain: ChainSolana, Address: s.PublicKey(), Message: msg, Signature: base58.Encode(sig)}, nil
+	m.Signature = base58.Encode(sig)
+	return m, nil
 }
 
 // Link adds the address of a signed message to the signed-in user u (which must carry its session token):
@@ -282,7 +333,8 @@ func LinkSolana(ctx context.Context, c *client.Client, u *client.User, s SolSign
 
 // Unlink removes address (of chain) from the signed-in user u: it destroys the address object (a missing one is
 // fine), removes the address from accounts / solAccounts, sets ethAddress / solAddress to the first remaining
-// address (or unsets it), saves, and unlinks the chain's auth provider. The provider holds one address, the
+// address (or unsets it), saves, and unlinks the chain's auth provider. An address u does not have is refused
+// with ErrAddressNotLinked before anything changes. The provider holds one address, the
 // last linked; it is unlinked only when it holds this address (or none is shown), so removing an older
 // address does not lock the user out of the newer one.
 func Unlink(ctx context.Context, c *client.Client, u *client.User, chain Chain, address string, opts *Options) error {
@@ -297,6 +349,9 @@ func Unlink(ctx context.Context, c *client.Client, u *client.User, chain Chain, 
 		return ErrCouldNotGetUser
 	}
 	addr := m.Address
+	if !hasAddress(u, chain, addr) {
+		return ErrAddressNotLinked
+	}
 	view := c.WithSessionToken(u.SessionToken())
 	if opts.addressObjects() {
 		obj := client.NewObjectWithID(opts.addressClass(chain), addr)
@@ -333,6 +388,32 @@ func Unlink(ctx context.Context, c *client.Client, u *client.User, chain Chain, 
 		return fmt.Errorf("auth: unlink %s: %w", provider, err)
 	}
 	return nil
+}
+
+// ErrAddressNotLinked is returned by Unlink for an address the user does not have (not in accounts /
+// solAccounts, not the current address, not the auth provider's): nothing is changed.
+var ErrAddressNotLinked = errors.New("auth: address is not linked to this user")
+
+// hasAddress reports whether addr (of chain) is one of u's addresses.
+func hasAddress(u *client.User, chain Chain, addr string) bool {
+	list, current := u.Accounts(), u.EthAddress()
+	if chain == ChainSolana {
+		list, current = u.SolAccounts(), u.SolAddress()
+	}
+	if current != "" && sameAddress(chain, current, addr) {
+		return true
+	}
+	for _, a := range list {
+		if sameAddress(chain, a, addr) {
+			return true
+		}
+	}
+	if pd, ok := u.AuthData()[chain.Provider()].(map[string]any); ok {
+		if id, _ := pd["id"].(string); id != "" && sameAddress(chain, id, addr) {
+			return true
+		}
+	}
+	return false
 }
 
 func sameAddress(chain Chain, a, b string) bool {

@@ -19,8 +19,10 @@ import (
 func stackClient(t *testing.T) (*client.Client, client.Config, devstack.Env) {
 	t.Helper()
 	env := devstack.MustLoad(t)
+	// The master key is configured (an endpoint's ClientBackend issues sign-in tickets with it) but only sent by
+	// WithMasterKey views.
 	cfg := client.Config{ServerURL: env.ServerURL, AppID: env.AppID, JavaScriptKey: env.JavaScriptKey,
-		InstallationID: uuid.NewString()}
+		MasterKey: env.MasterKey, InstallationID: uuid.NewString()}
 	c, err := client.New(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -124,29 +126,32 @@ func TestIntegrationEthereumAdapterAgrees(t *testing.T) {
 	ctx := ctxT(t)
 	s, _ := GenerateEthSigner()
 	other, _ := GenerateEthSigner()
-	msg, err := SigningMessage(ctx, c, nil)
+	rm, err := RequestMessage(ctx, c, ChainEVM, s.Address(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(msg, "Moralis Authentication\n\nId: "+c.AppID()+":") {
-		t.Fatalf("message %q", msg)
-	}
-	ts := strings.TrimPrefix(msg, "Moralis Authentication\n\nId: "+c.AppID()+":")
-	if st, err := time.Parse(time.RFC3339, ts); err != nil || time.Since(st).Abs() > time.Minute {
-		t.Fatalf("server time %q: %v", ts, err)
+	msg := rm.Message
+	if !strings.HasPrefix(msg, "Moralis Authentication\n\nId: "+c.AppID()+":") || len(rm.Ticket) != 32 ||
+		!strings.HasSuffix(msg, ":"+rm.Ticket[10:]) {
+		t.Fatalf("message %q ticket %q", msg, rm.Ticket)
 	}
 	sig, _ := s.SignMessage(ctx, []byte(msg))
 	sig[64] -= 27
 	mixed, _ := ChecksumEthAddress(s.Address())
-	u, err := LogIn(ctx, c, SignedMessage{Chain: ChainEVM, Address: mixed, Message: msg, Signature: "0x" + hex.EncodeToString(sig)}, nil)
+	u, err := LogIn(ctx, c, SignedMessage{Chain: ChainEVM, Address: mixed, Message: msg, Signature: "0x" + hex.EncodeToString(sig), Ticket: rm.Ticket}, nil)
 	if err != nil {
 		t.Fatalf("v=0/1 signature: %v", err)
 	}
 	if u.EthAddress() != s.Address() {
 		t.Fatalf("address not lower-cased: %s", u.EthAddress())
 	}
+	rm, err = RequestMessage(ctx, c, ChainEVM, s.Address(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg = rm.Message
 	osig, _ := other.SignMessage(ctx, []byte(msg))
-	_, err = LogIn(ctx, c, SignedMessage{Chain: ChainEVM, Address: s.Address(), Message: msg, Signature: "0x" + hex.EncodeToString(osig)}, nil)
+	_, err = LogIn(ctx, c, SignedMessage{Chain: ChainEVM, Address: s.Address(), Message: msg, Signature: "0x" + hex.EncodeToString(osig), Ticket: rm.Ticket}, nil)
 	var ce *client.Error
 	if !errors.As(err, &ce) || ce.Code != 101 || !strings.Contains(ce.Message, "signature does not match") {
 		t.Fatalf("other key: %v", err)
@@ -181,9 +186,12 @@ func TestIntegrationSolanaSignIn(t *testing.T) {
 		t.Fatalf("stored solAccounts %v (must stay de-duplicated)", got)
 	}
 	// The adapter refuses a tampered message.
-	msg, _ := SigningMessage(ctx, c, nil)
-	sig, _ := s.SignMessage(ctx, []byte(msg))
-	_, err = LogIn(ctx, c, SignedMessage{Chain: ChainSolana, Address: s.PublicKey(), Message: msg + "!", Signature: base58.Encode(sig)}, nil)
+	rm, err := RequestMessage(ctx, c, ChainSolana, s.PublicKey(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sig, _ := s.SignMessage(ctx, []byte(rm.Message))
+	_, err = LogIn(ctx, c, SignedMessage{Chain: ChainSolana, Address: s.PublicKey(), Message: rm.Message + "!", Signature: base58.Encode(sig), Ticket: rm.Ticket}, nil)
 	if !errors.Is(err, client.ErrObjectNotFound) {
 		t.Fatalf("tampered: %v", err)
 	}
@@ -321,7 +329,7 @@ func TestIntegrationHandler(t *testing.T) {
 	if a.status != 200 {
 		t.Fatalf("signin: %d %s", a.status, a.raw)
 	}
-	tok, _ := a.body["sessionToken"].(string)
+	tok := sessionOf(a)
 	user, _ := a.body["user"].(map[string]any)
 	if !strings.HasPrefix(tok, "r:") || user["ethAddress"] != s.Address() || user["objectId"] == "" {
 		t.Fatalf("signin answer %s", a.raw)
@@ -374,7 +382,7 @@ func TestIntegrationHandlerTwoSessions(t *testing.T) {
 		if a.status != 200 {
 			t.Fatalf("signin %d: %d %s", i, a.status, a.raw)
 		}
-		toks = append(toks, a.body["sessionToken"].(string))
+		toks = append(toks, sessionOf(a))
 	}
 	for i, tok := range toks {
 		if a := e.do(http.MethodGet, "/me", "", "", map[string]string{"Authorization": "Bearer " + tok}); a.status != 200 {

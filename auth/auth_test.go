@@ -86,7 +86,7 @@ func (f *fakeParse) routes() []string {
 func TestSignInEthereumWire(t *testing.T) {
 	f, c := newFakeParse(t)
 	s, _ := NewPrivateKeySigner(katEthKey)
-	f.on("POST functions/getServerTime", 200, `{"result":{"dateTime":"2026-11-21T22:38:01.828Z"}}`)
+	f.on("POST functions/moralisAuthRequestMessage", 200, `{"result":{"message":"Moralis Authentication\n\nId: testAppId:2026-11-21T22:38:01.828Z","ticket":"TicketId01SecretSecretSecretSecre","expiresAt":"2026-11-21T22:43:01.828Z"}}`)
 	// The login is answered with 101: the spec's rule signs up instead (a second POST users).
 	f.on("POST users", 404, `{"code":101,"error":"Invalid username/password."}`)
 	f.on("POST users", 201, `{"objectId":"u1","createdAt":"2026-11-21T22:38:02.000Z","sessionToken":"r:abc","username":"x"}`)
@@ -95,13 +95,13 @@ func TestSignInEthereumWire(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"POST functions/getServerTime", "POST users", "POST users", "PUT users/u1"}
+	want := []string{"POST functions/moralisAuthRequestMessage", "POST users", "POST users", "PUT users/u1"}
 	if got := f.routes(); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("calls %v, want %v", got, want)
 	}
 	for _, i := range []int{1, 2} {
 		ad := f.calls[i].body["authData"].(map[string]any)[ProviderEth].(map[string]any)
-		if ad["id"] != katEthAddr || ad["data"] != katEthMsg || ad["signature"] != katEthSig {
+		if ad["id"] != katEthAddr || ad["data"] != katEthMsg || ad["signature"] != katEthSig || ad["ticket"] != "TicketId01SecretSecretSecretSecre" {
 			t.Fatalf("authData of call %d: %v", i, ad)
 		}
 	}
@@ -125,15 +125,18 @@ func TestSignInSolanaWire(t *testing.T) {
 	f, c := newFakeParse(t)
 	seed58 := "BbMQkQYZspmkytduTWvXEtc4mMURjsekJDvty2WtKeSb"
 	s, _ := NewSolSignerFromBase58(seed58)
-	f.on("POST functions/getServerTime", 200, `{"result":{"dateTime":"2026-11-21T22:38:01.828Z"}}`)
+	f.on("POST functions/moralisAuthRequestMessage", 200, `{"result":{"message":"Hi\n\nId: testAppId:abcDEF12345678","ticket":"TicketId01SecretSecretSecretSecre","expiresAt":"2026-11-21T22:43:01.828Z"}}`)
 	f.on("POST users", 200, `{"objectId":"u2","sessionToken":"r:sol","solAccounts":["`+katSolPub58+`"]}`)
 	f.on("PUT users/u2", 200, `{"updatedAt":"2026-11-21T22:38:03.000Z"}`)
 	u, err := SignInSolana(context.Background(), c, s, &Options{Message: "Hi"})
 	if err != nil {
 		t.Fatal(err)
 	}
+	if req := f.calls[0].body; req["chain"] != "solana" || req["address"] != katSolPub58 || req["text"] != "Hi" {
+		t.Fatalf("message request %v", req)
+	}
 	ad := f.calls[1].body["authData"].(map[string]any)[ProviderSol].(map[string]any)
-	if ad["id"] != katSolPub58 || ad["data"] != "Hi\n\nId: testAppId:2026-11-21T22:38:01.828Z" {
+	if ad["id"] != katSolPub58 || ad["data"] != "Hi\n\nId: testAppId:abcDEF12345678" || ad["ticket"] != "TicketId01SecretSecretSecretSecre" {
 		t.Fatalf("authData %v", ad)
 	}
 	if err := VerifySolSignature(katSolPub58, []byte(ad["data"].(string)), ad["signature"].(string)); err != nil {
@@ -151,7 +154,7 @@ func TestSignInSolanaWire(t *testing.T) {
 func TestSignInCouldNotGetUser(t *testing.T) {
 	f, c := newFakeParse(t)
 	s, _ := GenerateEthSigner()
-	f.on("POST functions/getServerTime", 200, `{"result":{"dateTime":"2026-11-21T22:38:01.828Z"}}`)
+	f.on("POST functions/moralisAuthRequestMessage", 200, `{"result":{"message":"Moralis Authentication\n\nId: testAppId:abcDEF12345678","ticket":"TicketId01SecretSecretSecretSecre","expiresAt":"2026-11-21T22:43:01.828Z"}}`)
 	f.on("POST users", 200, `{}`)
 	_, err := SignInEthereum(context.Background(), c, s, nil)
 	if !errors.Is(err, ErrCouldNotGetUser) || err.Error() != "Could not get user" {
@@ -162,7 +165,7 @@ func TestSignInCouldNotGetUser(t *testing.T) {
 func TestSignInRefusedTwice(t *testing.T) {
 	f, c := newFakeParse(t)
 	s, _ := GenerateEthSigner()
-	f.on("POST functions/getServerTime", 200, `{"result":{"dateTime":"2026-11-21T22:38:01.828Z"}}`)
+	f.on("POST functions/moralisAuthRequestMessage", 200, `{"result":{"message":"Moralis Authentication\n\nId: testAppId:abcDEF12345678","ticket":"TicketId01SecretSecretSecretSecre","expiresAt":"2026-11-21T22:43:01.828Z"}}`)
 	f.on("POST users", 404, `{"code":101,"error":"moralisEth: signature does not match address"}`)
 	f.on("POST users", 404, `{"code":101,"error":"moralisEth: signature does not match address"}`)
 	_, err := SignInEthereum(context.Background(), c, s, nil)
@@ -184,7 +187,7 @@ func TestSignInLocalErrors(t *testing.T) {
 	if _, err := SignInEthereum(ctx, c, badSigner{}, nil); !errors.Is(err, ErrAddressNotFound) || err.Error() != "Address not found" {
 		t.Fatalf("no address: %v", err)
 	}
-	f.on("POST functions/getServerTime", 200, `{"result":{"dateTime":"2026-11-21T22:38:01.828Z"}}`)
+	f.on("POST functions/moralisAuthRequestMessage", 200, `{"result":{"message":"Moralis Authentication\n\nId: testAppId:abcDEF12345678","ticket":"TicketId01SecretSecretSecretSecre","expiresAt":"2026-11-21T22:43:01.828Z"}}`)
 	if _, err := SignInEthereum(ctx, c, badSigner{addr: katEthAddr}, nil); !errors.Is(err, ErrDataNotSigned) || err.Error() != "Data not signed" {
 		t.Fatalf("unsigned: %v", err)
 	}
@@ -212,7 +215,7 @@ func TestLinkUnlinkWire(t *testing.T) {
 		t.Fatal(err)
 	}
 	s, _ := NewPrivateKeySigner(katEthKey)
-	f.on("POST functions/getServerTime", 200, `{"result":{"dateTime":"2026-11-21T22:38:01.828Z"}}`)
+	f.on("POST functions/moralisAuthRequestMessage", 200, `{"result":{"message":"Moralis Authentication\n\nId: testAppId:abcDEF12345678","ticket":"TicketId01SecretSecretSecretSecre","expiresAt":"2026-11-21T22:43:01.828Z"}}`)
 	f.on("PUT users/u1", 200, `{"updatedAt":"2026-11-21T22:38:03.000Z"}`)
 	f.on("POST classes/_EthAddress", 201, `{"objectId":"`+katEthAddr+`","createdAt":"2026-11-21T22:38:03.000Z"}`)
 	f.on("PUT users/u1", 200, `{"updatedAt":"2026-11-21T22:38:04.000Z"}`)
@@ -244,5 +247,43 @@ func TestLinkUnlinkWire(t *testing.T) {
 	}
 	if _, ok := u.AuthData()[ProviderEth]; ok {
 		t.Fatal("provider still in local authData")
+	}
+}
+
+// An original Moralis server has no moralisAuthRequestMessage: the flow falls back to the original message (the
+// server time) and sends no ticket.
+func TestSignInLegacyServerFallsBackToServerTime(t *testing.T) {
+	f, c := newFakeParse(t)
+	s, _ := NewPrivateKeySigner(katEthKey)
+	f.on("POST functions/moralisAuthRequestMessage", 400, `{"code":141,"error":"Invalid function: \"moralisAuthRequestMessage\""}`)
+	f.on("POST functions/getServerTime", 200, `{"result":{"dateTime":"2026-11-21T22:38:01.828Z"}}`)
+	f.on("POST users", 201, `{"objectId":"u1","sessionToken":"r:abc"}`)
+	f.on("PUT users/u1", 200, `{"updatedAt":"2026-11-21T22:38:03.000Z"}`)
+	if _, err := SignInEthereum(context.Background(), c, s, nil); err != nil {
+		t.Fatal(err)
+	}
+	ad := f.calls[2].body["authData"].(map[string]any)[ProviderEth].(map[string]any)
+	if _, ok := ad["ticket"]; ok || ad["data"] != katEthMsg || ad["signature"] != katEthSig {
+		t.Fatalf("authData %v", ad)
+	}
+}
+
+// Any other failure of the message request is an error, not a fallback.
+func TestRequestMessageErrors(t *testing.T) {
+	f, c := newFakeParse(t)
+	ctx := context.Background()
+	f.on("POST functions/moralisAuthRequestMessage", 400, `{"code":142,"error":"Invalid address"}`)
+	if _, err := RequestMessage(ctx, c, ChainEVM, katEthAddr, nil); err == nil || !strings.Contains(err.Error(), "Invalid address") {
+		t.Fatalf("refusal: %v", err)
+	}
+	f.on("POST functions/moralisAuthRequestMessage", 200, `{"result":{}}`)
+	if _, err := RequestMessage(ctx, c, ChainEVM, katEthAddr, nil); err == nil {
+		t.Fatal("empty answer accepted")
+	}
+	if _, err := RequestMessage(ctx, c, ChainSolana, "11111111111111111111111111111111", nil); !errors.Is(err, ErrMalformedAddress) {
+		t.Fatalf("small-order address: %v", err)
+	}
+	if got := f.routes(); len(got) != 2 {
+		t.Fatalf("calls %v", got)
 	}
 }

@@ -37,10 +37,13 @@ type SignedMessage struct {
 	Address   string
 	Message   string
 	Signature string
+	// Ticket is the one-time sign-in ticket the backend issued for this message (see IssueTicket and
+	// RequestMessage); this project's backend adapters accept no authData without one. Empty: none is sent.
+	Ticket string
 }
 
-// AuthData returns the authData a backend auth adapter expects: {id, signature, data}. EVM addresses are
-// lower-cased.
+// AuthData returns the authData a backend auth adapter expects: {id, signature, data}, plus ticket when
+// m.Ticket is set. EVM addresses are lower-cased.
 func (m SignedMessage) AuthData() map[string]any {
 	id := m.Address
 	if m.Chain != ChainSolana {
@@ -48,7 +51,11 @@ func (m SignedMessage) AuthData() map[string]any {
 			id = a
 		}
 	}
-	return map[string]any{"id": id, "signature": m.Signature, "data": m.Message}
+	data := map[string]any{"id": id, "signature": m.Signature, "data": m.Message}
+	if m.Ticket != "" {
+		data["ticket"] = m.Ticket
+	}
+	return data
 }
 
 // PublicUser is the part of a user the handler shows to the browser: never authData (it holds signatures),

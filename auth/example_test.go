@@ -77,11 +77,18 @@ func ExampleMemoryNonceStore() {
 	ctx := context.Background()
 	store := auth.NewMemoryNonceStore(nil)
 	n, _ := store.Issue(ctx, time.Minute)
+	issued := auth.NonceBinding{Chain: auth.ChainSolana, Address: "FVen3X669xLzsi6N2V91DoiyzHzg1uAgqiT8jZ9nS96Z",
+		Message: auth.BuildMoralisMessage("", "myApp", n.Value)}
+	_ = store.Bind(ctx, n.Value, issued) // what the nonce was handed out with
 	fmt.Println(len(n.Value))
-	fmt.Println(store.Consume(ctx, n.Value))
-	fmt.Println(store.Consume(ctx, n.Value)) // one time only
+	edited := issued
+	edited.Message = auth.BuildMoralisMessage("Send all funds", "myApp", n.Value)
+	fmt.Println(store.Consume(ctx, n.Value, edited)) // another text: refused, nonce kept
+	fmt.Println(store.Consume(ctx, n.Value, issued))
+	fmt.Println(store.Consume(ctx, n.Value, issued)) // one time only
 	// Output:
 	// 22
+	// auth: nonce was issued for another message, address or chain
 	// <nil>
 	// auth: nonce unknown, used or expired
 }

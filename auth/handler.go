@@ -1,17 +1,14 @@
 package auth
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"mime"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -60,41 +57,74 @@ type HandlerOptions struct {
 	CookieName string
 	// CookiePath of the session cookie; default "/".
 	CookiePath string
-	// CookieSecure sets the cookie's Secure attribute (set it whenever the site is served over HTTPS).
-	CookieSecure bool
+	// InsecureCookie leaves the Secure attribute off the session cookie. The cookie is Secure by default (browsers
+	// and Go's cookie jar treat http://localhost and loopback addresses as secure, so local development needs no
+	// change); set this only to serve plain HTTP on another host name during development.
+	InsecureCookie bool
+	// TokenInBody adds "sessionToken" to the answer of POST /signin. Off by default: the session then lives only in
+	// the HttpOnly cookie, out of reach of page scripts. Turn it on for non-browser clients that send the token as
+	// "Authorization: Bearer".
+	TokenInBody bool
 	// CookieMaxAge is the cookie lifetime; 0 means a browser-session cookie.
 	CookieMaxAge time.Duration
-	// AllowedOrigins lists the cross-origin callers ("https://app.example.com") that may call the handler
-	// with credentials. Same-origin requests are always allowed. A request with any other Origin is refused
-	// with 403 when it changes state (POST) and gets no CORS headers otherwise. "*" is not supported.
+	// AllowedOrigins lists the origins ("https://app.example.com") that may call the handler with credentials,
+	// besides the origin of URI, which is always allowed. Same-origin is judged from this configuration only,
+	// never from the request's Host header (which the caller chooses). A request with any other Origin is refused
+	// with 403 when it changes state (POST) and gets no CORS headers otherwise. "*" is not supported. With
+	// StyleMoralis and no URI, list the site's own origin here.
 	AllowedOrigins []string
-	// RateLimit, when Burst > 0, limits each client; requests over it get 429.
+	// RateLimit limits each client over every route; requests over it get 429 with Retry-After. Default
+	// DefaultRateBurst requests at once, one more per DefaultRateEvery; NoRateLimit turns it off.
 	RateLimit RateLimit
+	// SignInRateLimit limits each client over GET /message, POST /signin and POST /link together, on top of
+	// RateLimit. Default DefaultSignInRateBurst at once, one more per DefaultSignInRateEvery; NoRateLimit: off. A
+	// nil ClientKey takes RateLimit's.
+	SignInRateLimit RateLimit
+	// LiveRateLimit limits each client's stream openings through GuardLive, on top of RateLimit. Default
+	// DefaultLiveRateBurst at once, one more per DefaultLiveRateEvery; NoRateLimit: off. A nil ClientKey takes
+	// RateLimit's.
+	LiveRateLimit RateLimit
+	// NoncesPerClient caps the nonces one client (RateLimit's ClientKey) may hold: each nonce GET /message issues
+	// counts until it expires (NonceTTL); over the cap, 429. Default DefaultNoncesPerClient; negative: no cap.
+	NoncesPerClient int
+	// SessionCacheTTL is how long GuardLive trusts a session the backend confirmed (users/me) before asking
+	// again; default DefaultSessionCacheTTL; negative: ask every time.
+	SessionCacheTTL time.Duration
 	// MaxBodyBytes limits request bodies; default DefaultMaxBodyBytes. Larger bodies get 413.
 	MaxBodyBytes int64
 	// Now is the clock; default time.Now.
 	Now func() time.Time
 	// OnError, when set, is told about backend failures (for logging); the caller only sees a sanitized answer.
 	OnError func(r *http.Request, err error)
+	// Chain, when set, lets smart-contract wallets sign in: EVM signatures that do not recover to the address
+	// are checked by eth_call on this chain (ERC-1271, and ERC-6492 for accounts not deployed yet; see
+	// VerifyEthSignatureContext). It must serve the chain of ChainID. nil (default): EOA signatures only.
+	Chain ContractCaller
 }
 
 // Handler is the thin sign-in endpoint for browsers (the React hooks). Mount it under any prefix with
 // http.StripPrefix. Routes, relative to the mount point:
 //
 //	GET  /message?address=ADDR&chain=evm|solana  -> 200 {"message","nonce","expiresAt"}
-//	POST /signin  {chain,address,message,signature} -> 200 {"user":{...},"sessionToken":"r:..."} + cookie
+//	POST /signin  {chain,address,message,signature} -> 200 {"user":{...}} + HttpOnly; Secure; SameSite=Lax cookie
 //	POST /link    {chain,address,message,signature} -> 200 {"user":{...}}   (needs a session)
 //	POST /unlink  {chain,address}                   -> 200 {"user":{...}}   (needs a session)
 //	POST /signout                                   -> 200 {}               (clears the cookie)
 //	GET  /me                                        -> 200 {"user":{...}} or 401 {"code":209,...}
 //
 // Every refusal ({code, error} JSON with a 4xx status) happens before any Backend call. The session comes from
-// the cookie or an "Authorization: Bearer" header. A Handler is safe for concurrent use.
+// the cookie or an "Authorization: Bearer" header. Per-client rate limits and a per-client nonce quota are on by
+// default (see HandlerOptions). GuardLive puts the same policy in front of a live-query stream handler, and
+// NewServer serves it all with time-outs and a connection cap. A Handler is safe for concurrent use.
 type Handler struct {
-	o       HandlerOptions
-	origins map[string]bool
-	limit   *limiter
-	mux     *http.ServeMux
+	o           HandlerOptions
+	origins     map[string]bool
+	limit       *limiter
+	signInLimit *limiter
+	liveLimit   *limiter
+	nonceQuota  *nonceQuota
+	sessions    *sessionCache
+	mux         *http.ServeMux
 }
 
 // NewHandler checks opts and makes a Handler.
@@ -127,6 +157,9 @@ func NewHandler(opts HandlerOptions) (*Handler, error) {
 		if !validDomain(o.Domain) {
 			return nil, errors.New("auth: HandlerOptions.Domain must be host[:port] for SIWE messages")
 		}
+		if !validSIWEStatement(o.Statement) {
+			return nil, errors.New("auth: Statement must be EIP-4361 text for SIWE messages (ASCII letters, digits, spaces, URI punctuation)")
+		}
 		if o.URI == "" {
 			o.URI = "https://" + o.Domain
 		}
@@ -157,12 +190,27 @@ func NewHandler(opts HandlerOptions) (*Handler, error) {
 	if o.MaxBodyBytes <= 0 {
 		o.MaxBodyBytes = DefaultMaxBodyBytes
 	}
-	h := &Handler{o: o, origins: map[string]bool{}, limit: newLimiter(o.RateLimit, o.Now)}
+	o.RateLimit = o.RateLimit.withDefault(DefaultRateBurst, DefaultRateEvery, remoteIP)
+	o.SignInRateLimit = o.SignInRateLimit.withDefault(DefaultSignInRateBurst, DefaultSignInRateEvery, o.RateLimit.ClientKey)
+	o.LiveRateLimit = o.LiveRateLimit.withDefault(DefaultLiveRateBurst, DefaultLiveRateEvery, o.RateLimit.ClientKey)
+	if o.NoncesPerClient == 0 {
+		o.NoncesPerClient = DefaultNoncesPerClient
+	}
+	if o.SessionCacheTTL == 0 {
+		o.SessionCacheTTL = DefaultSessionCacheTTL
+	}
+	h := &Handler{o: o, origins: map[string]bool{}, limit: newLimiter(o.RateLimit, o.Now),
+		signInLimit: newLimiter(o.SignInRateLimit, o.Now), liveLimit: newLimiter(o.LiveRateLimit, o.Now),
+		nonceQuota: newNonceQuota(o.NoncesPerClient, o.NonceTTL, o.Now, o.RateLimit.ClientKey),
+		sessions:   newSessionCache(o.SessionCacheTTL, o.Now)}
 	for _, org := range o.AllowedOrigins {
 		n, ok := normalizeOrigin(org)
 		if !ok {
 			return nil, fmt.Errorf("auth: AllowedOrigins: %q is not an origin like https://host[:port]", org)
 		}
+		h.origins[n] = true
+	}
+	if n, ok := originOfURI(o.URI); ok {
 		h.origins[n] = true
 	}
 	mux := http.NewServeMux()
@@ -185,7 +233,13 @@ func normalizeOrigin(o string) (string, bool) {
 		u.RawQuery != "" || u.Fragment != "" || u.User != nil {
 		return "", false
 	}
-	return strings.ToLower(u.Scheme + "://" + u.Host), true
+	host := strings.ToLower(u.Host)
+	if u.Scheme == "https" {
+		host = strings.TrimSuffix(host, ":443")
+	} else {
+		host = strings.TrimSuffix(host, ":80")
+	}
+	return strings.ToLower(u.Scheme) + "://" + host, true
 }
 
 // apiError is a refusal: status, Parse-style code and message.
@@ -218,9 +272,7 @@ func writeAPIError(w http.ResponseWriter, e *apiError) { writeError(w, e.status,
 
 // ServeHTTP applies the rate limit and CORS policy, then routes.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if ok, wait := h.limit.allow(r); !ok {
-		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
-		writeError(w, http.StatusTooManyRequests, CodeRequestLimit, "Too many requests")
+	if !h.allow(w, r) {
 		return
 	}
 	if origin := r.Header.Get("Origin"); origin != "" {
@@ -249,17 +301,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.mux.ServeHTTP(w, r)
 }
 
-func (h *Handler) originAllowed(r *http.Request, origin string) bool {
+// originAllowed reports whether origin is configured (AllowedOrigins or URI's origin). The Host header plays no
+// part: a DNS-rebinding page sends its own name there.
+func (h *Handler) originAllowed(_ *http.Request, origin string) bool {
 	n, ok := normalizeOrigin(origin)
-	if !ok {
-		return false
-	}
-	if h.origins[n] {
-		return true
-	}
-	// Same origin: the Origin's host is the host the request was sent to.
-	u, _ := url.Parse(n)
-	return r.Host != "" && strings.EqualFold(u.Host, r.Host)
+	return ok && h.origins[n]
 }
 
 // readJSON enforces method POST, a JSON content type and the size limit, and decodes the body strictly.
@@ -304,30 +350,9 @@ type Request struct {
 }
 
 // DecodeRequest decodes a POST body of the handler strictly: one JSON object, only the fields chain, address,
-// message and signature (all strings), nothing after it. It never panics; the error text is safe to show.
-func DecodeRequest(body []byte) (*Request, error) {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	var req Request
-	if err := dec.Decode(&req); err != nil {
-		var ute *json.UnmarshalTypeError
-		switch {
-		case errors.As(err, &ute):
-			return nil, fmt.Errorf("Invalid type for field %q", ute.Field)
-		case strings.HasPrefix(err.Error(), "json: unknown field "):
-			return nil, fmt.Errorf("Unknown field %s", strings.TrimPrefix(err.Error(), "json: unknown field "))
-		default:
-			return nil, errors.New("Invalid JSON body")
-		}
-	}
-	if dec.More() {
-		return nil, errors.New("Invalid JSON body")
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("Invalid JSON body")
-	}
-	return &req, nil
-}
+// message and signature spelled exactly so (names match case-sensitively, unlike encoding/json), each at most once,
+// all strings (or null), nothing after it. It never panics; the error text is safe to show.
+func DecodeRequest(body []byte) (*Request, error) { return decodeRequestStrict(body) }
 
 // check validates chain and address (lower-casing EVM addresses); message and signature when needSigned.
 func (req *Request) check(needSigned bool) (SignedMessage, *apiError) {
@@ -400,18 +425,24 @@ func (h *Handler) verify(ctx context.Context, m SignedMessage) *apiError {
 	if m.Chain == ChainSolana {
 		err = VerifySolSignature(m.Address, []byte(m.Message), m.Signature)
 	} else {
-		err = VerifyEthSignature(m.Address, []byte(m.Message), m.Signature)
+		err = VerifyEthSignatureContext(ctx, h.o.Chain, m.Address, []byte(m.Message), m.Signature)
 	}
 	switch {
 	case err == nil:
 	case errors.Is(err, ErrSignatureMismatch):
 		return refuse(http.StatusUnauthorized, CodeObjectNotFound, "Signature does not match address")
+	case errors.Is(err, ErrChainUnavailable):
+		return refuse(http.StatusServiceUnavailable, CodeInternal, "Chain unavailable")
 	default:
 		return refuse(http.StatusBadRequest, CodeValidationError, "Invalid signature")
 	}
-	if err := h.o.Nonces.Consume(ctx, nonce); err != nil {
-		if errors.Is(err, ErrNonceInvalid) {
+	// Last, the nonce: live, unused, and issued with exactly this text (byte for byte) for this address and chain.
+	if err := h.o.Nonces.Consume(ctx, nonce, NonceBinding{Chain: m.Chain, Address: m.Address, Message: m.Message}); err != nil {
+		switch {
+		case errors.Is(err, ErrNonceInvalid):
 			return refuse(http.StatusUnauthorized, CodeObjectNotFound, "Nonce unknown, used or expired")
+		case errors.Is(err, ErrNonceMismatch):
+			return refuse(http.StatusUnauthorized, CodeObjectNotFound, "Message does not match the one issued")
 		}
 		return refuse(http.StatusServiceUnavailable, CodeInternal, "Nonce store unavailable")
 	}
@@ -441,7 +472,7 @@ var errNoSession = refuse(http.StatusUnauthorized, CodeInvalidSessionToken, "Inv
 
 func (h *Handler) setCookie(w http.ResponseWriter, token string) {
 	c := &http.Cookie{Name: h.o.CookieName, Value: token, Path: h.o.CookiePath, HttpOnly: true,
-		Secure: h.o.CookieSecure, SameSite: http.SameSiteLaxMode}
+		Secure: !h.o.InsecureCookie, SameSite: http.SameSiteLaxMode}
 	if h.o.CookieMaxAge > 0 {
 		c.MaxAge = int(h.o.CookieMaxAge / time.Second)
 		c.Expires = h.o.Now().Add(h.o.CookieMaxAge).UTC()
@@ -451,7 +482,7 @@ func (h *Handler) setCookie(w http.ResponseWriter, token string) {
 
 func (h *Handler) clearCookie(w http.ResponseWriter) {
 	http.SetCookie(w, &http.Cookie{Name: h.o.CookieName, Value: "", Path: h.o.CookiePath, HttpOnly: true,
-		Secure: h.o.CookieSecure, SameSite: http.SameSiteLaxMode, MaxAge: -1})
+		Secure: !h.o.InsecureCookie, SameSite: http.SameSiteLaxMode, MaxAge: -1})
 }
 
 // backendFailure turns a Backend error into an answer without leaking details.
@@ -494,6 +525,10 @@ func (h *Handler) message(w http.ResponseWriter, r *http.Request) {
 		writeAPIError(w, aerr)
 		return
 	}
+	if ok, wait := h.nonceQuota.take(r); !ok {
+		tooManyRequests(w, wait)
+		return
+	}
 	n, err := h.o.Nonces.Issue(r.Context(), h.o.NonceTTL)
 	if err != nil {
 		writeError(w, http.StatusServiceUnavailable, CodeInternal, "Nonce store unavailable")
@@ -507,6 +542,11 @@ func (h *Handler) message(w http.ResponseWriter, r *http.Request) {
 		text = sm.String()
 	} else {
 		text = BuildMoralisMessage(h.o.Statement, h.o.AppID, n.Value)
+	}
+	// The nonce is good only with this exact text, for this address and chain.
+	if err := h.o.Nonces.Bind(r.Context(), n.Value, NonceBinding{Chain: m.Chain, Address: m.Address, Message: text}); err != nil {
+		writeError(w, http.StatusServiceUnavailable, CodeInternal, "Nonce store unavailable")
+		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"message": text, "nonce": n.Value,
 		"expiresAt": n.ExpiresAt.UTC().Format(serverTimeLayout)})
@@ -536,7 +576,11 @@ func (h *Handler) signIn(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.setCookie(w, s.SessionToken)
-	writeJSON(w, http.StatusOK, map[string]any{"user": s.User, "sessionToken": s.SessionToken})
+	answer := map[string]any{"user": s.User}
+	if h.o.TokenInBody {
+		answer["sessionToken"] = s.SessionToken
+	}
+	writeJSON(w, http.StatusOK, answer)
 }
 
 func (h *Handler) link(w http.ResponseWriter, r *http.Request) {
@@ -610,6 +654,7 @@ func (h *Handler) signOut(w http.ResponseWriter, r *http.Request) {
 	}
 	tok := h.sessionToken(r)
 	h.clearCookie(w)
+	h.sessions.remove(tok)
 	if tok != "" {
 		if err := h.o.Backend.SignOut(r.Context(), tok); err != nil {
 			var be *BackendError

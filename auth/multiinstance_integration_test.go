@@ -93,17 +93,19 @@ func miStart(t *testing.T, shared bool) *miCluster {
 		t.Cleanup(tr.CloseIdleConnections)
 		cl.hosts[i] = &miHostCounter{byHost: map[string]int{}, next: tr}
 		hc := &http.Client{Transport: cl.hosts[i]}
+		// The master key issues the sign-in tickets the backend's adapters require (auth.IssueTicket).
 		cfg := client.Config{ServerURL: cl.backend[i], AppID: env.AppID, JavaScriptKey: env.JavaScriptKey,
-			InstallationID: uuid.NewString(), HTTPClient: hc}
+			MasterKey: env.MasterKey, InstallationID: uuid.NewString(), HTTPClient: hc}
 		be, err := auth.NewClientBackend(cfg, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		opts := auth.HandlerOptions{Backend: be, AppID: env.AppID, Domain: miDomain}
+		// Bearer-token clients (TokenInBody), all behind one proxy address: the per-client limits would only
+		// measure that address.
+		opts := auth.HandlerOptions{Backend: be, AppID: env.AppID, Domain: miDomain, TokenInBody: true,
+			RateLimit: auth.NoRateLimit, SignInRateLimit: auth.NoRateLimit, NoncesPerClient: -1}
 		if shared {
-			mcfg := cfg
-			mcfg.MasterKey = env.MasterKey
-			mc, err := client.New(mcfg)
+			mc, err := client.New(cfg)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -23,14 +23,32 @@ type Nonce struct {
 	ExpiresAt time.Time
 }
 
-// NonceStore issues one-time nonces and consumes them, so a captured signature cannot be replayed.
+// ErrNonceMismatch is returned by NonceStore.Consume for a live nonce that was issued for another message, address
+// or chain than the one presented. The nonce is not consumed: it stays good for what it was issued for.
+var ErrNonceMismatch = errors.New("auth: nonce was issued for another message, address or chain")
+
+// NonceBinding is what a nonce was issued for: the chain, the address (canonical: lower-case 0x for EVM, base58
+// for Solana) and the exact text of the message that carries it.
+type NonceBinding struct {
+	Chain   Chain
+	Address string
+	Message string
+}
+
+// NonceStore issues one-time nonces, remembers what each was issued for, and consumes them, so a captured
+// signature cannot be replayed and a nonce cannot be moved to another text, address or chain.
 // Implementations must be safe for concurrent use, and Consume must succeed at most once per nonce even when
 // called concurrently (a shared store, e.g. Redis or SQL, is needed when several servers answer).
 type NonceStore interface {
 	// Issue makes a new nonce valid for ttl (DefaultNonceTTL when ttl <= 0).
 	Issue(ctx context.Context, ttl time.Duration) (Nonce, error)
-	// Consume marks nonce used. It returns ErrNonceInvalid when nonce is unknown, used or expired.
-	Consume(ctx context.Context, nonce string) error
+	// Bind records what an issued nonce was issued for. The Handler calls it once, right after Issue, with the
+	// message it is about to hand out. A nonce that is not bound is never accepted.
+	Bind(ctx context.Context, nonce string, b NonceBinding) error
+	// Consume marks nonce used when it is live and was bound to exactly b (the message compared byte for byte).
+	// It returns ErrNonceInvalid when nonce is unknown, used, expired or unbound, and ErrNonceMismatch (without
+	// consuming it) when it was bound to something else.
+	Consume(ctx context.Context, nonce string, b NonceBinding) error
 }
 
 // MemoryNonceStore is the in-memory NonceStore. The zero value is not usable; make one with
@@ -38,11 +56,18 @@ type NonceStore interface {
 // stays bounded by the number of nonces issued within one TTL; MaxOutstanding caps it.
 type MemoryNonceStore struct {
 	mu       sync.Mutex
-	nonces   map[string]time.Time
+	nonces   map[string]memoryNonce
 	now      func() time.Time
 	max      int
 	lastGC   time.Time
 	randRead func([]byte) (int, error)
+}
+
+// memoryNonce is an issued nonce: its expiry and, once bound, what it was issued for.
+type memoryNonce struct {
+	exp   time.Time
+	bound bool
+	b     NonceBinding
 }
 
 // DefaultMaxOutstandingNonces caps how many unexpired nonces a MemoryNonceStore keeps.
@@ -57,7 +82,7 @@ func NewMemoryNonceStore(now func() time.Time) *MemoryNonceStore {
 	if now == nil {
 		now = time.Now
 	}
-	return &MemoryNonceStore{nonces: map[string]time.Time{}, now: now, max: DefaultMaxOutstandingNonces, randRead: rand.Read}
+	return &MemoryNonceStore{nonces: map[string]memoryNonce{}, now: now, max: DefaultMaxOutstandingNonces, randRead: rand.Read}
 }
 
 // NewNonceValue returns 22 random alphanumeric characters (about 131 bits), valid as a SIWE nonce.
@@ -81,8 +106,8 @@ func (s *MemoryNonceStore) Issue(ctx context.Context, ttl time.Duration) (Nonce,
 	defer s.mu.Unlock()
 	now := s.now()
 	if len(s.nonces) >= s.max || now.Sub(s.lastGC) > time.Minute {
-		for k, exp := range s.nonces {
-			if !now.Before(exp) {
+		for k, n := range s.nonces {
+			if !now.Before(n.exp) {
 				delete(s.nonces, k)
 			}
 		}
@@ -92,25 +117,48 @@ func (s *MemoryNonceStore) Issue(ctx context.Context, ttl time.Duration) (Nonce,
 		return Nonce{}, ErrTooManyNonces
 	}
 	exp := now.Add(ttl)
-	s.nonces[v] = exp
+	s.nonces[v] = memoryNonce{exp: exp}
 	return Nonce{Value: v, ExpiresAt: exp}, nil
 }
 
-// Consume marks nonce used; it fails with ErrNonceInvalid when it is unknown, used or expired.
-func (s *MemoryNonceStore) Consume(ctx context.Context, nonce string) error {
+// Bind records what nonce was issued for; it fails with ErrNonceInvalid when nonce is unknown, expired or bound
+// already.
+func (s *MemoryNonceStore) Bind(ctx context.Context, nonce string, b NonceBinding) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	exp, ok := s.nonces[nonce]
+	n, ok := s.nonces[nonce]
+	if !ok || n.bound || !s.now().Before(n.exp) {
+		return ErrNonceInvalid
+	}
+	n.bound, n.b = true, b
+	s.nonces[nonce] = n
+	return nil
+}
+
+// Consume marks nonce used when it is live and bound to exactly b. It fails with ErrNonceInvalid when it is
+// unknown, used, expired or unbound, and with ErrNonceMismatch (leaving it unused) when it is bound to another
+// message, address or chain.
+func (s *MemoryNonceStore) Consume(ctx context.Context, nonce string, b NonceBinding) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n, ok := s.nonces[nonce]
 	if !ok {
 		return ErrNonceInvalid
 	}
-	delete(s.nonces, nonce)
-	if !s.now().Before(exp) {
+	if !s.now().Before(n.exp) || !n.bound {
+		delete(s.nonces, nonce)
 		return ErrNonceInvalid
 	}
+	if n.b != b {
+		return ErrNonceMismatch
+	}
+	delete(s.nonces, nonce)
 	return nil
 }
 

@@ -14,12 +14,18 @@ import (
 const DefaultNonceClass = "MoralisAuthNonce"
 
 // BackendNonceStore keeps nonces in the backend itself, so several endpoint instances share them with no new
-// server: each nonce is one object of a class readable by the master key only (empty ACL). The nonce is the
-// object's id followed by a random secret; Consume deletes the object, and the database lets exactly one of two
-// concurrent deletes succeed (the other gets "object not found"), so a nonce is accepted at most once across every
-// instance. Expired objects are refused by Consume and removed by PurgeExpired.
+// server: each nonce is one object of a class readable by the master key only (empty ACL; the local stack also
+// gives the class master-key-only class-level permissions). The nonce is the object's id followed by a random
+// secret; Bind stores the chain, address and message it was issued with; Consume compares them (the message byte
+// for byte) and deletes the object, and the database lets exactly one of two concurrent deletes succeed (the other
+// gets "object not found"), so a nonce is accepted at most once across every instance. Expired objects are refused
+// by Consume and removed by PurgeExpired.
 //
-// A Redis-backed store plugs in the same way: Issue = SET key EX ttl NX, Consume = GETDEL key (one winner).
+// These nonces are the endpoint's own: the backend's wallet adapters never accept them. After a sign-in passes the
+// endpoint, ClientBackend hands the backend a one-time ticket of its own (IssueTicket).
+//
+// A Redis-backed store plugs in the same way: Issue = SET key "" EX ttl NX, Bind = SET key binding XX KEEPTTL,
+// Consume = GETDEL key and compare (one winner).
 //
 // It is safe for concurrent use.
 type BackendNonceStore struct {
@@ -60,17 +66,46 @@ func (s *BackendNonceStore) Issue(ctx context.Context, ttl time.Duration) (Nonce
 	return Nonce{Value: o.ID() + secret, ExpiresAt: exp}, nil
 }
 
-// Consume accepts a nonce once: it must exist, match its secret and be unexpired, and this call must be the one
-// that deletes it.
-func (s *BackendNonceStore) Consume(ctx context.Context, nonce string) error {
-	if len(nonce) != 32 {
+// Bind stores what nonce was issued for (one update of its object). It fails with ErrNonceInvalid for a value that
+// is not a nonce of this store.
+func (s *BackendNonceStore) Bind(ctx context.Context, nonce string, b NonceBinding) error {
+	id, _, ok := splitBackendNonce(nonce)
+	if !ok {
 		return ErrNonceInvalid
 	}
-	id, secret := nonce[:10], nonce[10:]
-	for _, r := range nonce {
-		if !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9') {
+	o := client.NewObjectWithID(s.class, id)
+	o.Set("chain", string(b.Chain))
+	o.Set("address", b.Address)
+	o.Set("message", b.Message)
+	if err := s.c.Save(ctx, o); err != nil {
+		if errors.Is(err, client.ErrObjectNotFound) {
 			return ErrNonceInvalid
 		}
+		return fmt.Errorf("auth: binding a nonce: %w", err)
+	}
+	return nil
+}
+
+// splitBackendNonce splits a nonce into its object id and secret; ok is false for anything but 32 ASCII letters
+// and digits.
+func splitBackendNonce(nonce string) (id, secret string, ok bool) {
+	if len(nonce) != 32 {
+		return "", "", false
+	}
+	for _, r := range nonce {
+		if !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9') {
+			return "", "", false
+		}
+	}
+	return nonce[:10], nonce[10:], true
+}
+
+// Consume accepts a nonce once: it must exist, match its secret, be unexpired and bound to exactly b (else
+// ErrNonceMismatch, and it stays), and this call must be the one that deletes it.
+func (s *BackendNonceStore) Consume(ctx context.Context, nonce string, b NonceBinding) error {
+	id, secret, ok := splitBackendNonce(nonce)
+	if !ok {
+		return ErrNonceInvalid
 	}
 	o, err := s.c.Get(ctx, s.class, id)
 	if errors.Is(err, client.ErrObjectNotFound) || errors.Is(err, client.ErrInvalidClassName) {
@@ -79,17 +114,17 @@ func (s *BackendNonceStore) Consume(ctx context.Context, nonce string) error {
 	if err != nil {
 		return fmt.Errorf("auth: checking a nonce: %w", err)
 	}
-	if o.String("secret") != secret {
+	if o.String("secret") != secret || !s.now().Before(o.Time("expiresAt")) || o.String("message") == "" {
 		return ErrNonceInvalid
+	}
+	if o.String("chain") != string(b.Chain) || o.String("address") != b.Address || o.String("message") != b.Message {
+		return ErrNonceMismatch
 	}
 	if err := s.c.Destroy(ctx, o); err != nil {
 		if errors.Is(err, client.ErrObjectNotFound) {
 			return ErrNonceInvalid // another instance consumed it first
 		}
 		return fmt.Errorf("auth: consuming a nonce: %w", err)
-	}
-	if !s.now().Before(o.Time("expiresAt")) {
-		return ErrNonceInvalid
 	}
 	return nil
 }

@@ -30,9 +30,10 @@ func TestBackendNonceStoreOneTimeAcrossInstances(t *testing.T) {
 	n, err := a.Issue(ctx, time.Minute)
 	require.NoError(t, err)
 	assert.Len(t, n.Value, 32)
-	require.NoError(t, b.Consume(ctx, n.Value), "issued on one instance, consumed on the other")
-	assert.ErrorIs(t, a.Consume(ctx, n.Value), auth.ErrNonceInvalid, "a replay is refused everywhere")
-	assert.ErrorIs(t, b.Consume(ctx, n.Value), auth.ErrNonceInvalid)
+	bn := bindNonce(t, a, n.Value)
+	require.NoError(t, b.Consume(ctx, n.Value, bn), "issued on one instance, consumed on the other")
+	assert.ErrorIs(t, a.Consume(ctx, n.Value, bn), auth.ErrNonceInvalid, "a replay is refused everywhere")
+	assert.ErrorIs(t, b.Consume(ctx, n.Value, bn), auth.ErrNonceInvalid)
 
 	// A wrong secret is refused and does not burn the real nonce.
 	n2, err := a.Issue(ctx, time.Minute)
@@ -41,18 +42,33 @@ func TestBackendNonceStoreOneTimeAcrossInstances(t *testing.T) {
 	if n2.Value[10] == wrong { // the secret's first character must really change
 		wrong = 'y'
 	}
-	assert.ErrorIs(t, b.Consume(ctx, n2.Value[:10]+string(wrong)+n2.Value[11:]), auth.ErrNonceInvalid)
-	require.NoError(t, b.Consume(ctx, n2.Value))
+	bn2 := bindNonce(t, a, n2.Value)
+	assert.ErrorIs(t, b.Consume(ctx, n2.Value[:10]+string(wrong)+n2.Value[11:], bn2), auth.ErrNonceInvalid)
+	// Another text, address or chain than the one it was issued with: refused, and the nonce is kept.
+	for _, other := range []auth.NonceBinding{
+		{Chain: bn2.Chain, Address: bn2.Address, Message: bn2.Message + "\nResources:\n- https://evil.example"},
+		{Chain: bn2.Chain, Address: "0x7e5f4552091a69125d5dfcb7b8c2659029395bdf", Message: bn2.Message},
+		{Chain: auth.ChainSolana, Address: bn2.Address, Message: bn2.Message},
+	} {
+		assert.ErrorIs(t, b.Consume(ctx, n2.Value, other), auth.ErrNonceMismatch)
+	}
+	require.NoError(t, b.Consume(ctx, n2.Value, bn2))
+
+	// Issued but never bound: never accepted.
+	n5, err := a.Issue(ctx, time.Minute)
+	require.NoError(t, err)
+	assert.ErrorIs(t, b.Consume(ctx, n5.Value, auth.NonceBinding{Chain: auth.ChainEVM}), auth.ErrNonceInvalid)
 
 	// Expired.
 	n3, err := a.Issue(ctx, time.Millisecond)
 	require.NoError(t, err)
+	bn3 := bindNonce(t, a, n3.Value)
 	time.Sleep(20 * time.Millisecond)
-	assert.ErrorIs(t, b.Consume(ctx, n3.Value), auth.ErrNonceInvalid)
+	assert.ErrorIs(t, b.Consume(ctx, n3.Value, bn3), auth.ErrNonceInvalid)
 
 	// Garbage never reaches the backend as anything but a refusal.
 	for _, bad := range []string{"", "short", "../../classes/_User/xxxxxxxxxxxxxxxxxxxxxxxx", "0123456789012345678901234567890!"} {
-		assert.ErrorIs(t, a.Consume(ctx, bad), auth.ErrNonceInvalid, bad)
+		assert.ErrorIs(t, a.Consume(ctx, bad, bn), auth.ErrNonceInvalid, bad)
 	}
 	// Nobody but the master key can read the nonces.
 	anon, err := client.New(client.Config{ServerURL: c.ServerURL(), AppID: c.AppID(), JavaScriptKey: devstack.MustLoad(t).JavaScriptKey})
@@ -60,7 +76,11 @@ func TestBackendNonceStoreOneTimeAcrossInstances(t *testing.T) {
 	n4, err := a.Issue(ctx, time.Minute)
 	require.NoError(t, err)
 	_, err = anon.Get(ctx, auth.DefaultNonceClass, n4.Value[:10])
-	assert.ErrorIs(t, err, client.ErrObjectNotFound)
+	assert.ErrorIs(t, err, client.ErrOperationForbidden, "class-level permissions: master key only")
+	// Nor create one (a forged nonce).
+	forged := client.NewObject(auth.DefaultNonceClass)
+	forged.Set("secret", "forgedforgedforgedforg")
+	assert.ErrorIs(t, anon.Save(ctx, forged), client.ErrOperationForbidden)
 }
 
 func TestBackendNonceStoreConcurrentConsumeHasOneWinner(t *testing.T) {
@@ -70,6 +90,7 @@ func TestBackendNonceStoreConcurrentConsumeHasOneWinner(t *testing.T) {
 	for round := 0; round < 20; round++ {
 		n, err := a.Issue(ctx, time.Minute)
 		require.NoError(t, err)
+		bn := bindNonce(t, a, n.Value)
 		var wins atomic.Int32
 		var wg sync.WaitGroup
 		for i := 0; i < 8; i++ {
@@ -80,7 +101,7 @@ func TestBackendNonceStoreConcurrentConsumeHasOneWinner(t *testing.T) {
 				if i%2 == 1 {
 					s = b
 				}
-				if s.Consume(ctx, n.Value) == nil {
+				if s.Consume(ctx, n.Value, bn) == nil {
 					wins.Add(1)
 				}
 			}(i)
@@ -88,4 +109,13 @@ func TestBackendNonceStoreConcurrentConsumeHasOneWinner(t *testing.T) {
 		wg.Wait()
 		require.Equal(t, int32(1), wins.Load(), "round %d: exactly one consumer wins", round)
 	}
+}
+
+// bindNonce binds nonce, as the handler does, to an EVM message for a fixed address and returns the binding.
+func bindNonce(t *testing.T, s *auth.BackendNonceStore, nonce string) auth.NonceBinding {
+	t.Helper()
+	b := auth.NonceBinding{Chain: auth.ChainEVM, Address: "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266",
+		Message: auth.BuildMoralisMessage("", "app", nonce)}
+	require.NoError(t, s.Bind(context.Background(), nonce, b))
+	return b
 }

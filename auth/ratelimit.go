@@ -3,19 +3,22 @@ package auth
 import (
 	"net"
 	"net/http"
+	"net/netip"
 	"sync"
 	"time"
 )
 
 // RateLimit is a per-client token bucket: each client may make Burst requests at once, refilled at one request
-// per Every. The zero value (Burst 0) turns limiting off.
+// per Every. In HandlerOptions the zero value means the handler's default for that option and a negative Burst
+// (NoRateLimit) turns the limit off.
 type RateLimit struct {
-	// Burst is the bucket size (requests allowed at once). 0 disables the limit.
+	// Burst is the bucket size (requests allowed at once). In HandlerOptions: 0 means the default, < 0 off.
 	Burst int
 	// Every is the time to refill one request; 0 with Burst > 0 means one second.
 	Every time.Duration
-	// ClientKey names the client of a request; nil uses the remote IP address (X-Forwarded-For is not trusted:
-	// behind a proxy, supply a function that reads the header your proxy sets).
+	// ClientKey names the client of a request; nil uses the remote IP address, IPv6 addresses by their /64
+	// (X-Forwarded-For is not trusted: behind a proxy, supply a function that reads the header your proxy sets).
+	// It must be safe for concurrent use.
 	ClientKey func(r *http.Request) string
 }
 
@@ -45,10 +48,22 @@ func newLimiter(cfg RateLimit, now func() time.Time) *limiter {
 	return &limiter{cfg: cfg, buckets: map[string]*bucket{}, now: now}
 }
 
-func remoteIP(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
+// remoteIP is the default client key: the remote IP address, or for IPv6 its /64 network (one subscriber
+// usually holds a whole /64, so keying by the full address would give an attacker 2^64 clients).
+func remoteIP(r *http.Request) string { return clientAddr(r.RemoteAddr) }
+
+func clientAddr(remote string) string {
+	host, _, err := net.SplitHostPort(remote)
 	if err != nil {
-		return r.RemoteAddr
+		host = remote
+	}
+	if ip, err := netip.ParseAddr(host); err == nil {
+		ip = ip.Unmap()
+		if ip.Is6() {
+			p, _ := ip.Prefix(64)
+			return p.String()
+		}
+		return ip.String()
 	}
 	return host
 }

@@ -3,7 +3,6 @@ package auth
 import (
 	"errors"
 	"fmt"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -12,15 +11,19 @@ import (
 )
 
 // SIWEMessage is a Sign-In with Ethereum message (EIP-4361). Build one and call String to get the text a wallet
-// signs; ParseSIWE reads one back. Zero times and empty strings mean the optional field is absent.
+// signs; ParseSIWE reads one back, and String of a parsed message gives the parsed text back byte for byte (time
+// texts as written, e.g. without milliseconds) for as long as its fields are not changed. Zero times and empty
+// strings mean the optional field is absent. A SIWEMessage is a plain value: not safe for concurrent mutation.
 type SIWEMessage struct {
 	// Scheme is the optional URI scheme before the domain ("https"); empty means none.
 	Scheme string
-	// Domain is the RFC 3986 authority asking for the sign-in (host[:port]); required.
+	// Domain is the RFC 3986 authority asking for the sign-in: [userinfo "@"] host [":" port], the host a
+	// reg-name, an IPv4 address or a bracketed IPv6 / IPvFuture literal; required.
 	Domain string
 	// Address is the signer's address; String writes it in EIP-55 form, ParseSIWE requires that form.
 	Address string
-	// Statement is an optional human-readable line (no line breaks).
+	// Statement is an optional human-readable line: ASCII letters, digits, spaces and RFC 3986 reserved or
+	// unreserved punctuation (no line breaks).
 	Statement string
 	// URI is the absolute URI of the resource that is the subject of the signing; required.
 	URI string
@@ -28,7 +31,7 @@ type SIWEMessage struct {
 	Version string
 	// ChainID is the EIP-155 chain id; required (greater than 0).
 	ChainID uint64
-	// Nonce is at least 8 alphanumeric characters, normally issued by a NonceStore; required.
+	// Nonce is at least 8 ASCII letters or digits, normally issued by a NonceStore; required.
 	Nonce string
 	// IssuedAt is when the message was made; required.
 	IssuedAt time.Time
@@ -36,15 +39,18 @@ type SIWEMessage struct {
 	ExpirationTime time.Time
 	// NotBefore, when non-zero, is when the signed message starts being valid.
 	NotBefore time.Time
-	// RequestID is an optional system-specific identifier.
+	// RequestID is an optional system-specific identifier (RFC 3986 pchar characters).
 	RequestID string
 	// Resources are optional URIs the user wishes to have resolved as part of the authentication.
 	Resources []string
+
+	src siweSource // what ParseSIWE read, for String; zero for a message built in code
 }
 
 const siweHeaderSuffix = " wants you to sign in with your Ethereum account:"
 
-// siweTimeLayout is RFC 3339 with milliseconds, as JavaScript's toISOString writes it.
+// siweTimeLayout is RFC 3339 with milliseconds, as JavaScript's toISOString writes it; String uses it for times
+// that were not parsed.
 const siweTimeLayout = "2006-01-02T15:04:05.000Z07:00"
 
 // SIWE errors. Parse errors wrap ErrSIWEMalformed; Verify errors are one of the others, wrapped with detail.
@@ -73,7 +79,7 @@ func (m *SIWEMessage) Validate() error {
 	if _, err := NormalizeEthAddress(m.Address); err != nil {
 		return malformed("bad address")
 	}
-	if m.Statement != "" && !validStatement(m.Statement) {
+	if !validSIWEStatement(m.Statement) {
 		return malformed("bad statement")
 	}
 	if !validURI(m.URI) {
@@ -85,13 +91,13 @@ func (m *SIWEMessage) Validate() error {
 	if m.ChainID == 0 {
 		return malformed("missing chain id")
 	}
-	if !validNonce(m.Nonce) {
+	if !validSIWENonce(m.Nonce) {
 		return malformed("nonce must be at least 8 letters or digits")
 	}
 	if m.IssuedAt.IsZero() {
 		return malformed("missing issued-at")
 	}
-	if m.RequestID != "" && !validRequestID(m.RequestID) {
+	if !validSIWERequestID(m.RequestID) {
 		return malformed("bad request id")
 	}
 	for _, r := range m.Resources {
@@ -115,7 +121,7 @@ func (m *SIWEMessage) String() string {
 		addr = m.Address
 	}
 	b.WriteString(addr + "\n\n")
-	if m.Statement != "" {
+	if m.Statement != "" || m.src.emptyStatement {
 		b.WriteString(m.Statement + "\n")
 	}
 	b.WriteString("\nURI: " + m.URI)
@@ -124,19 +130,23 @@ func (m *SIWEMessage) String() string {
 		v = "1"
 	}
 	b.WriteString("\nVersion: " + v)
-	b.WriteString("\nChain ID: " + strconv.FormatUint(m.ChainID, 10))
+	cid := strconv.FormatUint(m.ChainID, 10)
+	if n, err := strconv.ParseUint(m.src.chainID, 10, 64); err == nil && n == m.ChainID {
+		cid = m.src.chainID
+	}
+	b.WriteString("\nChain ID: " + cid)
 	b.WriteString("\nNonce: " + m.Nonce)
-	b.WriteString("\nIssued At: " + m.IssuedAt.Format(siweTimeLayout))
+	b.WriteString("\nIssued At: " + m.src.issuedAt.render(m.IssuedAt))
 	if !m.ExpirationTime.IsZero() {
-		b.WriteString("\nExpiration Time: " + m.ExpirationTime.Format(siweTimeLayout))
+		b.WriteString("\nExpiration Time: " + m.src.expirationTime.render(m.ExpirationTime))
 	}
 	if !m.NotBefore.IsZero() {
-		b.WriteString("\nNot Before: " + m.NotBefore.Format(siweTimeLayout))
+		b.WriteString("\nNot Before: " + m.src.notBefore.render(m.NotBefore))
 	}
-	if m.RequestID != "" {
+	if m.RequestID != "" || m.src.emptyRequestID {
 		b.WriteString("\nRequest ID: " + m.RequestID)
 	}
-	if len(m.Resources) > 0 {
+	if len(m.Resources) > 0 || m.src.emptyResources {
 		b.WriteString("\nResources:")
 		for _, r := range m.Resources {
 			b.WriteString("\n- " + r)
@@ -148,9 +158,14 @@ func (m *SIWEMessage) String() string {
 // MaxSIWEMessageLen bounds the text ParseSIWE accepts.
 const MaxSIWEMessageLen = 16 << 10
 
-// ParseSIWE parses EIP-4361 text strictly: lines in the order the ABNF gives, "\n" line ends, no trailing
-// newline, an EIP-55 address, version 1, a decimal chain id, an alphanumeric nonce of at least 8 characters,
-// RFC 3339 times. Any deviation gives an error wrapping ErrSIWEMalformed; it never panics.
+// ParseSIWE parses EIP-4361 text to the letter of its ABNF: lines in its order, "\n" line ends, no trailing
+// newline; the domain any RFC 3986 authority (userinfo, IPv4, [IPv6] or [vF.uture] literals, any port digits)
+// with a non-empty host; an EIP-55 address; a statement of ABNF characters, possibly present and empty; RFC 3986
+// URIs; version 1; a decimal chain id (leading zeros allowed) between 1 and 2^64-1; a nonce of at least 8
+// letters or digits; RFC 3339 times (any fraction, "T"/"Z" in either case, leap second 60; the instant
+// 0001-01-01T00:00:00Z is refused, as the zero time.Time means "absent"); a request id of pchar, possibly empty;
+// a Resources list, possibly empty. String of the result gives text back byte for byte. Any deviation gives an
+// error wrapping ErrSIWEMalformed; it never panics and is safe for concurrent use.
 func ParseSIWE(text string) (*SIWEMessage, error) {
 	if len(text) > MaxSIWEMessageLen {
 		return nil, malformed("too long")
@@ -194,11 +209,11 @@ func ParseSIWE(text string) (*SIWEMessage, error) {
 	if !ok {
 		return nil, malformed("truncated")
 	}
-	if l != "" {
-		if !validStatement(l) {
+	if l2, ok := p.peek(); l != "" || (ok && l2 == "") { // [ statement LF ] LF: a statement, maybe empty
+		if !validSIWEStatement(l) {
 			return nil, malformed("bad statement")
 		}
-		m.Statement = l
+		m.Statement, m.src.emptyStatement = l, l == ""
 		if l2, ok := p.next(); !ok || l2 != "" {
 			return nil, malformed("blank line expected after statement")
 		}
@@ -221,32 +236,37 @@ func ParseSIWE(text string) (*SIWEMessage, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cid == "" || len(cid) > 20 || (len(cid) > 1 && cid[0] == '0') || !allDigits(cid) {
+	if cid == "" || !allDigits(cid) {
 		return nil, malformed("bad chain id")
 	}
 	if m.ChainID, err = strconv.ParseUint(cid, 10, 64); err != nil || m.ChainID == 0 {
-		return nil, malformed("bad chain id")
+		return nil, malformed("chain id must be between 1 and 2^64-1")
+	}
+	if cid[0] == '0' {
+		m.src.chainID = cid
 	}
 	if m.Nonce, err = p.field("Nonce", true); err != nil {
 		return nil, err
 	}
-	if !validNonce(m.Nonce) {
+	if !validSIWENonce(m.Nonce) {
 		return nil, malformed("nonce must be at least 8 letters or digits")
 	}
-	if m.IssuedAt, err = p.timeField("Issued At", true); err != nil {
+	if m.IssuedAt, m.src.issuedAt, err = p.timeField("Issued At", true); err != nil {
 		return nil, err
 	}
-	if m.ExpirationTime, err = p.timeField("Expiration Time", false); err != nil {
+	if m.ExpirationTime, m.src.expirationTime, err = p.timeField("Expiration Time", false); err != nil {
 		return nil, err
 	}
-	if m.NotBefore, err = p.timeField("Not Before", false); err != nil {
+	if m.NotBefore, m.src.notBefore, err = p.timeField("Not Before", false); err != nil {
 		return nil, err
 	}
-	if m.RequestID, err = p.field("Request ID", false); err != nil {
-		return nil, err
-	}
-	if m.RequestID != "" && !validRequestID(m.RequestID) {
-		return nil, malformed("bad request id")
+	if l, ok := p.peek(); ok && strings.HasPrefix(l, "Request ID: ") { // request-id = *pchar: may be empty
+		p.next()
+		m.RequestID = l[len("Request ID: "):]
+		m.src.emptyRequestID = m.RequestID == ""
+		if !validSIWERequestID(m.RequestID) {
+			return nil, malformed("bad request id")
+		}
 	}
 	if l, ok := p.peek(); ok && l == "Resources:" {
 		p.next()
@@ -261,9 +281,7 @@ func ParseSIWE(text string) (*SIWEMessage, error) {
 			m.Resources = append(m.Resources, r[2:])
 			p.next()
 		}
-		if len(m.Resources) == 0 {
-			return nil, malformed("empty resources list")
-		}
+		m.src.emptyResources = len(m.Resources) == 0 // resources = *( LF resource )
 	}
 	if _, ok := p.peek(); ok {
 		return nil, malformed("unexpected line %d", p.i+1)
@@ -309,16 +327,19 @@ func (p *siweParser) field(name string, required bool) (string, error) {
 	return v, nil
 }
 
-func (p *siweParser) timeField(name string, required bool) (time.Time, error) {
+func (p *siweParser) timeField(name string, required bool) (time.Time, siweTimeText, error) {
 	v, err := p.field(name, required)
 	if err != nil || v == "" {
-		return time.Time{}, err
+		return time.Time{}, siweTimeText{}, err
 	}
-	t, err := time.Parse(time.RFC3339Nano, v)
-	if err != nil || strings.ContainsAny(v, " ") {
-		return time.Time{}, malformed("bad %q time", name)
+	t, ok := parseRFC3339(v)
+	if !ok {
+		return time.Time{}, siweTimeText{}, malformed("bad %q time: want RFC 3339", name)
 	}
-	return t, nil
+	if t.IsZero() {
+		return time.Time{}, siweTimeText{}, malformed("%q time 0001-01-01T00:00:00Z stands for none", name)
+	}
+	return t, siweTimeText{t: t, text: v}, nil
 }
 
 func allDigits(s string) bool {
@@ -345,30 +366,11 @@ func validScheme(s string) bool {
 
 func isAlpha(c byte) bool { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') }
 
-// validDomain accepts an RFC 3986 authority without userinfo: host (reg-name, IPv4 or [IPv6]) and an optional
-// port.
-func validDomain(d string) bool {
-	if d == "" || len(d) > 255 || strings.ContainsAny(d, "/?#@ \t\\") {
-		return false
-	}
-	u, err := url.Parse("https://" + d)
-	if err != nil || u.Host != d || u.Hostname() == "" || u.User != nil || u.Path != "" {
-		return false
-	}
-	if port := u.Port(); port != "" && (!allDigits(port) || len(port) > 5) {
-		return false
-	}
-	if strings.HasSuffix(d, ":") {
-		return false
-	}
-	for i := 0; i < len(d); i++ {
-		if d[i] < 0x21 || d[i] > 0x7e {
-			return false
-		}
-	}
-	return true
-}
+// validDomain accepts a SIWE domain: an RFC 3986 authority with a non-empty host.
+func validDomain(d string) bool { return validAuthority(d, true) }
 
+// validStatement accepts one line of printable text (the handler's message text; SIWE statements are narrower,
+// see validSIWEStatement).
 func validStatement(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] < 0x20 || s[i] == 0x7f {
@@ -378,19 +380,6 @@ func validStatement(s string) bool {
 	return s != ""
 }
 
-func validURI(s string) bool {
-	if s == "" || len(s) > 2048 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] <= 0x20 || s[i] >= 0x7f {
-			return false
-		}
-	}
-	u, err := url.Parse(s)
-	return err == nil && u.Scheme != "" && validScheme(u.Scheme)
-}
-
 func validNonce(n string) bool {
 	if len(n) < 8 || len(n) > 128 {
 		return false
@@ -398,15 +387,6 @@ func validNonce(n string) bool {
 	for i := 0; i < len(n); i++ {
 		c := n[i]
 		if !isAlpha(c) && !(c >= '0' && c <= '9') {
-			return false
-		}
-	}
-	return true
-}
-
-func validRequestID(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] <= 0x20 || s[i] >= 0x7f {
 			return false
 		}
 	}

@@ -34,10 +34,15 @@ func TestParseSIWEExample(t *testing.T) {
 		m.Resources[1] != "https://example.com/my-web2-claim.json" {
 		t.Fatalf("parsed %+v", m)
 	}
-	// Rendering what was parsed gives the same text except for the time's milliseconds.
-	want := strings.Replace(eip4361Example, "16:25:24Z", "16:25:24.000Z", 1)
+	// Rendering what was parsed gives the signed text back byte for byte (the time keeps its form).
+	if got := m.String(); got != eip4361Example {
+		t.Fatalf("String():\n%s\nwant\n%s", got, eip4361Example)
+	}
+	// A field changed after parsing is rendered afresh (times in the default layout).
+	m.IssuedAt = m.IssuedAt.Add(time.Second)
+	want := strings.Replace(eip4361Example, "16:25:24Z", "16:25:25.000Z", 1)
 	if got := m.String(); got != want {
-		t.Fatalf("String():\n%s\nwant\n%s", got, want)
+		t.Fatalf("after a change:\n%s\nwant\n%s", got, want)
 	}
 }
 
@@ -73,7 +78,7 @@ func TestParseSIWERejects(t *testing.T) {
 		"bad checksum":      strings.Replace(good, "0xC02aaA39", "0xc02aaA39", 1),
 		"version 2":         strings.Replace(good, "Version: 1", "Version: 2", 1),
 		"chain id 0":        strings.Replace(good, "Chain ID: 1", "Chain ID: 0", 1),
-		"chain id lead 0":   strings.Replace(good, "Chain ID: 1", "Chain ID: 01", 1),
+		"chain id 00":       strings.Replace(good, "Chain ID: 1", "Chain ID: 00", 1),
 		"chain id text":     strings.Replace(good, "Chain ID: 1", "Chain ID: one", 1),
 		"chain id huge":     strings.Replace(good, "Chain ID: 1", "Chain ID: 99999999999999999999999", 1),
 		"short nonce":       strings.Replace(good, "Nonce: 32891756", "Nonce: 1234567", 1),
@@ -86,7 +91,7 @@ func TestParseSIWERejects(t *testing.T) {
 		"domain with space": strings.Replace(good, "service.invalid wants", "service invalid wants", 1),
 		"domain with path":  strings.Replace(good, "service.invalid wants", "service.invalid/x wants", 1),
 		"no header":         strings.Replace(good, " wants you to sign in with your Ethereum account:", "", 1),
-		"empty resources":   strings.Split(good, "\n- ipfs")[0],
+		"resources, LF":     strings.Split(good, "\n- ipfs")[0] + "\n",
 		"bad resource":      strings.Replace(good, "- https://example.com", "-https://example.com", 1),
 		"two statements":    strings.Replace(good, "Terms of Service: https://service.invalid/tos\n", "Terms\nMore\n", 1),
 		"no blank line":     strings.Replace(good, "Cc2\n\n", "Cc2\n", 1),

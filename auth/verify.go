@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"bytes"
 	"crypto/ed25519"
 	"encoding/hex"
 	"errors"
@@ -8,6 +9,7 @@ import (
 	"math/big"
 	"strings"
 
+	"filippo.io/edwards25519"
 	"github.com/ethereum/go-ethereum/accounts"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
@@ -114,27 +116,61 @@ func VerifyEthSignature(address string, message []byte, sigHex string) error {
 	return nil
 }
 
-// DecodeSolPublicKey decodes a base58 Solana address (an ed25519 public key of 32 bytes).
+// DecodeSolPublicKey decodes a base58 Solana address into an ed25519 public key that can sign: 32 bytes, the
+// canonical encoding of a curve point (y below 2^255-19, no "negative zero" x) that is not of small order. The 8
+// small-order points (e.g. the address 11111111111111111111111111111111, y = 0) and non-canonical encodings are
+// refused with ErrMalformedAddress: with such a key a signature can be forged without any private key.
 func DecodeSolPublicKey(addr string) (ed25519.PublicKey, error) {
 	b, err := base58.Decode(strings.TrimSpace(addr))
 	if err != nil || len(b) != ed25519.PublicKeySize {
 		return nil, fmt.Errorf("%w: want a base58 ed25519 public key of 32 bytes", ErrMalformedAddress)
 	}
+	if why := checkEd25519Point(b); why != "" {
+		return nil, fmt.Errorf("%w: public key %s", ErrMalformedAddress, why)
+	}
 	return ed25519.PublicKey(b), nil
 }
 
-// DecodeSolSignature decodes a base58 ed25519 signature of 64 bytes.
+// checkEd25519Point returns "" when b is the canonical encoding of a point of the curve that is not of small
+// order, else why not.
+func checkEd25519Point(b []byte) string {
+	p, err := new(edwards25519.Point).SetBytes(b)
+	if err != nil {
+		return "is not a point of the curve"
+	}
+	// SetBytes accepts the non-canonical encodings too (y >= p, or x = 0 with the sign bit set); the canonical
+	// encoding of the point is its only accepted form.
+	if !bytes.Equal(p.Bytes(), b) {
+		return "is not canonically encoded"
+	}
+	// [8]P is the identity exactly for the 8 points whose order divides 8.
+	if new(edwards25519.Point).MultByCofactor(p).Equal(edwards25519.NewIdentityPoint()) == 1 {
+		return "is a point of small order"
+	}
+	return ""
+}
+
+// DecodeSolSignature decodes a base58 ed25519 signature of 64 bytes [R || S] and checks its form: R the
+// canonical encoding of a point not of small order, S canonical (below the group order L). Anything else is
+// refused with ErrMalformedSignature.
 func DecodeSolSignature(sig string) ([]byte, error) {
 	b, err := base58.Decode(strings.TrimSpace(sig))
 	if err != nil || len(b) != ed25519.SignatureSize {
 		return nil, fmt.Errorf("%w: want a base58 ed25519 signature of 64 bytes", ErrMalformedSignature)
 	}
+	if why := checkEd25519Point(b[:32]); why != "" {
+		return nil, fmt.Errorf("%w: R %s", ErrMalformedSignature, why)
+	}
+	if _, err := new(edwards25519.Scalar).SetCanonicalBytes(b[32:]); err != nil {
+		return nil, fmt.Errorf("%w: S is not below the group order", ErrMalformedSignature)
+	}
 	return b, nil
 }
 
 // VerifySolSignature checks that sigB58 (base58) is an ed25519 signature of message by the base58 public key
-// address. It returns nil, or an error wrapping ErrMalformedAddress, ErrMalformedSignature or
-// ErrSignatureMismatch.
+// address. Keys and signatures of the forms a forger can use without a private key (small-order or
+// non-canonical points, S >= L) are refused before the check. It returns nil, or an error wrapping
+// ErrMalformedAddress, ErrMalformedSignature or ErrSignatureMismatch. It is safe for concurrent use.
 func VerifySolSignature(address string, message []byte, sigB58 string) error {
 	pub, err := DecodeSolPublicKey(address)
 	if err != nil {

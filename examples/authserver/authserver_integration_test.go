@@ -34,7 +34,8 @@ func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return 
 
 func TestServeStaticAndSignIn(t *testing.T) {
 	env := devstack.MustLoad(t)
-	m := map[string]string{"MORALIS_SERVER_URL": env.ServerURL, "MORALIS_APP_ID": env.AppID, "MORALIS_JS_KEY": env.JavaScriptKey}
+	m := map[string]string{"MORALIS_SERVER_URL": env.ServerURL, "MORALIS_APP_ID": env.AppID, "MORALIS_JS_KEY": env.JavaScriptKey,
+		"MORALIS_MASTER_KEY": env.MasterKey} // the master key issues each sign-in's backend ticket
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "index.html"), []byte("<h1>demo</h1>"), 0o644); err != nil {
 		t.Fatal(err)

@@ -67,14 +67,14 @@ func TestLiveQueryBridge(t *testing.T) {
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	var event, data string
-	for time.Now().Before(deadline) && (event == "" || data == "") {
+	for time.Now().Before(deadline) && (event == "" || data == "" || event == "snapshot") {
 		line, err := r.ReadString('\n')
 		if err != nil {
 			t.Fatal(err)
 		}
 		switch {
 		case strings.HasPrefix(line, "event: "):
-			event = strings.TrimSpace(strings.TrimPrefix(line, "event: "))
+			event, data = strings.TrimSpace(strings.TrimPrefix(line, "event: ")), ""
 		case strings.HasPrefix(line, "data: "):
 			data = line
 		}

@@ -3,9 +3,12 @@
 //
 //	go run ./examples/authserver [-addr 127.0.0.1:8080] [-static react-hooks/demo/dist]
 //
-// The backend comes from MORALIS_SERVER_URL, MORALIS_APP_ID and MORALIS_JS_KEY (else the local stack's
-// .devstack/env). The JavaScript key stays in this process; the browser only talks to /auth.
-// SIWE messages name -domain (default: the -addr host:port) and -uri (default http://DOMAIN).
+// The backend comes from MORALIS_SERVER_URL, MORALIS_APP_ID, MORALIS_JS_KEY and MORALIS_MASTER_KEY (else the local
+// stack's .devstack/env). The keys stay in this process; the browser only talks to /auth. The master key issues the
+// one-time ticket each sign-in hands the backend (auth.IssueTicket): the local stack's adapters require one.
+// SIWE messages name -domain (default: the -addr host:port) and -uri (default http://DOMAIN). It serves through
+// auth.NewServer (time-outs, a connection cap overall and per client) with the endpoint's default per-client rate
+// limits and nonce quota; /auth/live goes through the endpoint's GuardLive (rate limit, session confirmed first).
 package main
 
 import (
@@ -42,7 +45,8 @@ func main() {
 }
 
 func backendConfig(getenv func(string) string) (client.Config, error) {
-	cfg := client.Config{ServerURL: getenv("MORALIS_SERVER_URL"), AppID: getenv("MORALIS_APP_ID"), JavaScriptKey: getenv("MORALIS_JS_KEY")}
+	cfg := client.Config{ServerURL: getenv("MORALIS_SERVER_URL"), AppID: getenv("MORALIS_APP_ID"), JavaScriptKey: getenv("MORALIS_JS_KEY"),
+		MasterKey: getenv("MORALIS_MASTER_KEY")}
 	if cfg.ServerURL != "" && cfg.AppID != "" {
 		return cfg, nil
 	}
@@ -50,7 +54,7 @@ func backendConfig(getenv func(string) string) (client.Config, error) {
 	if err != nil {
 		return cfg, fmt.Errorf("no backend configured (MORALIS_SERVER_URL and MORALIS_APP_ID): %w", err)
 	}
-	return client.Config{ServerURL: env.ServerURL, AppID: env.AppID, JavaScriptKey: env.JavaScriptKey}, nil
+	return client.Config{ServerURL: env.ServerURL, AppID: env.AppID, JavaScriptKey: env.JavaScriptKey, MasterKey: env.MasterKey}, nil
 }
 
 // run serves until ctx ends. ready, when set, is told the listening address.
@@ -65,9 +69,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, logw io
 		chainID   = fs.Uint64("chain-id", 1, "EVM chain id of SIWE messages")
 		style     = fs.String("evm-style", auth.StyleSIWE, `EVM message style: "siwe" or "moralis"`)
 		origins   = fs.String("origins", "", "comma-separated extra origins allowed to call /auth with credentials")
-		secure    = fs.Bool("secure-cookie", false, "mark the session cookie Secure (when served over HTTPS)")
-		burst     = fs.Int("rate-burst", 60, "requests per client at once (0 turns the rate limit off)")
-		every     = fs.Duration("rate-every", time.Second, "time to refill one request of the rate limit")
+		insecure  = fs.Bool("insecure-cookie", false, "leave Secure off the session cookie (plain HTTP on a host name other than localhost or a loopback address)")
+		burst     = fs.Int("rate-burst", auth.DefaultRateBurst, "requests per client at once over every route (-1 turns this limit off)")
+		every     = fs.Duration("rate-every", auth.DefaultRateEvery, "time to refill one request of the rate limit")
+		writeTO   = fs.Duration("write-timeout", auth.DefaultWriteTimeout, "server WriteTimeout (live streams extend their own deadline per write)")
+		readTO    = fs.Duration("read-timeout", auth.DefaultReadTimeout, "server ReadTimeout")
+		idleTO    = fs.Duration("idle-timeout", auth.DefaultIdleTimeout, "server IdleTimeout of keep-alive connections")
+		maxConns  = fs.Int("max-conns", auth.DefaultMaxConns, "open connections at most (-1: no cap)")
+		perClient = fs.Int("max-conns-per-client", auth.DefaultMaxConnsPerClient, "open connections per client address at most (-1: no cap)")
+		heartbeat = fs.Duration("live-heartbeat", 15*time.Second, "interval of the keep-alive comments on /auth/live streams")
 		noAddrObj = fs.Bool("no-address-objects", false, "do not create _EthAddress/_SolAddress objects on link (servers without allowCustomObjectId)")
 		liveURL   = fs.String("livequery", getenv("MORALIS_LIVEQUERY_URL"), "LiveQuery websocket URL; when set, /auth/live streams live queries to the signed-in user (env MORALIS_LIVEQUERY_URL)")
 		liveCls   = fs.String("live-classes", "LiveItem,LiveNote", "comma-separated classes /auth/live may watch")
@@ -114,7 +124,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, logw io
 	logger := log.New(logw, "authserver: ", log.LstdFlags)
 	h, err := auth.NewHandler(auth.HandlerOptions{
 		Backend: be, AppID: cfg.AppID, Domain: *domain, URI: *uri, ChainID: *chainID, EVMMessageStyle: *style,
-		AllowedOrigins: allowed, CookieSecure: *secure, RateLimit: auth.RateLimit{Burst: *burst, Every: *every},
+		AllowedOrigins: allowed, InsecureCookie: *insecure, RateLimit: auth.RateLimit{Burst: *burst, Every: *every},
 		OnError: func(r *http.Request, err error) { logger.Printf("%s %s: %v", r.Method, r.URL.Path, err) },
 	})
 	if err != nil {
@@ -122,11 +132,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, logw io
 	}
 	mux := http.NewServeMux()
 	if *liveURL != "" {
-		sse, err := liveHandler(h, cfg, *liveURL, *liveCls)
+		sse, err := liveHandler(cfg, *liveURL, *liveCls, *heartbeat)
 		if err != nil {
 			return err
 		}
-		mux.Handle("/auth/live", sse)
+		mux.Handle("/auth/live", h.GuardLive(sse))
 	}
 	mux.Handle("/auth/", http.StripPrefix("/auth", h))
 	if st, err := os.Stat(*static); err == nil && st.IsDir() {
@@ -137,8 +147,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, logw io
 			http.Error(w, "static directory not found: "+*static, http.StatusNotFound)
 		})
 	}
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
-		WriteTimeout: 60 * time.Second, IdleTimeout: 2 * time.Minute}
+	srv := auth.NewServer(mux, &auth.ServerOptions{WriteTimeout: *writeTO, ReadTimeout: *readTO, IdleTimeout: *idleTO, MaxConns: *maxConns,
+		MaxConnsPerClient: *perClient, ErrorLog: log.New(logw, "authserver: http: ", log.LstdFlags)})
 	logger.Printf("serving %s on http://%s (auth at /auth, SIWE domain %s)", *static, bound, *domain)
 	if ready != nil {
 		ready(bound)
@@ -162,8 +172,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, logw io
 }
 
 // liveHandler serves GET /auth/live: server-sent events of a live query, held on this side with the signed-in
-// user's session (from the same cookie or Bearer token as the auth endpoint), for the React useLiveQuery hook.
-func liveHandler(h *auth.Handler, cfg client.Config, url, classes string) (http.Handler, error) {
+// user's session, for the React useLiveQuery hook. It is mounted behind the auth handler's GuardLive, which applies the rate
+// limits and confirms the session (cookie or Bearer, as for the auth endpoint) with the backend before any
+// websocket is opened.
+func liveHandler(cfg client.Config, url, classes string, heartbeat time.Duration) (http.Handler, error) {
 	c, err := client.New(cfg)
 	if err != nil {
 		return nil, err
@@ -176,15 +188,16 @@ func liveHandler(h *auth.Handler, cfg client.Config, url, classes string) (http.
 	}
 	return live.NewSSEHandler(live.SSEConfig{
 		Session: func(r *http.Request) (string, error) {
-			if tok := h.SessionToken(r); tok != "" {
+			if tok, ok := auth.VerifiedSession(r); ok {
 				return tok, nil
 			}
-			return "", errors.New("no session")
+			return "", errors.New("no confirmed session")
 		},
 		Dial: func(ctx context.Context, token string) (*live.Client, error) {
 			return live.Dial(ctx, live.Config{URL: url, AppID: cfg.AppID, JavaScriptKey: cfg.JavaScriptKey,
 				SessionToken: token, Runner: c.WithSessionToken(token)})
 		},
 		AllowedClasses: allowed,
+		Heartbeat:      heartbeat,
 	})
 }

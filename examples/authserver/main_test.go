@@ -14,7 +14,7 @@ func TestFlags(t *testing.T) {
 	if err := run(t.Context(), []string{"-h"}, noEnv, &logb, nil); !errors.Is(err, flag.ErrHelp) {
 		t.Fatalf("-h: %v", err)
 	}
-	for _, f := range []string{"-addr", "-static", "-domain", "-origins", "-secure-cookie", "-rate-burst"} {
+	for _, f := range []string{"-addr", "-static", "-domain", "-origins", "-insecure-cookie", "-rate-burst", "-max-conns", "-write-timeout"} {
 		if !strings.Contains(logb.String(), f) {
 			t.Errorf("help lacks %s", f)
 		}

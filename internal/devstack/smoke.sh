@@ -172,34 +172,58 @@ else
 fi
 
 # ---- wallet auth ----
+# The adapters accept a signature only with a one-time ticket this deployment issued for that chain, address and
+# exact text (moralisAuthRequestMessage for SDK clients, the Go endpoint's ClientBackend for browsers).
 SIGN="$DEVSTACK_SRC/server/tools/sign.js"
-MSG="Moralis Authentication\\n\\nId: $MORALIS_APP_ID:$(date -u +%FT%T.000Z)"
-msg=$(printf '%b' "$MSG")
-eth=$(node "$SIGN" eth random "$msg")
+# signed KIND KEY CHAIN [ENC] [URLVAR]: a message and ticket from the server (instance 1, or $URL2 with URLVAR=2)
+# for KEY's address, signed; prints authData {id, signature, data, ticket}.
+signed() {
+	local kind=$1 key=$2 chain=$3 enc=${4:-base58} base=$URL addr out
+	[ "${5:-1}" = 2 ] && base=$URL2
+	addr=$(node "$SIGN" "$kind" "$key" x "$enc" | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).id))')
+	out=$(curl -sS -X POST -H 'Content-Type: text/plain' --data-binary "{\"chain\":\"$chain\",\"address\":\"$addr\",$AUTH}" "$base/functions/moralisAuthRequestMessage")
+	node -e 'const r=JSON.parse(process.argv[1]).result;const {execFileSync}=require("child_process");
+const a=JSON.parse(execFileSync("node",[process.argv[2],process.argv[3],process.argv[4],r.message,process.argv[5]]));
+a.ticket=r.ticket;console.log(JSON.stringify(a))' "$out" "$SIGN" "$kind" "$key" "$enc"
+}
+# without K JSON: the authData JSON without field K.
+without() { node -e 'const a=JSON.parse(process.argv[1]);delete a[process.argv[2]];console.log(JSON.stringify(a))' "$2" "$1"; }
+ethkey=$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')
+eth=$(signed eth "$ethkey" evm)
 post users "{\"authData\":{\"moralisEth\":$eth},$AUTH}"
 check "moralisEth sign-up (new address)" 201 'j.objectId && j.sessionToken && j.username'
 post users "{\"authData\":{\"moralisEth\":$eth},$AUTH}"
-check "moralisEth log-in (same address)" 200 'j.objectId && j.sessionToken && j.authData && j.authData.moralisEth'
-other=$(node "$SIGN" eth random "$msg")
-wrong=$(node -e 'const a=JSON.parse(process.argv[1]),b=JSON.parse(process.argv[2]);a.signature=b.signature;console.log(JSON.stringify(a))' "$eth" "$other")
+check "moralisEth replay of a used ticket" 404 'j.code===101 && j.error==="moralisEth: ticket unknown, used or expired"'
+post users "{\"authData\":{\"moralisEth\":$(without ticket "$eth")},$AUTH}"
+check "moralisEth without a ticket" 404 'j.code===101 && j.error==="moralisEth: authData requires a ticket issued by this server"'
+post users "{\"authData\":{\"moralisEth\":$(signed eth "$ethkey" evm)},$AUTH}"
+check "moralisEth log-in (same address, new ticket)" 200 'j.objectId && j.sessionToken && j.authData && j.authData.moralisEth'
+fresh=$(signed eth "$ethkey" evm)
+other=$(node "$SIGN" eth random "$(node -e 'console.log(JSON.parse(process.argv[1]).data)' "$fresh")")
+wrong=$(node -e 'const a=JSON.parse(process.argv[1]),b=JSON.parse(process.argv[2]);a.signature=b.signature;console.log(JSON.stringify(a))' "$fresh" "$other")
 post users "{\"authData\":{\"moralisEth\":$wrong},$AUTH}"
 check "moralisEth wrong signer" 404 'j.code===101 && j.error==="moralisEth: signature does not match address"'
 post users "{\"authData\":{\"moralisEth\":{\"id\":\"0xabc\"}},$AUTH}"
 check "moralisEth missing fields" 404 'j.code===101 && j.error==="moralisEth: authData requires id, signature, data"'
+post classes/MoralisAuthTicket "{\"secret\":\"forgedforgedforgedforg\",$AUTH}"
+check "nobody but the master key makes a ticket" 400 'j.code===119'
 
 seed=$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')
-sol58=$(node "$SIGN" sol "$seed" "$msg" base58)
-solhex=$(node "$SIGN" sol "$seed" "$msg" hex)
-sol64=$(node "$SIGN" sol "$seed" "$msg" base64)
-post users "{\"authData\":{\"moralisSol\":$sol58},$AUTH}"
+post users "{\"authData\":{\"moralisSol\":$(signed sol "$seed" solana base58)},$AUTH}"
 check "moralisSol sign-up, base58 signature" 201 'j.objectId && j.sessionToken'
-post users "{\"authData\":{\"moralisSol\":$solhex},$AUTH}"
+post users "{\"authData\":{\"moralisSol\":$(signed sol "$seed" solana hex)},$AUTH}"
 check "moralisSol log-in, hex signature" 200 'j.objectId && j.sessionToken'
-post users "{\"authData\":{\"moralisSol\":$sol64},$AUTH}"
+post users "{\"authData\":{\"moralisSol\":$(signed sol "$seed" solana base64)},$AUTH}"
 check "moralisSol log-in, base64 signature" 200 'j.objectId && j.sessionToken'
-tampered=$(node -e 'const a=JSON.parse(process.argv[1]);a.data+="!";console.log(JSON.stringify(a))' "$sol58")
+tampered=$(node -e 'const a=JSON.parse(process.argv[1]);a.data+="!";console.log(JSON.stringify(a))' "$(signed sol "$seed" solana base58)")
 post users "{\"authData\":{\"moralisSol\":$tampered},$AUTH}"
 check "moralisSol tampered data" 404 'j.code===101 && j.error==="moralisSol: signature does not match address"'
+post functions/moralisAuthRequestMessage "{\"chain\":\"solana\",\"address\":\"11111111111111111111111111111111\",$AUTH}"
+check "no ticket for a small-order key" 400 'j.code===142 && j.error==="Invalid address"'
+# The all-zero key with R = the identity point and S = 0: OpenSSL's ed25519 accepts it for any text.
+keyless="{\"id\":\"11111111111111111111111111111111\",\"signature\":\"$(node -e 'console.log(require("bs58").default.encode(Buffer.concat([Buffer.from([1]),Buffer.alloc(63)])))')\",\"data\":\"x\",\"ticket\":\"0000000000aaaaaaaaaaaaaaaaaaaaaa\"}"
+post users "{\"authData\":{\"moralisSol\":$keyless},$AUTH}"
+check "moralisSol keyless small-order key" 404 'j.code===101 && j.error.startsWith("moralisSol: public key cannot sign")'
 post users "{\"authData\":{\"moralisSol\":{\"id\":\"x\",\"data\":\"y\"}},$AUTH}"
 check "moralisSol missing fields" 404 'j.code===101 && j.error==="moralisSol: authData requires id, signature, data"'
 post users "{\"authData\":{\"unknownProv\":{\"id\":\"x\"}},$AUTH}"
@@ -254,11 +278,14 @@ fi
 # Idempotency: the _Idempotency table is shared, so a request id used on 1 is a duplicate on 2.
 on2 post classes/GameScore "{\"score\":1,$AUTH}" -H "X-Parse-Request-Id: $RID"
 check "instance 2 refuses instance 1's request id" 400 'j.code===159 && j.error==="Duplicate request"'
-# The wallet user signed up through instance 1 logs in through instance 2 (same user).
-post users "{\"authData\":{\"moralisEth\":$eth},$AUTH}"
+# The wallet user signed up through instance 1 logs in through instance 2 (same user), with a ticket instance 2
+# issued; a ticket consumed on instance 1 is refused by instance 2.
+post users "{\"authData\":{\"moralisEth\":$(signed eth "$ethkey" evm)},$AUTH}"
 ETH_USER=$(jv j.objectId)
-on2 post users "{\"authData\":{\"moralisEth\":$eth},$AUTH}"
+on2 post users "{\"authData\":{\"moralisEth\":$(signed eth "$ethkey" evm base58 2)},$AUTH}"
 check "instance 2: moralisEth log-in of instance 1's user" 200 "j.objectId==='$ETH_USER' && j.sessionToken"
+on2 post users "{\"authData\":{\"moralisEth\":$eth},$AUTH}"
+check "instance 2 refuses a ticket used on instance 1" 404 'j.code===101 && j.error==="moralisEth: ticket unknown, used or expired"'
 # LiveQuery runs on instance 1 only (no shared pub/sub): instance 2 has no websocket server.
 STATUS=$(curl -sS -o /dev/null -w '%{http_code}' --max-time 3 -H 'Connection: Upgrade' -H 'Upgrade: websocket' \
 	-H 'Sec-WebSocket-Version: 13' -H 'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==' "$URL2") || STATUS=000

@@ -13,22 +13,53 @@ import (
 // SSEConfig configures the server-sent-events bridge that feeds browsers (the React hooks' useLiveQuery) from a
 // subscription held on the Go side, so the browser needs no backend keys.
 type SSEConfig struct {
-	// Session returns the session token of the request's user (e.g. from the auth endpoint's cookie). An error
-	// answers 401. Required.
+	// Session returns the session token of the request's user; an error answers 401. Required. It must return
+	// only a token the backend has confirmed, so that a fake cookie is refused before Dial opens a websocket:
+	// wrap the handler in auth's (*Handler).GuardLive and return auth.VerifiedSession(r).
 	Session func(r *http.Request) (string, error)
-	// Dial opens a live Client acting as the user of token (with a Runner for catch-up). Required.
+	// Dial opens a live Client acting as the user of token (with a Runner for the snapshot and the catch-up).
+	// Required.
 	Dial func(ctx context.Context, token string) (*Client, error)
 	// AllowedClasses, when set, lists the classes that may be watched (others answer 403).
 	AllowedClasses []string
-	// Heartbeat is the interval of keep-alive comments (default 15 s).
+	// Heartbeat is the interval of keep-alive comment lines (default 15 s).
 	Heartbeat time.Duration
+	// WriteTimeout bounds each write to the browser (default 10 s); a browser that stops reading is dropped. The
+	// deadline is set per write through http.ResponseController, so the server's own WriteTimeout, which counts
+	// from the start of the request, does not cut a stream.
+	WriteTimeout time.Duration
+	// Retry is the reconnection delay the stream asks the browser's EventSource to use (default 2 s).
+	Retry time.Duration
+	// AllowRegex lets a where use $regex (with $options i, m, s). Off by default: parse-server runs every
+	// subscription's regexes against every save of the class on its one event loop, so a few catastrophic
+	// patterns stall it for everyone. When on, each pattern is bounded by MaxRegexLength, at most 4 per where, and
+	// patterns that backtrack exponentially (a repeated group holding a quantifier or an alternation, such as
+	// (a+)+), backreferences and lookaround are refused.
+	AllowRegex bool
+	// MaxRegexLength bounds a $regex pattern in bytes when AllowRegex is on (default DefaultMaxRegexLength).
+	MaxRegexLength int
+	// MaxStreamsPerSession caps the open streams of one session token (default 4; negative: no cap); over it the
+	// answer is 429.
+	MaxStreamsPerSession int
+	// MaxStreams caps the handler's open streams (default 1000; negative: no cap); over it the answer is 503.
+	MaxStreams int
 }
 
 var classNameRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]{0,127}$`)
 
-// NewSSEHandler returns the handler of GET {base}/live?class=NAME&where=JSON: a text/event-stream whose events are
-// named create, enter, update, leave and delete with data {"object": ..., "original": ...}, and error with data
-// {"code": N, "error": "..."}. The stream ends when the browser goes away. Safe for concurrent use.
+// NewSSEHandler returns the handler of GET {base}/live?class=NAME&where=JSON: a text/event-stream that starts with
+// the comment ": subscribed" and a "retry:" field, then (when Dial's Client has a Runner) an event named snapshot
+// with data {"objects": [...]}, every object that matches now, then events named create, enter, update, leave and
+// delete with data {"object": ..., "original": ...}, and error with data {"code": N, "error": "..."}. Every event
+// has an id, increasing along the stream; a browser that reconnects sends the last one (Last-Event-ID) and the new
+// stream continues the numbering and starts with a fresh snapshot, so replacing its list with the snapshot and
+// applying the events after it converges to the server's result set, whatever happened during the gap. A comment
+// line is sent every Heartbeat so proxies and the browser see the stream alive.
+//
+// The where may use only field equality, $eq, $ne, $lt, $lte, $gt, $gte, $in, $nin, $all, $containedBy and
+// $exists, combined by $or, $and and $nor, within fixed bounds (see AllowRegex for $regex); anything else is
+// refused with 400 {"code":102,...} before any backend work. The stream ends when the browser goes away. Safe for
+// concurrent use.
 func NewSSEHandler(cfg SSEConfig) (http.Handler, error) {
 	if cfg.Session == nil || cfg.Dial == nil {
 		return nil, errors.New("live: SSEConfig needs Session and Dial")
@@ -36,10 +67,27 @@ func NewSSEHandler(cfg SSEConfig) (http.Handler, error) {
 	if cfg.Heartbeat <= 0 {
 		cfg.Heartbeat = 15 * time.Second
 	}
+	if cfg.WriteTimeout <= 0 {
+		cfg.WriteTimeout = 10 * time.Second
+	}
+	if cfg.Retry <= 0 {
+		cfg.Retry = 2 * time.Second
+	}
+	if cfg.MaxRegexLength <= 0 {
+		cfg.MaxRegexLength = DefaultMaxRegexLength
+	}
+	if cfg.MaxStreamsPerSession == 0 {
+		cfg.MaxStreamsPerSession = 4
+	}
+	if cfg.MaxStreams == 0 {
+		cfg.MaxStreams = 1000
+	}
 	allowed := map[string]bool{}
 	for _, c := range cfg.AllowedClasses {
 		allowed[c] = true
 	}
+	lim := whereLimits{allowRegex: cfg.AllowRegex, maxRegexLength: cfg.MaxRegexLength}
+	streams := &streamCounter{max: cfg.MaxStreams, perSession: cfg.MaxStreamsPerSession, bySession: map[string]int{}}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet {
 			jsonError(w, http.StatusMethodNotAllowed, 0, "method not allowed")
@@ -64,17 +112,31 @@ func NewSSEHandler(cfg SSEConfig) (http.Handler, error) {
 				jsonError(w, http.StatusBadRequest, 107, "where parameter is not valid JSON")
 				return
 			}
+			if err := checkWhere(where, lim); err != nil {
+				jsonError(w, http.StatusBadRequest, 102, err.(*WhereError).Reason)
+				return
+			}
 		}
 		token, err := cfg.Session(r)
 		if err != nil || token == "" {
 			jsonError(w, http.StatusUnauthorized, 209, "Invalid session token")
 			return
 		}
-		flusher, ok := w.(http.Flusher)
-		if !ok {
+		if !canFlush(w) {
 			jsonError(w, http.StatusInternalServerError, 1, "streaming unsupported")
 			return
 		}
+		release, status := streams.acquire(token)
+		if status != 0 {
+			msg := "too many live streams"
+			if status == http.StatusTooManyRequests {
+				msg = "too many live streams for this session"
+			}
+			jsonError(w, status, 155, msg)
+			return
+		}
+		defer release()
+		out := &sseWriter{w: w, rc: http.NewResponseController(w), timeout: cfg.WriteTimeout, id: lastEventID(r)}
 		ctx := r.Context()
 		lc, err := cfg.Dial(ctx, token)
 		if err != nil {
@@ -98,8 +160,14 @@ func NewSSEHandler(cfg SSEConfig) (http.Handler, error) {
 		h.Set("Cache-Control", "no-store")
 		h.Set("X-Accel-Buffering", "no")
 		w.WriteHeader(http.StatusOK)
-		fmt.Fprint(w, ": subscribed\n\n")
-		flusher.Flush()
+		if out.write(fmt.Sprintf(": subscribed\nretry: %d\n\n", cfg.Retry.Milliseconds())) != nil {
+			return
+		}
+		if lc.cfg.Runner != nil {
+			if out.event("snapshot", snapshotData(sub)) != nil {
+				return
+			}
+		}
 		tick := time.NewTicker(cfg.Heartbeat)
 		defer tick.Stop()
 		for {
@@ -107,24 +175,24 @@ func NewSSEHandler(cfg SSEConfig) (http.Handler, error) {
 			case <-ctx.Done():
 				return
 			case <-tick.C:
-				if _, err := fmt.Fprint(w, ": ping\n\n"); err != nil {
+				if out.write(": ping\n\n") != nil {
 					return
 				}
-				flusher.Flush()
 			case ev, ok := <-sub.Events():
 				if !ok {
 					return
 				}
-				if err := writeEvent(w, ev); err != nil {
+				data, err := eventData(ev)
+				if err != nil || out.event(string(ev.Kind), data) != nil {
 					return
 				}
-				flusher.Flush()
 			}
 		}
 	}), nil
 }
 
-func writeEvent(w http.ResponseWriter, ev Event) error {
+// eventData is the JSON data of an event: {"object", "original"?} or, for Error, {"code", "error"}.
+func eventData(ev Event) ([]byte, error) {
 	var data []byte
 	var err error
 	if ev.Kind == Error {
@@ -141,11 +209,7 @@ func writeEvent(w http.ResponseWriter, ev Event) error {
 		}
 		data, err = json.Marshal(payload)
 	}
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(w, "event: %s\ndata: %s\n\n", ev.Kind, data)
-	return err
+	return data, err
 }
 
 func jsonError(w http.ResponseWriter, status, code int, msg string) {

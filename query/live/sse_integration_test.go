@@ -109,7 +109,10 @@ func TestSSEBridge(t *testing.T) {
 		t.Fatal("no event")
 		return ev
 	}
-	ev := read()
+	ev := read() // the stream starts with the current result set: nothing yet
+	assert.Equal(t, "snapshot", ev.name)
+	assert.Equal(t, []any{}, ev.data["objects"])
+	ev = read()
 	assert.Equal(t, "create", ev.name)
 	assert.Equal(t, o.ID(), ev.data["object"].(map[string]any)["objectId"])
 	ev = read()

@@ -25,6 +25,9 @@ type Subscription struct {
 	view       map[string]*wire.Object
 	done       bool
 	subscribed chan error
+	// touched, while the first snapshot loads, holds the ids events changed meanwhile: the events are newer
+	// than what the query may return for them (a deleted object must not come back from an older read).
+	touched map[string]bool
 }
 
 // SubscribeOption adjusts a subscription.
@@ -96,16 +99,20 @@ func (c *Client) Subscribe(ctx context.Context, className string, where map[stri
 		return fail(errors.New("live: the server did not confirm the subscription"))
 	}
 	if c.cfg.Runner != nil {
+		s.mu.Lock()
+		s.touched = map[string]bool{}
+		s.mu.Unlock()
 		objs, err := s.runQuery(ctx)
 		if err != nil {
 			return fail(fmt.Errorf("live: loading the snapshot: %w", err))
 		}
 		s.mu.Lock()
 		for _, o := range objs {
-			if _, seen := s.view[o.ID()]; !seen {
+			if !s.touched[o.ID()] {
 				s.view[o.ID()] = o
 			}
 		}
+		s.touched = nil
 		s.mu.Unlock()
 	}
 	return s, nil
@@ -178,6 +185,9 @@ func (s *Subscription) apply(ev Event) bool {
 		return true
 	}
 	id := ev.Object.ID()
+	if s.touched != nil {
+		s.touched[id] = true
+	}
 	switch ev.Kind {
 	case Create, Enter, Update:
 		if ev.Kind == Update && ev.Original == nil {

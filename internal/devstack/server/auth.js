@@ -1,13 +1,19 @@
 'use strict';
 // Wallet auth adapters in the shape of parse-server's custom auth adapter interface
-// (validateAuthData / validateAppId), as a Moralis v1 server had them:
-//   moralisEth: authData {id: 0x address, signature: 65-byte hex personal_sign, data: signed text}
-//   moralisSol: authData {id: base58 ed25519 public key, signature: base58|hex|base64, data: signed text}
+// (validateAuthData / validateAppId), as a Moralis v1 server had them, plus a one-time ticket:
+//   moralisEth: authData {id: 0x address, signature: 65-byte hex personal_sign, data: signed text, ticket}
+//   moralisSol: authData {id: base58 ed25519 public key, signature: base58|hex|base64, data: signed text, ticket}
+// A valid signature is not enough: a captured authData would log in again forever. The adapter also consumes the
+// ticket (tickets.js), which this deployment issued for exactly this chain, address and text and which expires:
+// once consumed (atomically, in the database), the same authData is refused on every instance. The signature is
+// checked first, so a forged request cannot burn a ticket. Only the address is stored as the user's authData
+// ({save: {id}}): signatures, texts and tickets never reach the users table.
 // Failures throw Parse.Error 101 (OBJECT_NOT_FOUND), so parse-server answers 404 {"code":101,...}.
-const crypto = require('crypto');
 const { secp256k1 } = require('@noble/curves/secp256k1');
+const { ed25519 } = require('@noble/curves/ed25519');
 const { keccak_256 } = require('@noble/hashes/sha3');
 const bs58 = require('bs58').default;
+const tickets = require('./tickets');
 
 const OBJECT_NOT_FOUND = 101;
 
@@ -65,22 +71,6 @@ function recoverPersonalSigner(message, signature) {
   }
 }
 
-const moralisEth = {
-  validateAuthData(authData) {
-    if (!hasFields(authData)) {
-      throw parseError(OBJECT_NOT_FOUND, 'moralisEth: authData requires id, signature, data');
-    }
-    const signer = recoverPersonalSigner(authData.data, authData.signature);
-    if (signer === null || signer !== authData.id.toLowerCase()) {
-      throw parseError(OBJECT_NOT_FOUND, 'moralisEth: signature does not match address');
-    }
-    return Promise.resolve();
-  },
-  validateAppId() {
-    return Promise.resolve();
-  },
-};
-
 // signatureCandidates decodes a 64-byte ed25519 signature given as hex (optional 0x), base58 or
 // base64 (standard or URL-safe); every decoding that yields 64 bytes is a candidate.
 function signatureCandidates(s) {
@@ -108,57 +98,157 @@ function signatureCandidates(s) {
   return out;
 }
 
-// ed25519PublicKey turns a base58 Solana address into a KeyObject, or null when it is not 32 bytes.
-function ed25519PublicKey(address) {
+// ED25519_L is the order of the prime-order subgroup of edwards25519.
+const ED25519_L = ed25519.Point.Fn.ORDER;
+
+// strictPoint decodes b (32 bytes) as an edwards25519 point and returns it only when b is the point's canonical
+// encoding (RFC 8032 decoding: y < p, no x = 0 with the sign bit) and the point is not of small order (its order
+// does not divide 8); else null. Keys and R values that fail this let a signature be forged without a private key.
+function strictPoint(b) {
+  let p;
+  try {
+    p = ed25519.Point.fromBytes(b, false);
+  } catch (e) {
+    return null;
+  }
+  if (Buffer.compare(Buffer.from(p.toBytes()), Buffer.from(b)) !== 0 || p.isSmallOrder()) {
+    return null;
+  }
+  return p;
+}
+
+// solanaPublicKey decodes a base58 Solana address into the 32 bytes of an ed25519 public key that can sign, or
+// null (not base58, not 32 bytes, not a canonical point, or a point of small order such as
+// 11111111111111111111111111111111).
+function solanaPublicKey(address) {
   let raw;
   try {
     raw = Buffer.from(bs58.decode(address));
   } catch (e) {
     return null;
   }
-  if (raw.length !== 32) {
+  if (raw.length !== 32 || strictPoint(raw) === null) {
     return null;
   }
-  try {
-    return crypto.createPublicKey({
-      key: { kty: 'OKP', crv: 'Ed25519', x: raw.toString('base64url') },
-      format: 'jwk',
-    });
-  } catch (e) {
-    return null;
-  }
+  return raw;
 }
 
-// verifySolana reports whether signature (base58, hex or base64) is address's ed25519 signature
-// over the UTF-8 bytes of message.
+// canonicalSignature reports whether sig (64 bytes, R || S) has the form a real signer produces: R a canonical
+// point not of small order, S below L.
+function canonicalSignature(sig) {
+  if (sig.length !== 64 || strictPoint(sig.subarray(0, 32)) === null) {
+    return false;
+  }
+  const s = BigInt('0x' + Buffer.from(sig.subarray(32)).reverse().toString('hex'));
+  return s < ED25519_L;
+}
+
+// verifySolana reports whether signature (base58, hex or base64) is address's ed25519 signature over the UTF-8
+// bytes of message. It refuses small-order and non-canonical keys, R values and S >= L before verifying (RFC 8032
+// strict rules, @noble/curves with zip215 off).
 function verifySolana(message, signature, address) {
-  const key = ed25519PublicKey(address);
+  const key = solanaPublicKey(address);
   if (key === null) {
     return false;
   }
   const msg = Buffer.from(message, 'utf8');
   return signatureCandidates(signature).some(sig => {
+    if (!canonicalSignature(sig)) {
+      return false;
+    }
     try {
-      return crypto.verify(null, msg, key, sig);
+      return ed25519.verify(sig, msg, key, { zip215: false });
     } catch (e) {
       return false;
     }
   });
 }
 
-const moralisSol = {
-  validateAuthData(authData) {
-    if (!hasFields(authData)) {
-      throw parseError(OBJECT_NOT_FOUND, 'moralisSol: authData requires id, signature, data');
-    }
-    if (!verifySolana(authData.data, authData.signature, authData.id)) {
-      throw parseError(OBJECT_NOT_FOUND, 'moralisSol: signature does not match address');
-    }
-    return Promise.resolve();
-  },
-  validateAppId() {
-    return Promise.resolve();
-  },
-};
+// CHAIN maps a provider to the chain name tickets are issued for.
+const CHAIN = { moralisEth: 'evm', moralisSol: 'solana' };
 
-module.exports = { moralisEth, moralisSol, recoverPersonalSigner, hashPersonalMessage, verifySolana };
+// defaultConsume consumes a ticket through the database of the parse-server that runs the adapter.
+function defaultConsume(request, t) {
+  const database = request && request.config && request.config.database;
+  if (!database) {
+    throw parseError(OBJECT_NOT_FOUND, 'wallet auth: no database to check the ticket against');
+  }
+  // Tickets issued and never used are deleted now and then, off the sign-in's path.
+  tickets.purgeExpired(database).catch(err => console.error('wallet auth: purging expired tickets:', err && err.message));
+  return tickets.consumeTicket(database, t);
+}
+
+// makeAdapters builds moralisEth and moralisSol. consume(request, {ticket, chain, address, message}) must resolve
+// true exactly once per issued ticket (tests pass a fake; the server uses its database).
+function makeAdapters({ consume = defaultConsume } = {}) {
+  async function checkTicket(provider, authData, address, request, contract = false) {
+    if (typeof authData.ticket !== 'string' || authData.ticket === '') {
+      throw parseError(OBJECT_NOT_FOUND, `${provider}: authData requires a ticket issued by this server`);
+    }
+    const t = { ticket: authData.ticket, chain: CHAIN[provider], address, message: authData.data };
+    if (contract) {
+      t.contract = true;
+    }
+    const ok = await consume(request, t);
+    if (!ok) {
+      throw parseError(OBJECT_NOT_FOUND, `${provider}: ticket unknown, used or expired`);
+    }
+    // Store the address only: no signature, text or ticket in the users table.
+    return { save: { id: authData.id } };
+  }
+  const moralisEth = {
+    async validateAuthData(authData, options, request) {
+      if (!hasFields(authData)) {
+        throw parseError(OBJECT_NOT_FOUND, 'moralisEth: authData requires id, signature, data');
+      }
+      const signer = recoverPersonalSigner(authData.data, authData.signature);
+      if (signer === null || signer !== authData.id.toLowerCase()) {
+        // A smart-contract account (ERC-1271 / ERC-6492) signs with a signature ecrecover cannot check. The Go
+        // endpoint verified it on chain and issued a ticket marked contract (master key only) for exactly this
+        // address and text: that ticket, and no other, lets it in.
+        if (/^0x[0-9a-fA-F]{40}$/.test(authData.id)) {
+          try {
+            return await checkTicket('moralisEth', authData, authData.id.toLowerCase(), request, true);
+          } catch (err) {
+            // fall through to the signature error
+          }
+        }
+        throw parseError(OBJECT_NOT_FOUND, 'moralisEth: signature does not match address');
+      }
+      return checkTicket('moralisEth', authData, signer, request);
+    },
+    validateAppId() {
+      return Promise.resolve();
+    },
+  };
+  const moralisSol = {
+    async validateAuthData(authData, options, request) {
+      if (!hasFields(authData)) {
+        throw parseError(OBJECT_NOT_FOUND, 'moralisSol: authData requires id, signature, data');
+      }
+      if (solanaPublicKey(authData.id) === null) {
+        throw parseError(OBJECT_NOT_FOUND, 'moralisSol: public key cannot sign (not a canonical point of large order)');
+      }
+      if (!verifySolana(authData.data, authData.signature, authData.id)) {
+        throw parseError(OBJECT_NOT_FOUND, 'moralisSol: signature does not match address');
+      }
+      return checkTicket('moralisSol', authData, authData.id, request);
+    },
+    validateAppId() {
+      return Promise.resolve();
+    },
+  };
+  return { moralisEth, moralisSol };
+}
+
+const { moralisEth, moralisSol } = makeAdapters();
+
+module.exports = {
+  moralisEth,
+  moralisSol,
+  makeAdapters,
+  recoverPersonalSigner,
+  hashPersonalMessage,
+  verifySolana,
+  solanaPublicKey,
+};

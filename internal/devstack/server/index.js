@@ -18,6 +18,7 @@ const fs = require('fs');
 const path = require('path');
 const { ParseServer, FileSystemAdapter } = require('parse-server');
 const { moralisEth, moralisSol } = require('./auth');
+const { ensureClasses } = require('./tickets');
 const { JsonLineMailAdapter } = require('./mail');
 
 function required(name) {
@@ -56,7 +57,12 @@ const options = {
   port,
   host,
   mountPath,
-  cloud: path.join(__dirname, 'cloud', 'main.js'),
+  // Cloud code, then the wallet sign-in classes (tickets.js) with master-key-only permissions: parse-server runs
+  // this function while it starts, before it listens, so no request can create those classes first.
+  cloud: async () => {
+    require(path.join(__dirname, 'cloud', 'main.js'));
+    await ensureClasses(require('parse-server/lib/Config').get(options.appId));
+  },
   allowClientClassCreation: true,
   // A Moralis server accepts client-chosen object ids: _EthAddress/_SolAddress objects are keyed by the address.
   allowCustomObjectId: true,

@@ -10,8 +10,46 @@ const path = require('path');
 const { secp256k1 } = require('@noble/curves/secp256k1');
 const { keccak_256 } = require('@noble/hashes/sha3');
 const bs58 = require('bs58').default;
-const { moralisEth, moralisSol, recoverPersonalSigner, hashPersonalMessage } = require('../auth');
+const { ed25519, ED25519_TORSION_SUBGROUP } = require('@noble/curves/ed25519');
+const { makeAdapters, recoverPersonalSigner, hashPersonalMessage, verifySolana, solanaPublicKey } = require('../auth');
+const { consumeTicket, purgeExpired } = require('../tickets');
 const { JsonLineMailAdapter } = require('../mail');
+
+// fakeTickets stands in for the database: issue(chain, address, message) returns a ticket that consume accepts
+// once, for exactly that chain, address and message.
+function fakeTickets() {
+  const live = new Map();
+  let n = 0;
+  const store = {
+    calls: 0,
+    issue(chain, address, message) {
+      const ticket = String(++n).padStart(10, '0') + 'S'.repeat(22);
+      live.set(ticket, { chain, address, message });
+      return ticket;
+    },
+    async consume(request, t) {
+      store.calls++;
+      const b = live.get(t.ticket);
+      if (!b || b.chain !== t.chain || b.address !== t.address || b.message !== t.message) {
+        return false;
+      }
+      live.delete(t.ticket);
+      return true;
+    },
+  };
+  return store;
+}
+
+// adapters with a fresh fake ticket store; withTicket(authData, chain) adds a ticket issued for it.
+function setup() {
+  const store = fakeTickets();
+  const { moralisEth, moralisSol } = makeAdapters({ consume: store.consume });
+  const withTicket = (authData, chain) => ({
+    ...authData,
+    ticket: store.issue(chain, chain === 'evm' ? authData.id.toLowerCase() : authData.id, authData.data),
+  });
+  return { store, moralisEth, moralisSol, eth: a => withTicket(a, 'evm'), sol: a => withTicket(a, 'solana') };
+}
 
 // web3.js documentation vector: web3.eth.accounts.sign('Some data', key).
 const WEB3_KEY = '4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318';
@@ -48,31 +86,61 @@ test('EIP-191 hash and recovery match the web3.js vector', () => {
 });
 
 test('moralisEth accepts a real signature, checksummed id, v 27/28 and 0/1', async () => {
-  await moralisEth.validateAuthData({ id: WEB3_ADDR, signature: WEB3_SIG, data: 'Some data' });
+  const { moralisEth, eth } = setup();
+  await moralisEth.validateAuthData(eth({ id: WEB3_ADDR, signature: WEB3_SIG, data: 'Some data' }));
   const msg = 'Moralis Authentication\n\nId: testAppId:2026-11-21T22:38:01.828Z';
   const addr = addressOf(WEB3_KEY);
-  await moralisEth.validateAuthData({ id: addr, signature: personalSign(WEB3_KEY, msg, 27), data: msg });
-  await moralisEth.validateAuthData({ id: addr, signature: personalSign(WEB3_KEY, msg, 0), data: msg });
+  await moralisEth.validateAuthData(eth({ id: addr, signature: personalSign(WEB3_KEY, msg, 27), data: msg }));
+  await moralisEth.validateAuthData(eth({ id: addr, signature: personalSign(WEB3_KEY, msg, 0), data: msg }));
   // Multi-byte UTF-8: the length in the prefix counts bytes, not characters.
   const utf = 'Grüße ✓';
-  await moralisEth.validateAuthData({ id: addr, signature: personalSign(WEB3_KEY, utf, 27), data: utf });
+  await moralisEth.validateAuthData(eth({ id: addr, signature: personalSign(WEB3_KEY, utf, 27), data: utf }));
 });
 
 test('moralisEth rejects a wrong signer, tampered data and malformed signatures', async () => {
+  const { moralisEth, eth, store } = setup();
   const other = '0000000000000000000000000000000000000000000000000000000000000001';
   const otherAddr = addressOf(other);
   assert.equal(otherAddr, '0x7e5f4552091a69125d5dfcb7b8c2659029395bdf'); // well-known address of key 1
   const mismatch = 'moralisEth: signature does not match address';
-  await rejectsWith(() => moralisEth.validateAuthData({ id: otherAddr, signature: WEB3_SIG, data: 'Some data' }), 101, mismatch);
-  await rejectsWith(() => moralisEth.validateAuthData({ id: WEB3_ADDR, signature: WEB3_SIG, data: 'Some datA' }), 101, mismatch);
-  await rejectsWith(() => moralisEth.validateAuthData({ id: WEB3_ADDR, signature: '0x1234', data: 'Some data' }), 101, mismatch);
+  await rejectsWith(() => moralisEth.validateAuthData(eth({ id: otherAddr, signature: WEB3_SIG, data: 'Some data' })), 101, mismatch);
+  await rejectsWith(() => moralisEth.validateAuthData(eth({ id: WEB3_ADDR, signature: WEB3_SIG, data: 'Some datA' })), 101, mismatch);
+  await rejectsWith(() => moralisEth.validateAuthData(eth({ id: WEB3_ADDR, signature: '0x1234', data: 'Some data' })), 101, mismatch);
   const badV = WEB3_SIG.slice(0, -2) + '05';
-  await rejectsWith(() => moralisEth.validateAuthData({ id: WEB3_ADDR, signature: badV, data: 'Some data' }), 101, mismatch);
+  await rejectsWith(() => moralisEth.validateAuthData(eth({ id: WEB3_ADDR, signature: badV, data: 'Some data' })), 101, mismatch);
   const zeroR = '0x' + '00'.repeat(64) + '1b';
-  await rejectsWith(() => moralisEth.validateAuthData({ id: WEB3_ADDR, signature: zeroR, data: 'Some data' }), 101, mismatch);
+  await rejectsWith(() => moralisEth.validateAuthData(eth({ id: WEB3_ADDR, signature: zeroR, data: 'Some data' })), 101, mismatch);
+  // A refused signature never reaches the ticket store: it cannot burn someone's ticket.
+  assert.equal(store.calls, 0);
+});
+
+test('moralisEth: the ticket is required, consumed once, bound to address, chain and text', async () => {
+  const { moralisEth, moralisSol, store } = setup();
+  const msg = 'Moralis Authentication\n\nId: testAppId:abc';
+  const addr = addressOf(WEB3_KEY);
+  const authData = { id: addr, signature: personalSign(WEB3_KEY, msg), data: msg };
+  await rejectsWith(() => moralisEth.validateAuthData(authData), 101, 'moralisEth: authData requires a ticket issued by this server');
+  const used = 'moralisEth: ticket unknown, used or expired';
+  await rejectsWith(() => moralisEth.validateAuthData({ ...authData, ticket: 'x'.repeat(32) }), 101, used);
+  // Issued for another address, another chain, another text: refused (and still good for its own).
+  const other = addressOf('0000000000000000000000000000000000000000000000000000000000000001');
+  for (const t of [store.issue('evm', other, msg), store.issue('solana', addr, msg), store.issue('evm', addr, msg + ' ')]) {
+    await rejectsWith(() => moralisEth.validateAuthData({ ...authData, ticket: t }), 101, used);
+  }
+  const ticket = store.issue('evm', addr, msg);
+  const saved = await moralisEth.validateAuthData({ ...authData, ticket });
+  assert.deepEqual(saved, { save: { id: addr } }, 'only the address is stored');
+  // The captured authData, replayed: refused, on either provider.
+  await rejectsWith(() => moralisEth.validateAuthData({ ...authData, ticket }), 101, used);
+  await rejectsWith(() => moralisSol.validateAuthData({ ...authData, ticket }), 101, 'moralisSol: public key cannot sign (not a canonical point of large order)');
+  // Concurrent submissions of one ticket: exactly one wins.
+  const t2 = store.issue('evm', addr, msg);
+  const results = await Promise.allSettled(Array.from({ length: 10 }, () => moralisEth.validateAuthData({ ...authData, ticket: t2 })));
+  assert.equal(results.filter(r => r.status === 'fulfilled').length, 1);
 });
 
 test('moralisEth requires id, signature and data', async () => {
+  const { moralisEth } = setup();
   const missing = 'moralisEth: authData requires id, signature, data';
   for (const authData of [undefined, {}, { id: WEB3_ADDR, signature: WEB3_SIG }, { id: WEB3_ADDR, signature: '', data: 'x' }, { id: 1, signature: WEB3_SIG, data: 'x' }]) {
     await rejectsWith(() => moralisEth.validateAuthData(authData), 101, missing);
@@ -93,27 +161,145 @@ function ed25519FromSeed(seedHex) {
 }
 
 test('moralisSol accepts the RFC 8032 vector in base58, hex, 0x-hex and base64', async () => {
+  const { moralisSol, sol } = setup();
   const id = bs58.encode(Buffer.from(RFC_PUB, 'hex'));
   const sig = Buffer.from(RFC_SIG, 'hex');
   for (const signature of [bs58.encode(sig), RFC_SIG, '0x' + RFC_SIG, sig.toString('base64'), sig.toString('base64url')]) {
-    await moralisSol.validateAuthData({ id, signature, data: 'r' });
+    await moralisSol.validateAuthData(sol({ id, signature, data: 'r' }));
   }
 });
 
 test('moralisSol with a key made here: accepts, then rejects tampering and other keys', async () => {
+  const { moralisSol, sol, store } = setup();
   const a = ed25519FromSeed('11'.repeat(32));
   const b = ed25519FromSeed('22'.repeat(32));
   const msg = 'Moralis Authentication\n\nId: testAppId:2026-11-21T22:38:01.828Z';
   const sig = crypto.sign(null, Buffer.from(msg, 'utf8'), a.priv);
-  await moralisSol.validateAuthData({ id: a.address, signature: bs58.encode(sig), data: msg });
+  const good = sol({ id: a.address, signature: bs58.encode(sig), data: msg });
+  assert.deepEqual(await moralisSol.validateAuthData(good), { save: { id: a.address } });
+  await rejectsWith(() => moralisSol.validateAuthData(good), 101, 'moralisSol: ticket unknown, used or expired');
+  const calls = store.calls;
   const mismatch = 'moralisSol: signature does not match address';
-  await rejectsWith(() => moralisSol.validateAuthData({ id: a.address, signature: bs58.encode(sig), data: msg + '!' }), 101, mismatch);
-  await rejectsWith(() => moralisSol.validateAuthData({ id: b.address, signature: bs58.encode(sig), data: msg }), 101, mismatch);
-  await rejectsWith(() => moralisSol.validateAuthData({ id: 'not-base58!', signature: bs58.encode(sig), data: msg }), 101, mismatch);
-  await rejectsWith(() => moralisSol.validateAuthData({ id: a.address, signature: 'zz', data: msg }), 101, mismatch);
+  await rejectsWith(() => moralisSol.validateAuthData(sol({ id: a.address, signature: bs58.encode(sig), data: msg + '!' })), 101, mismatch);
+  await rejectsWith(() => moralisSol.validateAuthData(sol({ id: b.address, signature: bs58.encode(sig), data: msg })), 101, mismatch);
+  await rejectsWith(() => moralisSol.validateAuthData(sol({ id: a.address, signature: 'zz', data: msg })), 101, mismatch);
+  const cannot = 'moralisSol: public key cannot sign (not a canonical point of large order)';
+  await rejectsWith(() => moralisSol.validateAuthData(sol({ id: 'not-base58!', signature: bs58.encode(sig), data: msg })), 101, cannot);
+  assert.equal(store.calls, calls, 'refused signatures never reach the ticket store');
   const missing = 'moralisSol: authData requires id, signature, data';
   await rejectsWith(() => moralisSol.validateAuthData({ id: a.address, data: msg }), 101, missing);
   await rejectsWith(() => moralisSol.validateAuthData(null), 101, missing);
+});
+
+// OpenSSL (crypto.verify) accepts a "signature" with no private key for every small-order public key: R a
+// small-order point, S = 0. These vectors show the attack is real, then that the adapter refuses it.
+function forgeSmallOrder(pub, msg) {
+  const key = crypto.createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(pub).toString('base64url') }, format: 'jwk' });
+  for (const r of ED25519_TORSION_SUBGROUP) {
+    const sig = Buffer.concat([Buffer.from(r, 'hex'), Buffer.alloc(32)]);
+    try {
+      if (crypto.verify(null, msg, key, sig)) return sig;
+    } catch (e) {
+      // not accepted
+    }
+  }
+  return null;
+}
+
+test('moralisSol refuses all 8 small-order public keys (keyless forgeries)', async () => {
+  assert.equal(bs58.encode(Buffer.alloc(32)), '11111111111111111111111111111111');
+  assert.equal(ED25519_TORSION_SUBGROUP.length, 8);
+  const { moralisSol, sol, store } = setup();
+  for (const hex of ED25519_TORSION_SUBGROUP) {
+    const pub = Buffer.from(hex, 'hex');
+    const id = bs58.encode(pub);
+    let forged = null;
+    let msg;
+    for (let i = 0; i < 64 && !forged; i++) {
+      msg = `Moralis Authentication\n\nId: testAppId:nonce${i}`;
+      forged = forgeSmallOrder(pub, Buffer.from(msg));
+    }
+    assert.ok(forged, `OpenSSL accepts a forgery for ${hex}`);
+    assert.equal(solanaPublicKey(id), null);
+    assert.equal(verifySolana(msg, bs58.encode(forged), id), false);
+    await rejectsWith(() => moralisSol.validateAuthData(sol({ id, signature: bs58.encode(forged), data: msg })), 101,
+      'moralisSol: public key cannot sign (not a canonical point of large order)');
+  }
+  assert.equal(store.calls, 0);
+});
+
+test('moralisSol refuses non-canonical keys and R, small-order R and S >= L; real keys still verify', () => {
+  const a = ed25519FromSeed('33'.repeat(32));
+  const msg = 'Moralis Authentication\n\nId: testAppId:xyz';
+  const sig = crypto.sign(null, Buffer.from(msg), a.priv);
+  assert.equal(verifySolana(msg, bs58.encode(sig), a.address), true);
+  const P = (1n << 255n) - 19n;
+  const le = n => Buffer.from(n.toString(16).padStart(64, '0'), 'hex').reverse();
+  const nonCanonical = [];
+  for (let k = 0n; k < 19n; k++) {
+    const b = le(P + k);
+    nonCanonical.push(b, Buffer.concat([b.subarray(0, 31), Buffer.from([b[31] | 0x80])]));
+  }
+  const negZero = Buffer.from(ED25519_TORSION_SUBGROUP[0], 'hex'); // the identity with the sign bit: x = -0
+  negZero[31] |= 0x80;
+  nonCanonical.push(negZero);
+  for (const enc of nonCanonical) {
+    assert.equal(solanaPublicKey(bs58.encode(enc)), null, `key ${enc.toString('hex')}`);
+    const r = Buffer.concat([enc, sig.subarray(32)]);
+    assert.equal(verifySolana(msg, bs58.encode(r), a.address), false, `R ${enc.toString('hex')}`);
+  }
+  for (const hex of ED25519_TORSION_SUBGROUP) {
+    const r = Buffer.concat([Buffer.from(hex, 'hex'), sig.subarray(32)]);
+    assert.equal(verifySolana(msg, bs58.encode(r), a.address), false, `small-order R ${hex}`);
+  }
+  const L = ed25519.Point.Fn.ORDER;
+  const s = BigInt('0x' + Buffer.from(sig.subarray(32)).reverse().toString('hex'));
+  for (const bad of [s + L, L, (1n << 256n) - 1n]) {
+    if (bad >= 1n << 256n) continue;
+    const forged = Buffer.concat([sig.subarray(0, 32), le(bad)]);
+    assert.equal(verifySolana(msg, bs58.encode(forged), a.address), false, `S = ${bad}`);
+  }
+  // 100 random keys still sign in.
+  for (let i = 0; i < 100; i++) {
+    const k = ed25519FromSeed(crypto.randomBytes(32).toString('hex'));
+    const m = `m${i}`;
+    assert.equal(verifySolana(m, bs58.encode(crypto.sign(null, Buffer.from(m), k.priv)), k.address), true);
+  }
+});
+
+test('consumeTicket: one DELETE with every binding; no row, a missing table or a bad ticket is false', async () => {
+  const calls = [];
+  const db = answer => ({
+    async destroy(cls, where, opts) {
+      calls.push({ cls, where, opts });
+      return answer();
+    },
+  });
+  const t = { ticket: 'abcdefghij' + 'S'.repeat(22), chain: 'evm', address: '0xabc', message: 'm', now: new Date(0) };
+  assert.equal(await consumeTicket(db(() => 1), t), true);
+  assert.deepEqual(calls[0].where, { objectId: 'abcdefghij', secret: 'S'.repeat(22), chain: 'evm', address: '0xabc', message: 'm',
+    expiresAt: { $gt: { __type: 'Date', iso: '1970-01-01T00:00:00.000Z' } } });
+  assert.equal(calls[0].cls, 'MoralisAuthTicket');
+  const notFound = Object.assign(new Error('Object not found.'), { code: 101 });
+  assert.equal(await consumeTicket(db(() => { throw notFound; }), t), false);
+  assert.equal(await consumeTicket(db(() => undefined), t), false);
+  for (const bad of ['', 'short', '../classes/_User/abcdefghijklmnopq', 'abcdefghij' + 'S'.repeat(21) + '!', 42, null]) {
+    assert.equal(await consumeTicket(db(() => 1), { ...t, ticket: bad }), false);
+  }
+  assert.equal(calls.length, 3, 'a malformed ticket never reaches the database');
+  await assert.rejects(consumeTicket(db(() => { throw new Error('connection lost'); }), t), /connection lost/);
+});
+
+test('purgeExpired deletes expired tickets at most once a minute', async () => {
+  const wheres = [];
+  const db = { async destroy(cls, where) { wheres.push({ cls, where }); return 3; } };
+  const t0 = new Date(Date.UTC(2030, 0, 1));
+  assert.equal(await purgeExpired(db, t0), 3);
+  assert.deepEqual(wheres[0], { cls: 'MoralisAuthTicket', where: { expiresAt: { $lt: { __type: 'Date', iso: t0.toISOString() } } } });
+  assert.equal(await purgeExpired(db, new Date(t0.getTime() + 30000)), 0);
+  assert.equal(wheres.length, 1);
+  const none = { async destroy() { throw Object.assign(new Error('Object not found.'), { code: 101 }); } };
+  assert.equal(await purgeExpired(none, new Date(t0.getTime() + 61000)), 0);
 });
 
 test('mail adapter appends one JSON line per mail', async () => {

@@ -1,0 +1,497 @@
+package auth
+
+// Attacks on wallet sign-in, performed against the real stack: the Go endpoint (Handler over ClientBackend),
+// both parse-server instances with this project's moralisEth / moralisSol adapters, and PostgreSQL. Each test
+// asserts the refusal, and a control shows the same path still signs a real wallet in.
+//
+//   - keyless Solana sign-in with the 8 small-order public keys (and non-canonical R, S >= L);
+//   - replay of a captured authData straight at parse-server (no ticket, a used ticket, an expired ticket,
+//     a ticket for another address / chain / text, a forged ticket, 16 concurrent submissions);
+//   - SIWE or Moralis-style text the endpoint never issued (statement, resources, expiration changed, nonce
+//     kept), and a nonce moved to another address or chain.
+//
+// Run with the stack up (`make up`): go test -run WalletAttack -v ./auth/
+
+import (
+	"bytes"
+	"crypto/ed25519"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/big"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/c13f5054/moralis-go/client"
+	"github.com/c13f5054/moralis-go/internal/devstack"
+	"github.com/mr-tron/base58"
+)
+
+// parseAnswer is an answer of parse-server to a request made by hand.
+type parseAnswer struct {
+	status int
+	body   map[string]any
+	raw    string
+}
+
+func (a parseAnswer) code() float64 { c, _ := a.body["code"].(float64); return c }
+func (a parseAnswer) err() string   { s, _ := a.body["error"].(string); return s }
+func (a parseAnswer) ok() bool      { return a.status == 200 || a.status == 201 }
+
+// atkStack is the stack as an attacker sees it: both parse-server URLs and the public keys.
+type atkStack struct {
+	env     devstack.Env
+	servers []string
+	master  *client.Client
+	cfg     client.Config // JavaScript key + master key, for an endpoint's ClientBackend
+	c       *client.Client
+}
+
+func newAtkStack(t *testing.T) *atkStack {
+	t.Helper()
+	c, cfg, env := stackClient(t)
+	return &atkStack{env: env, servers: []string{env.ServerURL, env.RequireServerURL2(t)}, master: masterClient(t, env),
+		cfg: cfg, c: c}
+}
+
+// post sends body as JSON to parse-server (instance i) with the JavaScript key, as any client can.
+func (s *atkStack) post(t *testing.T, i int, path string, body any) parseAnswer {
+	t.Helper()
+	b, err := json.Marshal(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, s.servers[i%len(s.servers)]+"/"+path, bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Parse-Application-Id", s.env.AppID)
+	req.Header.Set("X-Parse-JavaScript-Key", s.env.JavaScriptKey)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	a := parseAnswer{status: resp.StatusCode, raw: string(raw)}
+	_ = json.Unmarshal(raw, &a.body)
+	return a
+}
+
+// logIn posts authData of provider straight to parse-server's /users (instance i): the backend door.
+func (s *atkStack) logIn(t *testing.T, i int, provider string, authData map[string]any) parseAnswer {
+	t.Helper()
+	return s.post(t, i, "users", map[string]any{"authData": map[string]any{provider: authData}})
+}
+
+// requestMessage asks parse-server (instance i) for a message and ticket, as an SDK client does.
+func (s *atkStack) requestMessage(t *testing.T, i int, chain Chain, address string) (msg, ticket string) {
+	t.Helper()
+	a := s.post(t, i, "functions/"+RequestMessageFunction, map[string]any{"chain": string(chain), "address": address})
+	res, _ := a.body["result"].(map[string]any)
+	msg, _ = res["message"].(string)
+	ticket, _ = res["ticket"].(string)
+	if a.status != 200 || msg == "" || ticket == "" {
+		t.Fatalf("%s: %d %s", RequestMessageFunction, a.status, a.raw)
+	}
+	return msg, ticket
+}
+
+// ticketExists reports whether the ticket's object is still stored (read with the master key).
+func (s *atkStack) ticketExists(t *testing.T, ticket string) bool {
+	t.Helper()
+	_, err := s.master.Get(t.Context(), DefaultTicketClass, ticket[:10])
+	if err != nil && !strings.Contains(err.Error(), "101") {
+		t.Fatalf("reading ticket: %v", err)
+	}
+	return err == nil
+}
+
+// endpoint is the Go sign-in endpoint over the real backend (ClientBackend with the master key).
+func (s *atkStack) endpoint(t *testing.T, mod func(o *HandlerOptions)) *testEnv {
+	t.Helper()
+	be, err := NewClientBackend(s.cfg, &Options{NoAddressObjects: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return newTestEnvBackend(t, be, s.cfg.AppID, mod)
+}
+
+func wantRefused(t *testing.T, what string, a parseAnswer, wantErr string) {
+	t.Helper()
+	if a.status != 404 || a.code() != 101 || a.err() != wantErr {
+		t.Fatalf("%s: got %d %s; want 404 {code 101, %q}", what, a.status, a.raw, wantErr)
+	}
+	if _, ok := a.body["sessionToken"]; ok {
+		t.Fatalf("%s: got a session: %s", what, a.raw)
+	}
+}
+
+const (
+	errTicketUsed    = "ticket unknown, used or expired"
+	errSolKeyCannot  = "moralisSol: public key cannot sign (not a canonical point of large order)"
+	errSolMismatch   = "moralisSol: signature does not match address"
+	errNotIssuedText = "Message does not match the one issued"
+)
+
+// ---- 1. Keyless Solana sign-in ----
+
+// The 8 small-order public keys, with "signatures" that crypto/ed25519 (and OpenSSL) accept without any private
+// key, are refused by the endpoint (before any nonce or backend work) and by both parse-server instances even
+// with a valid ticket issued for that key and text, which the refusal leaves unconsumed.
+func TestWalletAttackKeylessSolanaSmallOrderKeys(t *testing.T) {
+	s := newAtkStack(t)
+	e := s.endpoint(t, nil)
+	realSol, _ := GenerateSolSigner()
+	for i, h := range smallOrderPointsHex {
+		pub := edHex(t, h)
+		addr := base58.Encode(pub)
+		// A message (with a real nonce of the endpoint, issued for a real key) that the forgery works for.
+		var msg string
+		var sig []byte
+		for try := 0; try < 40 && sig == nil; try++ {
+			msg, _ = e.getMessage("solana", realSol.PublicKey())
+			sig = forgeSmallOrder(t, pub, []byte(msg))
+		}
+		if sig == nil {
+			t.Fatalf("key %s: no forgery found", h)
+		}
+		if !ed25519.Verify(pub, []byte(msg), sig) {
+			t.Fatal("the forgery is not accepted by crypto/ed25519: the attack is not shown")
+		}
+		// Through the endpoint: the address itself is refused.
+		if a := e.do("GET", "/message?chain=solana&address="+addr, "", "", nil); a.status != 400 || a.body["error"] != "Invalid address" {
+			t.Fatalf("GET /message for %s: %d %s", addr, a.status, a.raw)
+		}
+		before := e.cb.n.Load()
+		a := e.postJSON("/signin", body("solana", addr, msg, base58.Encode(sig)), nil)
+		if a.status != 400 || a.body["error"] != "Invalid address" {
+			t.Fatalf("endpoint sign-in with small-order key %s: %d %s", addr, a.status, a.raw)
+		}
+		if e.cb.n.Load() != before {
+			t.Fatal("a keyless sign-in reached the backend")
+		}
+		// The backend's own message function will not issue a ticket for it.
+		if a := s.post(t, i, "functions/"+RequestMessageFunction, map[string]any{"chain": "solana", "address": addr}); a.status != 400 || a.err() != "Invalid address" {
+			t.Fatalf("%s for %s: %d %s", RequestMessageFunction, addr, a.status, a.raw)
+		}
+		// Straight at parse-server, with a ticket the master key issued for exactly this key and text: only the
+		// key check stands in the way. Both instances refuse, and the ticket is not consumed.
+		forgedTicket := issueRawTicket(t, s, ChainSolana, addr, msg)
+		for inst := range s.servers {
+			wantRefused(t, fmt.Sprintf("instance %d, key %s", inst+1, h), s.logIn(t, inst, ProviderSol,
+				map[string]any{"id": addr, "signature": base58.Encode(sig), "data": msg, "ticket": forgedTicket}), errSolKeyCannot)
+		}
+		if !s.ticketExists(t, forgedTicket) {
+			t.Fatal("the refused forgery consumed the ticket: the signature was not checked first")
+		}
+	}
+	// Control: a real key signs in through both doors.
+	msg, _ := e.getMessage("solana", realSol.PublicKey())
+	if a := e.postJSON("/signin", body("solana", realSol.PublicKey(), msg, solSign(t, realSol, msg)), nil); a.status != 200 {
+		t.Fatalf("real key through the endpoint: %d %s", a.status, a.raw)
+	}
+	m2, t2 := s.requestMessage(t, 1, ChainSolana, realSol.PublicKey())
+	if a := s.logIn(t, 1, ProviderSol, map[string]any{"id": realSol.PublicKey(), "signature": solSign(t, realSol, m2), "data": m2, "ticket": t2}); !a.ok() {
+		t.Fatalf("real key at parse-server: %d %s", a.status, a.raw)
+	}
+}
+
+// issueRawTicket stores a ticket for any address (also one the Go side refuses), as the endpoint would, with the
+// master key.
+func issueRawTicket(t *testing.T, s *atkStack, chain Chain, address, msg string) string {
+	t.Helper()
+	secret, err := NewNonceValue()
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := client.NewObject(DefaultTicketClass)
+	o.Set("secret", secret)
+	o.Set("expiresAt", time.Now().Add(time.Minute).UTC())
+	o.Set("chain", string(chain))
+	o.Set("address", address)
+	o.Set("message", msg)
+	o.SetACL(client.NewACL())
+	if err := s.master.Save(t.Context(), o); err != nil {
+		t.Fatal(err)
+	}
+	return o.ID() + secret
+}
+
+// A real key with a malleated signature: small-order R, S + L (its twin), S = L. The endpoint answers "Invalid
+// signature"; both parse-server instances refuse it with a valid ticket in hand.
+func TestWalletAttackSolanaNonCanonicalSignature(t *testing.T) {
+	s := newAtkStack(t)
+	e := s.endpoint(t, nil)
+	sol, _ := GenerateSolSigner()
+	msg, ticket := s.requestMessage(t, 0, ChainSolana, sol.PublicKey())
+	good, _ := sol.SignMessage(t.Context(), []byte(msg))
+	sBig := new(big.Int).SetBytes(reverse(good[32:]))
+	variants := map[string][]byte{
+		"S+L":           append(append([]byte(nil), good[:32]...), le32(new(big.Int).Add(sBig, ed25519L))...),
+		"S=L":           append(append([]byte(nil), good[:32]...), le32(ed25519L)...),
+		"small-order R": append(edHex(t, smallOrderPointsHex[4]), good[32:]...),
+	}
+	for name, sig := range variants {
+		m, _ := e.getMessage("solana", sol.PublicKey())
+		bad := append([]byte(nil), sig...)
+		if a := e.postJSON("/signin", body("solana", sol.PublicKey(), m, base58.Encode(bad)), nil); a.status != 400 || a.body["error"] != "Invalid signature" {
+			t.Fatalf("endpoint, %s: %d %s", name, a.status, a.raw)
+		}
+		for inst := range s.servers {
+			wantRefused(t, fmt.Sprintf("instance %d, %s", inst+1, name), s.logIn(t, inst, ProviderSol,
+				map[string]any{"id": sol.PublicKey(), "signature": base58.Encode(bad), "data": msg, "ticket": ticket}), errSolMismatch)
+		}
+	}
+	// Control: the genuine signature with the same ticket.
+	if a := s.logIn(t, 1, ProviderSol, map[string]any{"id": sol.PublicKey(), "signature": base58.Encode(good), "data": msg, "ticket": ticket}); !a.ok() {
+		t.Fatalf("genuine signature: %d %s", a.status, a.raw)
+	}
+}
+
+// ---- 2. Replay at the backend ----
+
+// A signed message captured once (the old authData {id, signature, data}, or one with its ticket) does not log in
+// again at either parse-server instance; nor does a browser's signed request replayed past the endpoint; what the
+// users table keeps of a wallet login is its address only.
+func TestWalletAttackReplayCapturedAuthDataAtBackend(t *testing.T) {
+	s := newAtkStack(t)
+	ctx := ctxT(t)
+	w, _ := GenerateEthSigner()
+	msg, ticket := s.requestMessage(t, 0, ChainEVM, w.Address())
+	captured := map[string]any{"id": w.Address(), "signature": ethSign(t, w, msg), "data": msg, "ticket": ticket}
+	first := s.logIn(t, 0, ProviderEth, captured)
+	if !first.ok() {
+		t.Fatalf("first sign-in: %d %s", first.status, first.raw)
+	}
+	uid, _ := first.body["objectId"].(string)
+	for inst := range s.servers {
+		wantRefused(t, fmt.Sprintf("replay on instance %d", inst+1), s.logIn(t, inst, ProviderEth, captured), "moralisEth: "+errTicketUsed)
+		noTicket := map[string]any{"id": captured["id"], "signature": captured["signature"], "data": captured["data"]}
+		wantRefused(t, fmt.Sprintf("without a ticket on instance %d", inst+1), s.logIn(t, inst, ProviderEth, noTicket),
+			"moralisEth: authData requires a ticket issued by this server")
+	}
+	// The users table holds the address only: no signature, text or ticket to capture.
+	stored, err := s.master.Get(ctx, client.UserClass, uid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ad, _ := stored.Get("authData").(map[string]any)[ProviderEth].(map[string]any)
+	if len(ad) != 1 || ad["id"] != w.Address() {
+		t.Fatalf("stored authData %v", stored.Get("authData"))
+	}
+
+	// The endpoint door: a browser's signed request (all an eavesdropper of it has) replayed straight at
+	// parse-server, with no ticket or a made-up one, is refused; the endpoint itself refuses it too.
+	e := s.endpoint(t, nil)
+	m2, _ := e.getMessage("evm", w.Address())
+	sig2 := ethSign(t, w, m2)
+	if a := e.postJSON("/signin", body("evm", w.Address(), m2, sig2), nil); a.status != 200 {
+		t.Fatalf("endpoint sign-in: %d %s", a.status, a.raw)
+	}
+	for inst := range s.servers {
+		wantRefused(t, "browser request past the endpoint", s.logIn(t, inst, ProviderEth,
+			map[string]any{"id": w.Address(), "signature": sig2, "data": m2}), "moralisEth: authData requires a ticket issued by this server")
+		wantRefused(t, "browser request with a made-up ticket", s.logIn(t, inst, ProviderEth,
+			map[string]any{"id": w.Address(), "signature": sig2, "data": m2, "ticket": ticket}), "moralisEth: "+errTicketUsed)
+	}
+	if a := e.postJSON("/signin", body("evm", w.Address(), m2, sig2), nil); a.status != 401 || a.body["error"] != "Nonce unknown, used or expired" {
+		t.Fatalf("replay at the endpoint: %d %s", a.status, a.raw)
+	}
+}
+
+// A ticket is bound to its chain, address and exact text, expires, and cannot be made by the public: each misuse
+// is refused by the backend and leaves a good ticket good.
+func TestWalletAttackTicketBindingExpiryForgery(t *testing.T) {
+	s := newAtkStack(t)
+	ctx := ctxT(t)
+	a, _ := GenerateEthSigner()
+	b, _ := GenerateEthSigner()
+	sol, _ := GenerateSolSigner()
+	msg, ticket := s.requestMessage(t, 0, ChainEVM, a.Address())
+	used := "moralisEth: " + errTicketUsed
+	// Another address signs the same text with a's ticket.
+	wantRefused(t, "ticket of another address", s.logIn(t, 1, ProviderEth,
+		map[string]any{"id": b.Address(), "signature": ethSign(t, b, msg), "data": msg, "ticket": ticket}), used)
+	// a signs a text the backend did not issue, keeping the ticket (and the secret in it).
+	edited := strings.Replace(msg, "Moralis Authentication", "Moralis Authentication\nResources:\n- https://evil.example/", 1)
+	wantRefused(t, "edited text", s.logIn(t, 0, ProviderEth,
+		map[string]any{"id": a.Address(), "signature": ethSign(t, a, edited), "data": edited, "ticket": ticket}), used)
+	// The ticket on the other chain's provider, for a Solana key that signs the same text.
+	wantRefused(t, "ticket of another chain", s.logIn(t, 1, ProviderSol,
+		map[string]any{"id": sol.PublicKey(), "signature": solSign(t, sol, msg), "data": msg, "ticket": ticket}), "moralisSol: "+errTicketUsed)
+	if !s.ticketExists(t, ticket) {
+		t.Fatal("a refused misuse consumed the ticket")
+	}
+	// The public cannot mint a ticket, not even with a chosen object id.
+	for _, forged := range []map[string]any{
+		{"secret": "forgedforgedforgedforg", "chain": "evm", "address": b.Address(), "message": msg,
+			"expiresAt": map[string]any{"__type": "Date", "iso": "2099-01-01T00:00:00.000Z"}},
+		{"objectId": "forgedId01", "secret": "forgedforgedforgedforg"},
+	} {
+		if r := s.post(t, 0, "classes/"+DefaultTicketClass, forged); r.status < 400 || r.code() != 119 {
+			t.Fatalf("public ticket creation: %d %s", r.status, r.raw)
+		}
+	}
+	// Expiry: a ticket issued for 1 s is refused after 1.5 s.
+	short, err := IssueTicket(ctx, s.master, SignedMessage{Chain: ChainEVM, Address: b.Address(), Message: "Moralis Authentication\n\nId: x:short"}, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1500 * time.Millisecond)
+	wantRefused(t, "expired ticket", s.logIn(t, 0, ProviderEth, map[string]any{"id": b.Address(),
+		"signature": ethSign(t, b, "Moralis Authentication\n\nId: x:short"), "data": "Moralis Authentication\n\nId: x:short", "ticket": short}), used)
+	// Control: the good ticket still signs a in.
+	if r := s.logIn(t, 1, ProviderEth, map[string]any{"id": a.Address(), "signature": ethSign(t, a, msg), "data": msg, "ticket": ticket}); !r.ok() {
+		t.Fatalf("good ticket after the refusals: %d %s", r.status, r.raw)
+	}
+}
+
+// One signed authData with its ticket, submitted 16 times at once over both parse-server instances: the database
+// lets exactly one in.
+func TestWalletAttackConcurrentReplayOneWinner(t *testing.T) {
+	s := newAtkStack(t)
+	for round := 0; round < 3; round++ {
+		w, _ := GenerateEthSigner()
+		msg, ticket := s.requestMessage(t, round, ChainEVM, w.Address())
+		authData := map[string]any{"id": w.Address(), "signature": ethSign(t, w, msg), "data": msg, "ticket": ticket}
+		var wg sync.WaitGroup
+		answers := make([]parseAnswer, 16)
+		for i := range answers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				answers[i] = s.logIn(t, i, ProviderEth, authData)
+			}()
+		}
+		wg.Wait()
+		wins := 0
+		for i, a := range answers {
+			switch {
+			case a.ok():
+				wins++
+			case a.status == 404 && a.err() == "moralisEth: "+errTicketUsed:
+			default:
+				t.Fatalf("round %d, submission %d: %d %s", round, i, a.status, a.raw)
+			}
+		}
+		if wins != 1 {
+			t.Fatalf("round %d: %d of 16 concurrent submissions signed in, want exactly 1", round, wins)
+		}
+	}
+}
+
+// ---- 5. Text the endpoint never issued; a nonce moved to another address or chain ----
+
+// SIWE text changed by the signer (statement, resources, a later expiration), nonce kept: every field check
+// passes, the signature is good, and the endpoint refuses it because it is not the text it issued. The issued
+// text still signs in afterwards (the refusals did not burn the nonce).
+func TestWalletAttackUnissuedSIWEText(t *testing.T) {
+	s := newAtkStack(t)
+	e := s.endpoint(t, nil)
+	w, _ := GenerateEthSigner()
+	issued, _ := e.getMessage("evm", w.Address())
+	base, err := ParseSIWE(issued)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edits := map[string]func(m *SIWEMessage){
+		"statement":  func(m *SIWEMessage) { m.Statement = "I approve the transfer of all my tokens" },
+		"resources":  func(m *SIWEMessage) { m.Resources = []string{"https://evil.example/grant"} },
+		"expiration": func(m *SIWEMessage) { m.ExpirationTime = m.ExpirationTime.Add(24 * time.Hour) },
+	}
+	for name, edit := range edits {
+		m := *base
+		m.Resources = append([]string(nil), base.Resources...)
+		edit(&m)
+		text := m.String()
+		if text == issued {
+			t.Fatalf("%s: the edit changed nothing", name)
+		}
+		before := e.cb.n.Load()
+		a := e.postJSON("/signin", body("evm", w.Address(), text, ethSign(t, w, text)), nil)
+		if a.status != 401 || a.body["error"] != errNotIssuedText {
+			t.Fatalf("edited %s: %d %s; want 401 %q", name, a.status, a.raw, errNotIssuedText)
+		}
+		if e.cb.n.Load() != before {
+			t.Fatalf("edited %s reached the backend", name)
+		}
+	}
+	if a := e.postJSON("/signin", body("evm", w.Address(), issued, ethSign(t, w, issued)), nil); a.status != 200 {
+		t.Fatalf("issued text after the refusals: %d %s", a.status, a.raw)
+	}
+}
+
+// A nonce issued for one address is refused for another (SIWE and Solana), and a nonce issued for Solana is
+// refused for an EVM sign-in over the same Moralis-style text. Each still works for what it was issued for.
+func TestWalletAttackNonceMovedToAnotherAddressOrChain(t *testing.T) {
+	s := newAtkStack(t)
+	e := s.endpoint(t, nil)
+	victim, _ := GenerateEthSigner()
+	attacker, _ := GenerateEthSigner()
+	issued, _ := e.getMessage("evm", victim.Address())
+	m, err := ParseSIWE(issued)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr, _ := ChecksumEthAddress(attacker.Address())
+	m.Address = addr
+	moved := m.String()
+	if a := e.postJSON("/signin", body("evm", attacker.Address(), moved, ethSign(t, attacker, moved)), nil); a.status != 401 || a.body["error"] != errNotIssuedText {
+		t.Fatalf("SIWE nonce moved to another address: %d %s", a.status, a.raw)
+	}
+	if a := e.postJSON("/signin", body("evm", victim.Address(), issued, ethSign(t, victim, issued)), nil); a.status != 200 {
+		t.Fatalf("issued SIWE text: %d %s", a.status, a.raw)
+	}
+
+	solA, _ := GenerateSolSigner()
+	solB, _ := GenerateSolSigner()
+	text, _ := e.getMessage("solana", solA.PublicKey())
+	if a := e.postJSON("/signin", body("solana", solB.PublicKey(), text, solSign(t, solB, text)), nil); a.status != 401 || a.body["error"] != errNotIssuedText {
+		t.Fatalf("Solana nonce moved to another key: %d %s", a.status, a.raw)
+	}
+	if a := e.postJSON("/signin", body("solana", solA.PublicKey(), text, solSign(t, solA, text)), nil); a.status != 200 {
+		t.Fatalf("issued Solana text: %d %s", a.status, a.raw)
+	}
+
+	// Moralis-style EVM messages have the same form as Solana ones: a Solana nonce must not serve an EVM sign-in.
+	em := s.endpoint(t, func(o *HandlerOptions) { o.EVMMessageStyle = StyleMoralis })
+	solText, _ := em.getMessage("solana", solA.PublicKey())
+	if a := em.postJSON("/signin", body("evm", attacker.Address(), solText, ethSign(t, attacker, solText)), nil); a.status != 401 || a.body["error"] != errNotIssuedText {
+		t.Fatalf("Solana nonce on the EVM chain: %d %s", a.status, a.raw)
+	}
+	evmText, _ := em.getMessage("evm", attacker.Address())
+	if a := em.postJSON("/signin", body("evm", attacker.Address(), evmText, ethSign(t, attacker, evmText)), nil); a.status != 200 {
+		t.Fatalf("issued Moralis-style EVM text: %d %s", a.status, a.raw)
+	}
+}
+
+// The SDK helpers and the endpoint's link keep working on the stack (tickets flow through both).
+func TestWalletAttackControlFlowsStillWork(t *testing.T) {
+	s := newAtkStack(t)
+	ctx := ctxT(t)
+	w, _ := GenerateEthSigner()
+	u, err := SignInEthereum(ctx, s.c, w, nil)
+	if err != nil {
+		t.Fatalf("SignInEthereum: %v", err)
+	}
+	if err := LinkSolana(ctx, s.c, u, mustSolSigner(t), &Options{NoAddressObjects: true}); err != nil {
+		t.Fatalf("LinkSolana: %v", err)
+	}
+	if _, err := SignInEthereum(ctx, s.c, w, &Options{Message: "Welcome back"}); err != nil {
+		t.Fatalf("second SignInEthereum: %v", err)
+	}
+}
+
+func mustSolSigner(t *testing.T) *Ed25519Signer {
+	t.Helper()
+	s, err := GenerateSolSigner()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}

@@ -1,0 +1,158 @@
+'use strict';
+// One-time sign-in tickets: the only thing the moralisEth / moralisSol adapters (auth.js) accept besides a valid
+// signature. A ticket is one object of class MoralisAuthTicket, issued by this deployment for one chain, one address
+// and one exact message text, with an expiry:
+//   - by the Go sign-in endpoint (auth.ClientBackend with the master key), right after it has verified a signature
+//     and consumed its own nonce: the endpoint's one-time proof for the backend;
+//   - by the cloud function moralisAuthRequestMessage (cloud/authticket.js) for SDK clients that sign in against
+//     the backend directly: the message it returns ends with the ticket's secret.
+// The adapter consumes a ticket with one DELETE ... WHERE (id, secret, chain, address, message, unexpired): the
+// database lets exactly one request delete a row, so a ticket signs in at most once, on every instance.
+//
+// The class is readable and writable by the master key only (class-level permissions set at start-up, empty ACL
+// on every row): nobody can read a ticket's secret, and nobody can mint one without the master key. The same
+// permissions are set on MoralisAuthNonce, the Go endpoint's shared nonce store (auth.BackendNonceStore).
+const crypto = require('crypto');
+
+const TICKET_CLASS = 'MoralisAuthTicket';
+const NONCE_CLASS = 'MoralisAuthNonce';
+// A ticket is its object id (10 characters, as parse-server makes them) followed by a secret of 22.
+const TICKET_ID_LENGTH = 10;
+const TICKET_SECRET_LENGTH = 22;
+const TICKET_RE = /^[A-Za-z0-9]{32}$/;
+// How long a ticket of moralisAuthRequestMessage stays valid (DEVSTACK_TICKET_TTL_MS overrides it).
+const DEFAULT_TICKET_TTL_MS = 5 * 60 * 1000;
+
+// Class-level permissions that leave every operation to the master key.
+const MASTER_ONLY = {
+  find: {},
+  count: {},
+  get: {},
+  create: {},
+  update: {},
+  delete: {},
+  addField: {},
+  protectedFields: {},
+};
+
+const CLASS_FIELDS = {
+  [TICKET_CLASS]: { secret: 'String', expiresAt: 'Date', chain: 'String', address: 'String', message: 'String', contract: 'Boolean' },
+  [NONCE_CLASS]: { secret: 'String', expiresAt: 'Date', chain: 'String', address: 'String', message: 'String' },
+};
+
+const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+// randomAlnum returns n characters drawn uniformly from [A-Za-z0-9] (crypto.randomInt: no modulo bias).
+function randomAlnum(n) {
+  let s = '';
+  for (let i = 0; i < n; i++) {
+    s += ALNUM[crypto.randomInt(ALNUM.length)];
+  }
+  return s;
+}
+
+// ensureClasses creates MoralisAuthTicket and MoralisAuthNonce when missing, adds missing fields, and sets their
+// class-level permissions to master key only. Idempotent. config is parse-server's Config: index.js runs this while
+// the server starts, before it listens, so no client request can ever create these classes with open permissions.
+async function ensureClasses(config) {
+  const controller = await config.database.loadSchema({ clearCache: true });
+  for (const [name, fields] of Object.entries(CLASS_FIELDS)) {
+    const existing = await controller.getOneSchema(name, false, { clearCache: true }).catch(() => null);
+    const missing = {};
+    for (const [field, type] of Object.entries(fields)) {
+      if (!existing || !existing.fields || !existing.fields[field]) {
+        missing[field] = { type };
+      }
+    }
+    if (existing) {
+      await controller.updateClass(name, missing, MASTER_ONLY, undefined, config.database);
+    } else {
+      await controller.addClassIfNotExists(name, missing, MASTER_ONLY);
+    }
+  }
+}
+
+// consumeTicket deletes the ticket that was issued for exactly (chain, address, message) and has not expired, and
+// reports whether this call deleted it. database is parse-server's DatabaseController (request.config.database).
+// A second call with the same ticket, a concurrent one on another instance, a ticket for another address, chain or
+// text, an expired or a never-issued ticket: false. With contract set, only a ticket the endpoint issued after it
+// verified a smart-contract account's signature on chain (ERC-1271 / ERC-6492; field contract, written by the
+// master key only) matches: the adapter accepts such a signature without ecrecover.
+async function consumeTicket(database, { ticket, chain, address, message, contract = false, now = new Date() }) {
+  if (typeof ticket !== 'string' || !TICKET_RE.test(ticket)) {
+    return false;
+  }
+  const where = {
+    objectId: ticket.slice(0, TICKET_ID_LENGTH),
+    secret: ticket.slice(TICKET_ID_LENGTH),
+    chain,
+    address,
+    message,
+    expiresAt: { $gt: { __type: 'Date', iso: now.toISOString() } },
+  };
+  if (contract) {
+    where.contract = true;
+  }
+  try {
+    // DELETE ... WHERE all of the above; parse-server answers OBJECT_NOT_FOUND when no row matched, and the count
+    // otherwise. A missing table (no ticket ever issued) gives undefined.
+    const count = await database.destroy(TICKET_CLASS, where, {});
+    return count === 1;
+  } catch (err) {
+    if (err && err.code === 101) {
+      return false;
+    }
+    throw err;
+  }
+}
+
+// PURGE_EVERY_MS is how often (at most) one process deletes expired tickets.
+const PURGE_EVERY_MS = 60 * 1000;
+let lastPurge = 0;
+
+// purgeExpired deletes the expired tickets (those issued and never used), at most once a minute per process; it
+// resolves to how many it deleted (0 when it skipped). Errors are the caller's to log: a failed purge only delays
+// the clean-up, it never lets a ticket through (consumeTicket checks the expiry itself).
+async function purgeExpired(database, now = new Date()) {
+  if (now.getTime() - lastPurge < PURGE_EVERY_MS) {
+    return 0;
+  }
+  lastPurge = now.getTime();
+  try {
+    const n = await database.destroy(TICKET_CLASS, { expiresAt: { $lt: { __type: 'Date', iso: now.toISOString() } } }, {});
+    return typeof n === 'number' ? n : 0;
+  } catch (err) {
+    if (err && err.code === 101) {
+      return 0;
+    }
+    throw err;
+  }
+}
+
+// issueTicket stores a ticket for chain, address and the message built by messageFor(secret), valid for ttlMs, and
+// returns {ticket, message, expiresAt}. Parse is the server's global (master key).
+async function issueTicket(Parse, { chain, address, messageFor, ttlMs = DEFAULT_TICKET_TTL_MS }) {
+  const secret = randomAlnum(TICKET_SECRET_LENGTH);
+  const message = messageFor(secret);
+  const expiresAt = new Date(Date.now() + ttlMs);
+  const o = new Parse.Object(TICKET_CLASS);
+  o.set({ secret, expiresAt, chain, address, message });
+  o.setACL(new Parse.ACL());
+  await o.save(null, { useMasterKey: true });
+  if (typeof o.id !== 'string' || o.id.length !== TICKET_ID_LENGTH) {
+    throw new Error(`${TICKET_CLASS}: unexpected object id ${JSON.stringify(o.id)}`);
+  }
+  return { ticket: o.id + secret, message, expiresAt };
+}
+
+module.exports = {
+  TICKET_CLASS,
+  NONCE_CLASS,
+  MASTER_ONLY,
+  DEFAULT_TICKET_TTL_MS,
+  ensureClasses,
+  consumeTicket,
+  purgeExpired,
+  issueTicket,
+  randomAlnum,
+};
