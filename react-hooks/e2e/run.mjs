@@ -422,8 +422,14 @@ async function main() {
         const cookie = await sessionCookie();
         check(cookie, `a session cookie is set (cookies: ${JSON.stringify(await context.cookies(base))})`);
         eq(cookie.httpOnly, true, 'session cookie HttpOnly');
-        state.token1 = JSON.parse((await lastSignIn()).answer).sessionToken;
-        check(typeof state.token1 === 'string' && state.token1.length > 0, 'POST /auth/signin answered a sessionToken');
+        eq(cookie.secure, true, 'session cookie Secure (loopback counts as a secure origin)');
+        eq(cookie.sameSite, 'Lax', 'session cookie SameSite');
+        // Cookie only: the answer the page can read carries no session token; the test reads it from the cookie jar.
+        const answer = JSON.parse((await lastSignIn()).answer);
+        check(!('sessionToken' in answer), `POST /auth/signin answer has no sessionToken: ${JSON.stringify(Object.keys(answer))}`);
+        check(!(await page.evaluate(() => document.cookie)).includes(cookie.value), 'the session cookie is hidden from page scripts');
+        state.token1 = cookie.value;
+        check(state.token1.startsWith('r:'), 'the session cookie holds a backend session token');
         await mkdir(artifacts, { recursive: true });
         await page.screenshot({ path: join(artifacts, 'e2e-signed-in.png'), fullPage: true });
       }],
@@ -499,7 +505,8 @@ async function main() {
         eq(o.body?.code, 101, `backend _SolAddress/${solAddress} destroyed (${o.status} ${JSON.stringify(o.body)})`);
       }],
       ['sign out', async () => {
-        const token2 = JSON.parse((await lastSignIn()).answer).sessionToken;
+        const token2 = (await sessionCookie())?.value;
+        check(token2?.startsWith('r:'), `a session cookie before sign-out (cookies: ${JSON.stringify(await context.cookies(base))})`);
         await tid('signout').click();
         await until('sign-out', { status: 'signed-out', 'user-eth': '', 'user-sol': '', account: acct2, error: '' });
         eq((await me()).status, 401, 'GET /auth/me after sign-out');

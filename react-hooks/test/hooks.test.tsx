@@ -113,7 +113,9 @@ describe('useSignIn (Ethereum)', () => {
     expect(result.current.signIn.data?.ethAddress).toBe(address);
     expect(result.current.user).toMatchObject({ isSignedIn: true, user: { ethAddress: address } });
     expect(result.current.wallet.account).toBe(address);
-    expect(config.store.getState().session?.sessionToken).toMatch(/^r:/);
+    // the session is the endpoint's cookie: no token reaches page scripts
+    expect(config.store.getState().session?.sessionToken).toBeUndefined();
+    expect(endpoint.cookie).toMatch(/^r:/);
     expect(endpoint.paths()).toEqual(['GET /message', 'POST /signin']);
     expect(endpoint.calls[0]!.query).toEqual({ address, chain: 'evm' });
     // personal_sign got [hexMessage, address]; the fake endpoint verified the signature with ethers.verifyMessage

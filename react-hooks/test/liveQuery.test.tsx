@@ -30,8 +30,8 @@ class FakeEventSource {
     this.readyState = 1;
     this.onopen?.(new Event('open'));
   }
-  send(name: string, data: unknown) {
-    const e = new MessageEvent(name, { data: typeof data === 'string' ? data : JSON.stringify(data) });
+  send(name: string, data: unknown, lastEventId = '') {
+    const e = new MessageEvent(name, { data: typeof data === 'string' ? data : JSON.stringify(data), lastEventId });
     for (const l of this.listeners.get(name) ?? []) l(e);
   }
   fail(closed: boolean) {
@@ -93,6 +93,37 @@ describe('useLiveQuery', () => {
     expect(result.current.error?.message).toBe('Live query connection closed');
     unmount();
     expect(es2.closed).toBe(true);
+  });
+
+  it('a snapshot starts each (re)connected stream and replaces the list, so a reconnect converges', () => {
+    FakeEventSource.instances = [];
+    const config = createConfig({ storage: memoryStorage() });
+    const { result } = renderHook(() =>
+      useLiveQuery({ config, className: 'Msg', EventSource: ES, initialObjects: [{ objectId: 'stale' }] }),
+    );
+    const es = FakeEventSource.instances[0]!;
+    act(() => es.open());
+    act(() => es.send('snapshot', { objects: [{ objectId: 'a', v: 1 }, { objectId: 'b', v: 1 }] }, '1'));
+    expect(result.current.objects).toEqual([{ objectId: 'a', v: 1 }, { objectId: 'b', v: 1 }]);
+    expect(result.current.lastEventId).toBe('1');
+    act(() => es.send('create', { object: { objectId: 'c', v: 1 } }, '2'));
+    expect(result.current.lastEventId).toBe('2');
+    // The connection drops; meanwhile a is deleted, b updated, c leaves, d is created. The browser's EventSource
+    // reconnects by itself (sending Last-Event-ID 2); the new stream starts with the server's result set.
+    act(() => es.fail(false));
+    expect(result.current.status).toBe('pending');
+    act(() => es.open());
+    act(() => es.send('snapshot', { objects: [{ objectId: 'b', v: 2 }, { objectId: 'd', v: 1 }] }, '3'));
+    expect(result.current.objects).toEqual([{ objectId: 'b', v: 2 }, { objectId: 'd', v: 1 }]);
+    act(() => es.send('update', { object: { objectId: 'd', v: 2 } }, '4'));
+    expect(result.current.objects).toEqual([{ objectId: 'b', v: 2 }, { objectId: 'd', v: 2 }]);
+    expect(result.current).toMatchObject({ status: 'success', error: null, lastEventId: '4' });
+    // A malformed snapshot is reported and changes nothing.
+    act(() => es.send('snapshot', 'not json', '5'));
+    expect(result.current.error?.message).toBe('Invalid live query event');
+    expect(result.current.objects.map((o) => o.objectId)).toEqual(['b', 'd']);
+    act(() => es.send('snapshot', { objects: [{ objectId: 'e' }, { nope: 1 }, null] }, '6'));
+    expect(result.current.objects).toEqual([{ objectId: 'e' }]);
   });
 
   it('a server error event gives an EndpointError', () => {

@@ -20,10 +20,13 @@ export interface SignedMessage {
   signature: string;
 }
 
-/** Answer of `POST {base}/signin`. */
+/**
+ * Answer of `POST {base}/signin`. The session travels in the server's HttpOnly cookie; `sessionToken` is present
+ * only when the Go endpoint was configured to put it in the body (`TokenInBody`, for non-browser clients).
+ */
 export interface SignInResult {
   user: User;
-  sessionToken: string;
+  sessionToken?: string;
 }
 
 /**

@@ -9,7 +9,10 @@ export interface User {
   [field: string]: unknown;
 }
 
-/** A signed-in session. The session token is kept in memory only; the server also sets an HttpOnly cookie. */
+/**
+ * A signed-in session. The session is the server's HttpOnly cookie, out of reach of page scripts; `sessionToken`
+ * is set (in memory only) only when the endpoint returns one in the body, which it does not by default.
+ */
 export interface Session {
   user: User;
   sessionToken?: string;

@@ -8,10 +8,19 @@ export interface UseLiveQueryParameters<T extends LiveObject> extends LiveQueryP
   enabled?: boolean;
 }
 
-/** A live list of the objects of a class matching `where`, kept up to date by server-sent events. */
+/**
+ * A live list of the objects of a class matching `where`, kept up to date by server-sent events. Each (re)connected
+ * stream starts with a snapshot of the result set, so the list converges after a dropped connection.
+ */
 export function useLiveQuery<T extends LiveObject = LiveObject>(parameters: UseLiveQueryParameters<T>): LiveQueryState<T> {
   const config = useConfig(parameters);
-  const [state, setState] = useState<LiveQueryState<T>>({ objects: parameters.initialObjects ?? [], status: 'idle', error: null, lastEvent: null });
+  const [state, setState] = useState<LiveQueryState<T>>({
+    objects: parameters.initialObjects ?? [],
+    status: 'idle',
+    error: null,
+    lastEvent: null,
+    lastEventId: null,
+  });
   const { className, EventSource, enabled = true } = parameters;
   const whereKey = JSON.stringify(parameters.where ?? null);
   useEffect(() => {

@@ -98,7 +98,8 @@ export function createFakeEndpoint(base = '/auth') {
       const sessionToken = `r:token${++counter}`;
       sessions.set(sessionToken, user.objectId);
       cookie = sessionToken;
-      return json(200, { user, sessionToken });
+      // As the Go endpoint by default: the session only in the (HttpOnly) cookie, not in the body.
+      return json(200, { user });
     }
     if (method === 'POST' && path === '/link') {
       const user = currentUser();

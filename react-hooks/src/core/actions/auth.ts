@@ -26,7 +26,9 @@ export async function signIn(config: Config, parameters: SignInParameters = {}):
   const signature = await connector.signMessage(message, account);
   if (!signature) throw new DataNotSignedError();
   const res = await config.client.signIn({ chain, address: account, message, signature });
-  setSession(config, { user: res.user, sessionToken: res.sessionToken, chain, address: account });
+  // The session itself is the server's HttpOnly cookie; a token is kept (in memory) only if the endpoint sent one.
+  const token = res.sessionToken ? { sessionToken: res.sessionToken } : {};
+  setSession(config, { user: res.user, ...token, chain, address: account });
   return res.user;
 }
 

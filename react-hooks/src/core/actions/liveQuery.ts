@@ -31,6 +31,11 @@ export interface LiveQueryState<T extends LiveObject = LiveObject> {
   status: Status;
   error: Error | null;
   lastEvent: { name: LiveEventName; object: T; original?: T } | null;
+  /**
+   * The id of the last event applied (the endpoint numbers every event). The browser's EventSource sends it back
+   * as `Last-Event-ID` when it reconnects; null before the first event.
+   */
+  lastEventId: string | null;
 }
 
 /** Builds `{endpoint}/live?class=...&where=...`. */
@@ -41,9 +46,12 @@ export function liveQueryUrl(endpoint: string, className: string, where?: Record
 }
 
 /**
- * Subscribes to the endpoint's server-sent events for a class and keeps the list of matching objects:
- * create/enter add (or replace) an object, update replaces it, leave/delete remove it. Status is 'pending' until
- * the stream opens, 'success' while open, 'error' once closed for good. Returns the function that closes it.
+ * Subscribes to the endpoint's server-sent events for a class and keeps the list of matching objects. Every
+ * (re)connected stream starts with a `snapshot` event `{ objects: [...] }`, the whole result set at that moment,
+ * which replaces the list; then create/enter add (or replace) an object, update replaces it, leave/delete remove it.
+ * So after a dropped connection (the EventSource reconnects by itself, sending `Last-Event-ID`) the list converges to
+ * the server's, whatever changed during the gap. Status is 'pending' until the stream opens or while it reconnects,
+ * 'success' while open, 'error' once closed for good. Returns the function that closes it.
  */
 export function watchLiveQuery<T extends LiveObject = LiveObject>(
   config: Config,
@@ -59,6 +67,7 @@ export function watchLiveQuery<T extends LiveObject = LiveObject>(
     status: 'pending',
     error: null,
     lastEvent: null,
+    lastEventId: null,
   };
   const update = (patch: Partial<LiveQueryState<T>>) => {
     state = { ...state, ...patch };
@@ -85,7 +94,28 @@ export function watchLiveQuery<T extends LiveObject = LiveObject>(
       if (!object || typeof object.objectId !== 'string') return;
       const rest = state.objects.filter((o) => o.objectId !== object.objectId);
       const objects = name === 'leave' || name === 'delete' ? rest : replaceOrAppend(state.objects, object);
-      update({ objects, status: 'success', lastEvent: { name, object, original: payload.original } });
+      update({
+        objects,
+        status: 'success',
+        lastEvent: { name, object, original: payload.original },
+        lastEventId: e.lastEventId || state.lastEventId,
+      });
+    },
+  ]);
+  // The result set at the start of each (re)connected stream: it replaces the list.
+  listeners.push([
+    'snapshot',
+    (e: MessageEvent) => {
+      let payload: { objects?: unknown };
+      try {
+        payload = JSON.parse(String(e.data));
+      } catch (cause) {
+        update({ error: new MoralisError('Invalid live query event', { details: 'snapshot', cause }) });
+        return;
+      }
+      if (!Array.isArray(payload.objects)) return;
+      const objects = (payload.objects as T[]).filter((o) => o && typeof o.objectId === 'string');
+      update({ objects, status: 'success', error: null, lastEventId: e.lastEventId || state.lastEventId });
     },
   ]);
   for (const [name, l] of listeners) source.addEventListener(name, l);
