@@ -68,6 +68,7 @@ lint:
 ## bench: side-by-side benchmarks (moralis-go, moralis-v1 in Node, raw HTTP); table on stdout, JSON in bench/results/
 bench: up
 	$(GO) run ./bench
+	$(GO) run ./bench/signinload -rate 100 -seconds 10
 
 ## test-browser: the React demo page in headless Chromium against examples/authserver on the real stack
 test-browser: up
@@ -80,3 +81,4 @@ fuzz-check:
 # make test only checks that the benchmark harness still runs, at a small size (never a timed assertion).
 bench-check: up
 	$(GO) run ./bench -scale small -rounds 1 -out .devstack/bench/results
+	$(GO) run ./bench/signinload -rate 10 -seconds 2 -out .devstack/bench/results

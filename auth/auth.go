@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"time"
 
@@ -130,18 +131,32 @@ func LogIn(ctx context.Context, c *client.Client, m SignedMessage, opts *Options
 	if u == nil || u.ID() == "" || u.SessionToken() == "" {
 		return nil, ErrCouldNotGetUser
 	}
+	// Record the address on the user, and restrict its ACL to the user, only where that changes something: a
+	// returning wallet's sign-in then costs the backend no write.
+	addrKey, listKey := "ethAddress", "accounts"
 	if m.Chain == ChainSolana {
-		u.AddUnique("solAccounts", m.Address)
-		u.Set("solAddress", m.Address)
-	} else {
-		u.Set("ethAddress", m.Address)
-		u.AddUnique("accounts", m.Address)
+		addrKey, listKey = "solAddress", "solAccounts"
 	}
-	u.SetACL(client.NewUserACL(u.ID()))
+	if !slices.Contains(u.Strings(listKey), m.Address) {
+		if err := u.AddUnique(listKey, m.Address); err != nil {
+			return nil, fmt.Errorf("auth: %w", err)
+		}
+	}
+	if u.String(addrKey) != m.Address {
+		u.Set(addrKey, m.Address)
+	}
+	if !userOnlyACL(u.ACL(), u.ID()) {
+		u.SetACL(client.NewUserACL(u.ID()))
+	}
 	if err := c.WithSessionToken(u.SessionToken()).Save(ctx, u); err != nil {
 		return nil, fmt.Errorf("auth: saving the signed-in user: %w", err)
 	}
 	return u, nil
+}
+
+// userOnlyACL reports whether a grants read and write to the user id and nothing to anyone else.
+func userOnlyACL(a *client.ACL, id string) bool {
+	return a != nil && len(a.Keys()) == 1 && a.ReadAccess(id) && a.WriteAccess(id)
 }
 
 // loginRaceAttempts bounds the retries of a wallet login that lost a race with a concurrent login of the same

@@ -154,7 +154,8 @@ func (c *Client) createWithID(ctx context.Context, className string, body map[st
 	for round := 0; round < 2; round++ {
 		rc := c.call(http.MethodPost, classPath(className), b)
 		c.userSession(&rc, sessionToken)
-		rc.Replay = httpx.ReplayAlways
+		// The chosen id makes the create safe to repeat; a request id would only cost the server a write.
+		rc.Replay, rc.NoIdempotency = httpx.ReplayAlways, true
 		var resp map[string]any
 		err := c.do(ctx, rc, &resp)
 		if err == nil {
@@ -511,7 +512,8 @@ func (c *Client) batchChunk(ctx context.Context, items []batchItem, answers []ma
 		reqs[i] = r
 	}
 	rc := c.call(http.MethodPost, "batch", map[string]any{"requests": reqs})
-	rc.Replay = httpx.ReplayAlways // every sub-request is harmless to send twice (see batchItem)
+	// Every sub-request is harmless to send twice (see batchItem); parse-server ignores request ids on /batch.
+	rc.Replay, rc.NoIdempotency = httpx.ReplayAlways, true
 	var resp []batchAnswer
 	res, err := c.t.Do(ctx, rc)
 	if err == nil {

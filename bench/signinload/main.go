@@ -1,0 +1,232 @@
+// Command signinload is the sign-in load run of `make bench`: wallet sign-ins at a fixed offered rate through the
+// hardened endpoint (auth.NewServer + auth.Handler at their DEFAULT limits) over the real local backend, the two
+// parse-server instances behind a round-robin proxy. Each simulated browser has its own loopback address
+// (127.0.1.x), as real users have their own, and its own wallet; it signs in once a second (GET /message, sign,
+// POST /signin), which the default per-client limits allow for about ten seconds. Arrivals are open-loop: a slow
+// answer does not slow the next start. Afterwards every accepted sign-in is replayed once: a nonce must never sign
+// in twice.
+//
+// It prints one summary line per run and writes the figures as JSON. Run it through `make bench` (or
+// `go run ./bench/signinload -rate 100 -seconds 10`) with the local stack up.
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/c13f5054/moralis-go/auth"
+	"github.com/c13f5054/moralis-go/client"
+	"github.com/c13f5054/moralis-go/internal/devstack"
+	"github.com/c13f5054/moralis-go/internal/rrproxy"
+)
+
+type summary struct {
+	At              string         `json:"at"`
+	OfferedPerSec   int            `json:"offeredPerSec"`
+	Seconds         int            `json:"seconds"`
+	Attempted       int            `json:"attempted"`
+	Succeeded       int            `json:"succeeded"`
+	Statuses        map[string]int `json:"statuses"`
+	AchievedPerSec  float64        `json:"achievedPerSec"`
+	P50MS           float64        `json:"p50Ms"`
+	P90MS           float64        `json:"p90Ms"`
+	P99MS           float64        `json:"p99Ms"`
+	MaxMS           float64        `json:"maxMs"`
+	DistinctNonces  int            `json:"distinctNonces"`
+	ReplaysAccepted int            `json:"replaysAccepted"`
+}
+
+type outcome struct {
+	status string
+	ms     float64
+	nonce  string
+	body   []byte
+	client int
+}
+
+func main() {
+	rate := flag.Int("rate", 100, "sign-ins started per second (one simulated browser each)")
+	seconds := flag.Int("seconds", 10, "how long to offer the load")
+	out := flag.String("out", "bench/results", "folder for signin-load.json")
+	flag.Parse()
+	if err := run(*rate, *seconds, *out); err != nil {
+		fmt.Fprintln(os.Stderr, "signinload:", err)
+		os.Exit(1)
+	}
+}
+
+func run(rate, seconds int, outDir string) error {
+	if rate < 1 || rate > 250 || seconds < 1 || seconds > 60 {
+		return fmt.Errorf("rate must be 1..250 and seconds 1..60")
+	}
+	env, err := devstack.Load()
+	if err != nil {
+		return err
+	}
+	// The proxy forwards to each instance's origin; the client keeps the mount path in its server URL.
+	var targets []string
+	for _, s := range []string{env.ServerURL, env.ServerURL2} {
+		if u, err := url.Parse(s); err == nil && s != "" {
+			targets = append(targets, u.Scheme+"://"+u.Host)
+		}
+	}
+	lb, err := rrproxy.New(targets...)
+	if err != nil {
+		return err
+	}
+	defer lb.Close()
+	u, _ := url.Parse(env.ServerURL)
+	backendURL := lb.URL + u.Path
+	be, err := auth.NewClientBackend(client.Config{ServerURL: backendURL, AppID: env.AppID, JavaScriptKey: env.JavaScriptKey, MasterKey: env.MasterKey}, &auth.Options{NoAddressObjects: true})
+	if err != nil {
+		return err
+	}
+	h, err := auth.NewHandler(auth.HandlerOptions{Backend: be, AppID: env.AppID, Domain: "127.0.0.1", URI: "http://127.0.0.1/", ChainID: 1})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	srv := auth.NewServer(h, nil)
+	go srv.Serve(ln)
+	defer srv.Close()
+	base := "http://" + ln.Addr().String()
+
+	browsers := make([]*http.Client, rate)
+	wallets := make([]*auth.PrivateKeySigner, rate)
+	for i := range browsers {
+		local := &net.TCPAddr{IP: net.IPv4(127, 0, 1+byte(i/250), 1+byte(i%250))}
+		tr := &http.Transport{DialContext: (&net.Dialer{LocalAddr: local, Timeout: 5 * time.Second}).DialContext, MaxIdleConnsPerHost: 2}
+		browsers[i] = &http.Client{Transport: tr, Timeout: 30 * time.Second}
+		if wallets[i], err = auth.GenerateEthSigner(); err != nil {
+			return err
+		}
+	}
+	ctx := context.Background()
+	results := make(chan outcome, rate*seconds)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for k := 0; k < seconds; k++ {
+		for i := 0; i < rate; i++ {
+			at := start.Add(time.Duration(k)*time.Second + time.Duration(i)*time.Second/time.Duration(rate))
+			time.Sleep(time.Until(at))
+			wg.Add(1)
+			go func(i int) {
+				defer wg.Done()
+				results <- signIn(ctx, browsers[i], base, wallets[i], i)
+			}(i)
+		}
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	close(results)
+
+	s := summary{At: time.Now().UTC().Format(time.RFC3339), OfferedPerSec: rate, Seconds: seconds, Statuses: map[string]int{}}
+	var lat []float64
+	nonces := map[string]bool{}
+	var accepted []outcome
+	for r := range results {
+		s.Attempted++
+		s.Statuses[r.status]++
+		if r.status == "200" {
+			s.Succeeded++
+			lat = append(lat, r.ms)
+			nonces[r.nonce] = true
+			accepted = append(accepted, r)
+		}
+	}
+	s.DistinctNonces = len(nonces)
+	s.AchievedPerSec = math.Round(float64(s.Succeeded)/elapsed.Seconds()*10) / 10
+	sort.Float64s(lat)
+	s.P50MS, s.P90MS, s.P99MS = pct(lat, 50), pct(lat, 90), pct(lat, 99)
+	if len(lat) > 0 {
+		s.MaxMS = lat[len(lat)-1]
+	}
+	// Every accepted sign-in, replayed once from its own browser after its limits refilled a little: a nonce
+	// must never be accepted twice.
+	time.Sleep(3 * time.Second)
+	for _, r := range accepted {
+		resp, err := post(ctx, browsers[r.client], base+"/signin", r.body)
+		if err == nil && resp == http.StatusOK {
+			s.ReplaysAccepted++
+		}
+	}
+	line, _ := json.Marshal(s)
+	fmt.Printf("signin-load: offered %d/s for %d s: %d of %d signed in (%.1f/s), p50 %.0f ms, p90 %.0f ms, p99 %.0f ms, max %.0f ms; statuses %v; %d distinct nonces; replays accepted %d\n",
+		rate, seconds, s.Succeeded, s.Attempted, s.AchievedPerSec, s.P50MS, s.P90MS, s.P99MS, s.MaxMS, s.Statuses, s.DistinctNonces, s.ReplaysAccepted)
+	if err := os.MkdirAll(outDir, 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(outDir, "signin-load.json"), append(line, '\n'), 0o644); err != nil {
+		return err
+	}
+	if s.ReplaysAccepted > 0 || s.DistinctNonces != s.Succeeded {
+		return fmt.Errorf("a nonce signed in twice: %s", line)
+	}
+	if s.Succeeded == 0 {
+		return fmt.Errorf("no sign-in succeeded: %s", line)
+	}
+	return nil
+}
+
+// signIn runs one browser sign-in: GET /message, sign, POST /signin; the latency is the whole of it.
+func signIn(ctx context.Context, hc *http.Client, base string, w *auth.PrivateKeySigner, i int) outcome {
+	t0 := time.Now()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/message?chain=evm&address="+url.QueryEscape(w.Address()), nil)
+	resp, err := hc.Do(req)
+	if err != nil {
+		return outcome{status: "error", client: i}
+	}
+	var m struct{ Message, Nonce string }
+	err = json.NewDecoder(resp.Body).Decode(&m)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || err != nil {
+		return outcome{status: fmt.Sprintf("message %d", resp.StatusCode), client: i}
+	}
+	sig, err := w.SignMessage(ctx, []byte(m.Message))
+	if err != nil {
+		return outcome{status: "sign error", client: i}
+	}
+	body, _ := json.Marshal(map[string]string{"chain": "evm", "address": w.Address(), "message": m.Message, "signature": fmt.Sprintf("0x%x", sig)})
+	status, err := post(ctx, hc, base+"/signin", body)
+	if err != nil {
+		return outcome{status: "error", client: i}
+	}
+	return outcome{status: fmt.Sprint(status), ms: float64(time.Since(t0).Microseconds()) / 1000, nonce: m.Nonce, body: body, client: i}
+}
+
+func post(ctx context.Context, hc *http.Client, u string, body []byte) (int, error) {
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Origin", "http://127.0.0.1")
+	resp, err := hc.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode, nil
+}
+
+func pct(sorted []float64, p float64) float64 {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := int(math.Ceil(p/100*float64(len(sorted)))) - 1
+	return sorted[max(i, 0)]
+}
