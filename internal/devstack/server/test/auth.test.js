@@ -15,22 +15,27 @@ const { makeAdapters, recoverPersonalSigner, hashPersonalMessage, verifySolana, 
 const { consumeTicket, purgeExpired } = require('../tickets');
 const { JsonLineMailAdapter } = require('../mail');
 
-// fakeTickets stands in for the database: issue(chain, address, message) returns a ticket that consume accepts
-// once, for exactly that chain, address and message.
+// fakeTickets stands in for the database: issue(chain, address, message, contract) returns a ticket that consume
+// accepts once, for exactly that chain, address and message; a consume that asks for a contract-account ticket
+// matches only a ticket issued as one.
 function fakeTickets() {
   const live = new Map();
   let n = 0;
   const store = {
     calls: 0,
-    issue(chain, address, message) {
+    issue(chain, address, message, contract = false) {
       const ticket = String(++n).padStart(10, '0') + 'S'.repeat(22);
-      live.set(ticket, { chain, address, message });
+      live.set(ticket, { chain, address, message, contract });
       return ticket;
     },
+    contractOnly: 0,
     async consume(request, t) {
       store.calls++;
+      if (t.contract) {
+        store.contractOnly++;
+      }
       const b = live.get(t.ticket);
-      if (!b || b.chain !== t.chain || b.address !== t.address || b.message !== t.message) {
+      if (!b || b.chain !== t.chain || b.address !== t.address || b.message !== t.message || (t.contract && !b.contract)) {
         return false;
       }
       live.delete(t.ticket);
@@ -110,8 +115,24 @@ test('moralisEth rejects a wrong signer, tampered data and malformed signatures'
   await rejectsWith(() => moralisEth.validateAuthData(eth({ id: WEB3_ADDR, signature: badV, data: 'Some data' })), 101, mismatch);
   const zeroR = '0x' + '00'.repeat(64) + '1b';
   await rejectsWith(() => moralisEth.validateAuthData(eth({ id: WEB3_ADDR, signature: zeroR, data: 'Some data' })), 101, mismatch);
-  // A refused signature never reaches the ticket store: it cannot burn someone's ticket.
-  assert.equal(store.calls, 0);
+  // A refused signature can only ask for a contract-account ticket (which the endpoint issues for contract accounts
+  // alone, after an on-chain check): it cannot burn an ordinary ticket.
+  assert.equal(store.calls, store.contractOnly);
+});
+
+test('moralisEth: a signature ecrecover cannot check signs in only with a contract-account ticket', async () => {
+  const { moralisEth, store } = setup();
+  const account = '0x' + 'ab'.repeat(20); // a smart-contract account: its signature does not recover to it
+  const data = 'Moralis Authentication\n\nId: app:secret';
+  const sig = personalSign('0000000000000000000000000000000000000000000000000000000000000001', data);
+  const mismatch = 'moralisEth: signature does not match address';
+  const ordinary = store.issue('evm', account, data);
+  await rejectsWith(() => moralisEth.validateAuthData({ id: account, signature: sig, data, ticket: ordinary }), 101, mismatch);
+  const contract = store.issue('evm', account, data, true);
+  assert.deepEqual(await moralisEth.validateAuthData({ id: account, signature: sig, data, ticket: contract }), { save: { id: account } });
+  await rejectsWith(() => moralisEth.validateAuthData({ id: account, signature: sig, data, ticket: contract }), 101, mismatch);
+  const other = store.issue('evm', '0x' + 'cd'.repeat(20), data, true);
+  await rejectsWith(() => moralisEth.validateAuthData({ id: account, signature: sig, data, ticket: other }), 101, mismatch);
 });
 
 test('moralisEth: the ticket is required, consumed once, bound to address, chain and text', async () => {
@@ -280,6 +301,9 @@ test('consumeTicket: one DELETE with every binding; no row, a missing table or a
   assert.deepEqual(calls[0].where, { objectId: 'abcdefghij', secret: 'S'.repeat(22), chain: 'evm', address: '0xabc', message: 'm',
     expiresAt: { $gt: { __type: 'Date', iso: '1970-01-01T00:00:00.000Z' } } });
   assert.equal(calls[0].cls, 'MoralisAuthTicket');
+  assert.equal(await consumeTicket(db(() => 1), { ...t, contract: true }), true);
+  assert.equal(calls[1].where.contract, true, 'a contract-account consume matches only a ticket issued as one');
+  calls.length = 1;
   const notFound = Object.assign(new Error('Object not found.'), { code: 101 });
   assert.equal(await consumeTicket(db(() => { throw notFound; }), t), false);
   assert.equal(await consumeTicket(db(() => undefined), t), false);
