@@ -17,17 +17,19 @@
 //   - a create made by Save or SaveAll: always, because it carries an object id the client chose; a second
 //     attempt of a create that was applied is refused as a duplicate id, and the SDK then loads the object
 //     that exists. A server without allowCustomObjectId is detected at the first create and served ids are used;
-//   - an update whose changes store the same value when sent twice (Set, Unset, AddUnique, Remove, relation
-//     changes): always;
-//   - any other write (an update with Increment or Add, a cloud function, a job, a user sign-up): it carries an
-//     X-Parse-Request-Id, the same on every attempt, and is sent again only once the server has been seen to
-//     refuse a repeated id on that route (probed once per route with a request the server refuses before doing
-//     anything). parse-server does this when its idempotencyOptions list the route, e.g.
-//     idempotencyOptions: {paths: ["classes/.*", "users", "functions/.*", "jobs/.*"], ttl: 300}.
+//   - any other write (an update, a cloud function, a job, a user sign-up, a create of the server's own classes):
+//     it carries an X-Parse-Request-Id, the same on every attempt, and is sent again only once the server has
+//     been seen to refuse a repeated id on that route and method (probed per route and method, at most every
+//     ten minutes, with a request the server refuses before doing anything). parse-server does this when its
+//     idempotencyOptions list the route, e.g.
+//     idempotencyOptions: {paths: ["classes/.*", "users.*", "installations.*", "functions/.*", "jobs/.*"], ttl: 300}.
+//     Even an update that only sets values is not resent otherwise: sent twice, it could undo another writer's
+//     change made in between.
 //
 // parse-server does not deduplicate /batch: SaveAll puts in a /batch only creates with client-chosen ids and
-// updates that are harmless to repeat, and sends the others one by one. File uploads are not deduplicated by
-// the server and are sent again only when they provably never arrived.
+// sends updates one by one. A create in doubt keeps the id it was sent with (Object.ProposedID), so saving the
+// object again cannot make a second one. File uploads are not deduplicated by the server and are sent again only
+// when they provably never arrived.
 //
 // When a write may have been applied and could not be sent again (or a retry was refused as a "Duplicate
 // request", which only says the server saw an earlier attempt), its error matches ErrWriteInDoubt and names the

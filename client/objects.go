@@ -78,9 +78,6 @@ func (c *Client) Save(ctx context.Context, s Saver) error {
 	if o.ID() != "" {
 		rc := c.call(http.MethodPut, objectPath(o.ClassName(), o.ID()), body)
 		c.userSession(&rc, sessionToken)
-		if o.Repeatable() {
-			rc.Replay = httpx.ReplayAlways // every change stores the same value when sent twice
-		}
 		var resp map[string]any
 		if err := c.do(ctx, rc, &resp); err != nil {
 			if errors.Is(err, ErrWriteInDoubt) {
@@ -92,7 +89,7 @@ func (c *Client) Save(ctx context.Context, s Saver) error {
 		return o.ApplySaved(resp, sent)
 	}
 	if c.chooseIDs(o.ClassName()) {
-		resp, id, err := c.createWithID(ctx, o.ClassName(), body, sessionToken)
+		resp, id, err := c.createWithID(ctx, o, body, sessionToken)
 		if !errors.Is(err, errCustomIDsRefused) {
 			if err != nil {
 				return err
@@ -120,9 +117,25 @@ func (c *Client) userSession(rc *rest.Call, token string) {
 	}
 }
 
-// chooseIDs reports whether new objects of className get client-chosen ids.
+// chooseIDs reports whether new objects of className get client-chosen ids. The server's own classes never do:
+// parse-server creates users and sessions itself, and turns an installation create that repeats an
+// installationId into an update, so a chosen id would not make those creates safe to repeat.
 func (c *Client) chooseIDs(className string) bool {
-	return !c.cfg.ServerObjectIDs && className != UserClass && !c.server.noCustomIDs.Load()
+	return !c.cfg.ServerObjectIDs && !strings.HasPrefix(className, "_") && !c.server.noCustomIDs.Load()
+}
+
+// proposeID returns the id a create of o is sent with: the one an earlier create in doubt was sent with, or a
+// new one, recorded on o so that a save after an in-doubt outcome sends it again.
+func proposeID(o *Object) (string, error) {
+	if id := o.ProposedID(); id != "" {
+		return id, nil
+	}
+	id, err := newObjectID()
+	if err != nil {
+		return "", err
+	}
+	o.SetProposedID(id)
+	return id, nil
 }
 
 // errCustomIDsRefused is returned by createWithID when the server does not allow custom object ids.
@@ -134,14 +147,18 @@ func refusesCustomIDs(err error) bool {
 	return errors.As(err, &pe) && pe.Code == rest.CodeInvalidKeyName && strings.HasPrefix(pe.Message, "objectId is an invalid field name")
 }
 
-// createWithID creates an object of className with body under an id the client chooses, and returns the
-// server's answer merged over what the server stored. The id makes the create harmless to send again, so it is
-// retried after any ambiguous failure; when a retry is refused because the object exists ("duplicate value" or
-// "duplicate request"), or the attempts run out, the object is looked up by its id: found, the create succeeded;
-// not found, nothing was stored, and the create is sent once more. It returns errCustomIDsRefused (after
+// createWithID creates o with body under an id the client chooses (proposeID), and returns the server's answer
+// or what the server stored. The id makes the create harmless to send again, so it is retried after any
+// ambiguous failure; when a retry is refused because the object exists ("duplicate value" or "duplicate
+// request"), or the attempts run out, the object is looked up by its id: found, the create succeeded; not found,
+// it is sent once more. If an attempt may have created it and that stays unsettled (an ACL can hide the object
+// from its creator), the result is in doubt, never a definite failure. It returns errCustomIDsRefused (after
 // remembering it for the client) when the server does not allow custom ids.
-func (c *Client) createWithID(ctx context.Context, className string, body map[string]any, sessionToken string) (map[string]any, string, error) {
-	id, err := newObjectID()
+func (c *Client) createWithID(ctx context.Context, o *Object, body map[string]any, sessionToken string) (map[string]any, string, error) {
+	className := o.ClassName()
+	// An id proposed by an earlier save whose outcome stayed unknown may already be stored.
+	resending := o.ProposedID() != ""
+	id, err := proposeID(o)
 	if err != nil {
 		return nil, "", fmt.Errorf("moralis: save %s: %w", className, err)
 	}
@@ -151,6 +168,7 @@ func (c *Client) createWithID(ctx context.Context, className string, body map[st
 	}
 	b["objectId"] = id
 	var last error
+	doubt := resending
 	for round := 0; round < 2; round++ {
 		rc := c.call(http.MethodPost, classPath(className), b)
 		c.userSession(&rc, sessionToken)
@@ -161,13 +179,19 @@ func (c *Client) createWithID(ctx context.Context, className string, body map[st
 		if err == nil {
 			return resp, id, nil
 		}
-		if refusesCustomIDs(err) {
+		if refusesCustomIDs(err) && !doubt {
 			c.server.noCustomIDs.Store(true)
+			o.SetProposedID("")
 			return nil, "", errCustomIDsRefused
 		}
-		if !mayHaveCreated(err) {
+		if !mayHaveCreated(err) && !(doubt && errors.Is(err, ErrDuplicateValue)) {
+			if doubt {
+				return nil, "", inDoubt(fmt.Sprintf("save new %s %s", className, id), err, nil)
+			}
+			o.SetProposedID("") // definitely not stored: a later save may choose afresh
 			return nil, "", err
 		}
+		doubt = true
 		stored, gerr := c.lookup(ctx, className, id, sessionToken)
 		if gerr == nil {
 			return stored, id, nil
@@ -257,7 +281,12 @@ func (c *Client) Destroy(ctx context.Context, s Saver) error {
 	if o.ID() == "" {
 		return fmt.Errorf("moralis: destroy %s: the object has no id", o.ClassName())
 	}
-	return c.do(ctx, c.call(http.MethodDelete, objectPath(o.ClassName(), o.ID()), nil), nil)
+	err := c.do(ctx, c.call(http.MethodDelete, objectPath(o.ClassName(), o.ID()), nil), nil)
+	var pe *Error
+	if errors.As(err, &pe) && pe.Code == rest.CodeObjectNotFound && pe.MaybeAppliedBefore {
+		pe.InDoubt = true // an earlier attempt may have deleted it
+	}
+	return err
 }
 
 // RunQuery runs an encoded query against the backend; it makes *Client a query.Runner.
@@ -449,7 +478,9 @@ func (c *Client) settleCreates(ctx context.Context, items []batchItem, answers [
 	a2, e2 := c.runBatch(ctx, again)
 	for j, k := range resend {
 		answers[k], errs[k] = a2[j], e2[j]
-		if e2[j] != nil && mayHaveCreated(e2[j]) {
+		if e2[j] != nil {
+			// An earlier attempt may have stored it where the look-up could not see it (an ACL): whatever the
+			// resend answered, the outcome is unknown.
 			errs[k] = inDoubt(fmt.Sprintf("save new %s %s", items[k].className, items[k].newID), e2[j], nil)
 		}
 	}
@@ -518,7 +549,8 @@ func (c *Client) batchChunk(ctx context.Context, items []batchItem, answers []ma
 	res, err := c.t.Do(ctx, rc)
 	if err == nil {
 		if jerr := json.Unmarshal(res.Body, &resp); jerr != nil || len(resp) != len(items) {
-			err = &Error{Code: rest.CodeInvalidJSON, Message: fmt.Sprintf("batch answered %d results for %d requests", len(resp), len(items)), Op: "POST batch", Status: res.Status}
+			// The server took the call (2xx), so its sub-requests may have been applied: in doubt.
+			err = &Error{Code: rest.CodeInvalidJSON, Message: fmt.Sprintf("batch answered %d results for %d requests", len(resp), len(items)), Op: "POST batch", Status: res.Status, InDoubt: true}
 		}
 	}
 	retried := res != nil && res.MaybeAppliedBefore
@@ -529,7 +561,8 @@ func (c *Client) batchChunk(ctx context.Context, items []batchItem, answers []ma
 		case resp[i].Error != nil:
 			e := &Error{Code: resp[i].Error.Code, Message: resp[i].Error.Error, Op: items[i].method + " " + items[i].path, MaybeAppliedBefore: retried}
 			if retried && items[i].method == http.MethodDelete && e.Code == rest.CodeObjectNotFound {
-				continue // an earlier attempt of this call deleted it
+				// An earlier attempt may have deleted it, or it was never there for us (an ACL): in doubt.
+				e.InDoubt = true
 			}
 			errs[i] = e
 		default:
@@ -538,13 +571,14 @@ func (c *Client) batchChunk(ctx context.Context, items []batchItem, answers []ma
 	}
 }
 
-// SaveAll saves many objects, exactly once each at the default config. Creates (with client-chosen ids) and
-// updates whose changes store the same values when sent twice go through /batch in chunks of Config.BatchSize
-// (default 20) with Config.BatchConcurrency (default 4) calls in flight; a call is retried after any ambiguous
-// failure, and creates a retry finds already stored are loaded and succeed. Updates with Increment or Add, and
-// creates when the server assigns ids, are sent one by one with request ids, like Save. Every object that
-// succeeded is updated; when some did not, the error is a *BatchError whose Errors are aligned with objs, telling
-// which failed and which are in doubt (ErrWriteInDoubt). Objects without changes are skipped.
+// SaveAll saves many objects, exactly once each at the default config. Creates (with client-chosen ids) go
+// through /batch in chunks of Config.BatchSize (default 20) with Config.BatchConcurrency (default 4) calls in
+// flight; a call is retried after any ambiguous failure, and creates a retry finds already stored are loaded and
+// succeed. Updates, and creates when the server assigns ids, are sent one by one with request ids, like Save
+// (parse-server does not deduplicate /batch, and an update sent twice could undo another writer's change made in
+// between). An object listed twice is saved once. Every object that succeeded is updated; when some did not, the
+// error is a *BatchError whose Errors are aligned with objs, telling which failed and which are in doubt
+// (ErrWriteInDoubt). Objects without changes are skipped.
 func (c *Client) SaveAll(ctx context.Context, objs []*Object) error {
 	if ctx == nil {
 		return errors.New("moralis: nil context")
@@ -554,20 +588,29 @@ func (c *Client) SaveAll(ctx context.Context, objs []*Object) error {
 		items  []batchItem
 		index  []int
 		sent   []map[string]wire.Op
-		single []int // objects saved one by one
+		single []int               // objects saved one by one
+		first  = map[*Object]int{} // an object listed twice is saved once
+		dups   [][2]int            // (repeat, first)
 	)
 	for i, o := range objs {
 		if o == nil || o.ClassName() == "" {
 			errs[i] = errNoClass
 			continue
 		}
+		if j, seen := first[o]; seen {
+			dups = append(dups, [2]int{i, j})
+			continue
+		}
+		first[o] = i
 		if o.ID() != "" && len(o.DirtyKeys()) == 0 {
 			continue
 		}
 		if o.ID() == "" && c.cfg.DefaultACL != nil && o.ACL() == nil {
 			o.SetACL(c.cfg.DefaultACL.Clone())
 		}
-		if (o.ID() == "" && !c.chooseIDs(o.ClassName())) || (o.ID() != "" && !o.Repeatable()) {
+		// Only creates with a chosen id are harmless to repeat in a /batch (which parse-server does not
+		// deduplicate): an update sent twice can undo another writer's change made in between.
+		if o.ID() != "" || !c.chooseIDs(o.ClassName()) {
 			single = append(single, i)
 			continue
 		}
@@ -576,17 +619,12 @@ func (c *Client) SaveAll(ctx context.Context, objs []*Object) error {
 			errs[i] = fmt.Errorf("moralis: save %s: %w", o.ClassName(), err)
 			continue
 		}
-		it := batchItem{method: http.MethodPost, path: classPath(o.ClassName()), body: body}
-		if o.ID() != "" {
-			it.method, it.path = http.MethodPut, objectPath(o.ClassName(), o.ID())
-		} else {
-			if it.newID, err = newObjectID(); err != nil {
-				errs[i] = fmt.Errorf("moralis: save %s: %w", o.ClassName(), err)
-				continue
-			}
-			body["objectId"] = it.newID
-			it.className = o.ClassName()
+		it := batchItem{method: http.MethodPost, path: classPath(o.ClassName()), body: body, className: o.ClassName()}
+		if it.newID, err = proposeID(o); err != nil {
+			errs[i] = fmt.Errorf("moralis: save %s: %w", o.ClassName(), err)
+			continue
 		}
+		body["objectId"] = it.newID
 		items = append(items, it)
 		index = append(index, i)
 		sent = append(sent, o.PendingSnapshot())
@@ -605,13 +643,12 @@ func (c *Client) SaveAll(ctx context.Context, objs []*Object) error {
 		case refusesCustomIDs(err):
 			// The server assigns ids itself: nothing was stored; save the object one by one.
 			c.server.noCustomIDs.Store(true)
+			objs[i].SetProposedID("")
 			single = append(single, i)
 		case errors.Is(err, ErrWriteInDoubt):
-			if objs[i].ID() != "" {
-				objs[i].DropSent(sent[k])
-			}
-			errs[i] = err
+			errs[i] = err // the object keeps its proposed id: saving it again cannot make a second object
 		default:
+			objs[i].SetProposedID("")
 			errs[i] = err
 		}
 	}
@@ -621,6 +658,9 @@ func (c *Client) SaveAll(ctx context.Context, objs []*Object) error {
 			tasks[j] = func() { errs[i] = c.Save(ctx, objs[i]) }
 		}
 		parallel(c.cfg.BatchConcurrency, tasks)
+	}
+	for _, d := range dups {
+		errs[d[0]] = errs[d[1]]
 	}
 	return batchResult(errs)
 }
@@ -642,8 +682,9 @@ func batchResult(errs []error) error {
 	return nil
 }
 
-// DestroyAll deletes many objects through /batch, like SaveAll. A delete is harmless to send twice: a retried
-// call whose earlier attempt deleted an object answers "object not found" for it, and that counts as deleted.
+// DestroyAll deletes many objects through /batch, like SaveAll. A delete is harmless to send twice, so a call is
+// retried after an ambiguous failure; an object a retried call answers "object not found" for is reported in
+// doubt (an earlier attempt may have deleted it, or it was never visible to the caller).
 func (c *Client) DestroyAll(ctx context.Context, objs []*Object) error {
 	if ctx == nil {
 		return errors.New("moralis: nil context")

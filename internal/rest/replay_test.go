@@ -58,6 +58,13 @@ func (p *parseLike) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte(`{"code":104,"error":"objectId must not be empty, null or undefined"}`))
 		return
 	}
+	if m["_method"] == "PUT" && userFields(m) == 0 {
+		p.probes++
+		p.mu.Unlock()
+		w.WriteHeader(400)
+		w.Write([]byte(`{"code":101,"error":"Object not found."}`))
+		return
+	}
 	if r.URL.Path == "/parse/functions/"+ProbeName {
 		p.probes++
 		p.mu.Unlock()
@@ -73,6 +80,17 @@ func (p *parseLike) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		delete(p.seen, id)
 		p.mu.Unlock()
 	}
+}
+
+// userFields counts the body's keys that are not the protocol's own (_ApplicationId, _method, ...).
+func userFields(m map[string]any) int {
+	n := 0
+	for k := range m {
+		if k == "" || k[0] != '_' {
+			n++
+		}
+	}
+	return n
 }
 
 func newParseLike(t *testing.T, dedup, idempotency bool, answer func(n int, w http.ResponseWriter) bool) (*Transport, *parseLike, *[]time.Duration) {
@@ -121,14 +139,16 @@ func TestWriteRetriedOnlyWhenServerDeduplicates(t *testing.T) {
 		assert.Equal(t, id, h.Get("X-Parse-Request-Id"), "every attempt carries the same request id")
 	}
 	assert.Equal(t, 1, p.probes, "the probe's second request was refused as a duplicate")
-	ok, err := tr.Deduplicates(context.Background(), "classes/Thing/xyz")
-	require.NoError(t, err)
-	assert.True(t, ok, "an update to the class shares the create's route")
-	// A second failing write does not probe again.
+	// A second failing create does not probe again.
 	p.answer = failFirst(len(p.writes) + 1)
-	_, err = tr.Do(context.Background(), Call{Method: "PUT", Path: "classes/Thing/abc", Params: map[string]any{"n": 2}})
+	_, err = tr.Do(context.Background(), Call{Method: "POST", Path: "classes/Thing", Params: map[string]any{"n": 2}})
 	require.NoError(t, err)
 	assert.Equal(t, 1, p.probes)
+	// An update is probed on its own: a server may deduplicate creates and not updates.
+	p.answer = failFirst(len(p.writes) + 1)
+	_, err = tr.Do(context.Background(), Call{Method: "PUT", Path: "classes/Thing/abc", Params: map[string]any{"n": 3}})
+	require.NoError(t, err)
+	assert.Equal(t, 2, p.probes)
 }
 
 // Where the server does not deduplicate, an ambiguous failure of a write is reported in doubt and never resent.
@@ -167,6 +187,49 @@ func TestReplayAlwaysRetriesWithoutProbe(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, p.writes, 3)
 	assert.Zero(t, p.probes)
+}
+
+// A server that deduplicates creates only (idempotencyOptions.paths ["classes/[^/]+$"]) is not trusted with
+// updates: the update probe finds no deduplication, and an Increment whose answer was lost is in doubt, never resent.
+func TestUpdateNotResentWhereOnlyCreatesAreDeduplicated(t *testing.T) {
+	var mu sync.Mutex
+	seen := map[string]bool{}
+	puts := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		var m map[string]any
+		_ = json.Unmarshal(b, &m)
+		id := r.Header.Get("X-Parse-Request-Id")
+		mu.Lock()
+		defer mu.Unlock()
+		if m["_method"] == nil { // a create: deduplicated; the probe's body is refused
+			if seen[id] {
+				w.WriteHeader(400)
+				w.Write([]byte(`{"code":159,"error":"Duplicate request"}`))
+				return
+			}
+			seen[id] = true
+			w.WriteHeader(400)
+			w.Write([]byte(`{"code":104,"error":"objectId must not be empty, null or undefined"}`))
+			return
+		}
+		if userFields(m) == 0 { // the update probe: not deduplicated
+			w.WriteHeader(404)
+			w.Write([]byte(`{"code":101,"error":"Object not found."}`))
+			return
+		}
+		puts++
+		w.WriteHeader(502) // applied, answer lost
+	}))
+	defer srv.Close()
+	tr, err := New(Config{ServerURL: srv.URL + "/parse", AppID: "a", Idempotency: true, Policy: httpx.Policy{Sleep: func(context.Context, time.Duration) error { return nil }}})
+	require.NoError(t, err)
+	ok, err := tr.Deduplicates(context.Background(), "POST", "classes/T")
+	require.NoError(t, err)
+	assert.True(t, ok)
+	_, err = tr.Do(context.Background(), Call{Method: "PUT", Path: "classes/T/abc", Params: map[string]any{"score": map[string]any{"__op": "Increment", "amount": 1}}})
+	assert.ErrorIs(t, err, ErrWriteInDoubt)
+	assert.Equal(t, 1, puts, "the update was sent once")
 }
 
 // A retry refused as "Duplicate request" says only that the server saw an earlier attempt: in doubt.

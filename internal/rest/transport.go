@@ -139,10 +139,10 @@ func (t *Transport) Do(ctx context.Context, c Call) (*Result, error) {
 		switch {
 		case !write || c.Method == http.MethodDelete:
 			req.Replay = httpx.ReplayAlways
-		case reqID != "" && dedupRoute(c.Path) != "":
+		case reqID != "" && dedupRoute(c.Method, c.Path) != "":
 			req.Replay = httpx.ReplayIfConfirmed
-			path := c.Path
-			req.Confirm = func(ctx context.Context) (bool, error) { return t.Deduplicates(ctx, path) }
+			method, path := c.Method, c.Path
+			req.Confirm = func(ctx context.Context) (bool, error) { return t.Deduplicates(ctx, method, path) }
 		default:
 			req.Replay = httpx.ReplayNever
 		}
@@ -183,7 +183,9 @@ func (t *Transport) DoJSONPeek(ctx context.Context, c Call, out any, peek func(b
 		return nil
 	}
 	if err := json.Unmarshal(res.Body, out); err != nil {
-		return &Error{Code: CodeInvalidJSON, Message: "Received an error with invalid JSON from Parse: " + truncate(string(res.Body), 512), Status: res.Status, Op: c.Method + " " + c.Path}
+		// A write the server answered with a 2xx was applied, whatever its unreadable answer says: in doubt.
+		return &Error{Code: CodeInvalidJSON, Message: "Received an error with invalid JSON from Parse: " + truncate(string(res.Body), 512), Status: res.Status, Op: c.Method + " " + c.Path,
+			InDoubt: c.Method != http.MethodGet}
 	}
 	return nil
 }

@@ -19,6 +19,7 @@ type Object struct {
 	className string
 	id        string
 	localID   string
+	proposed  string // the id a create in doubt was sent with; the next create sends it again
 	createdAt time.Time
 	updatedAt time.Time
 	server    map[string]any // the last values the server sent (or that a save stored)
@@ -52,6 +53,18 @@ func (o *Object) ID() string { return o.id }
 
 // SetID sets the object's id (for references to existing objects).
 func (o *Object) SetID(id string) { o.id = id }
+
+// ProposedID is the object id a create whose outcome is unknown was sent with ("" otherwise); the next save of
+// the object sends the same id, so it cannot make a second object. It is cleared once the object has its id.
+func (o *Object) ProposedID() string {
+	if o.id != "" {
+		return ""
+	}
+	return o.proposed
+}
+
+// SetProposedID records the id a create was sent with (used by the client).
+func (o *Object) SetProposedID(id string) { o.proposed = id }
 
 // LocalID is the id the local store gave an object saved while offline ("" otherwise).
 func (o *Object) LocalID() string { return o.localID }
@@ -322,17 +335,6 @@ func (o *Object) SaveBody() (map[string]any, error) {
 
 // PendingSnapshot returns the unsaved changes, taken before a save and given back to ApplySaved or DropSent.
 func (o *Object) PendingSnapshot() map[string]Op { return maps.Clone(o.pending) }
-
-// Repeatable reports whether sending the unsaved changes twice stores what sending them once does: true unless a
-// change is an Increment or an Add.
-func (o *Object) Repeatable() bool {
-	for _, op := range o.pending {
-		if !op.Idempotent() {
-			return false
-		}
-	}
-	return true
-}
 
 // ApplySaved records a successful save: the changes that were sent (sent is the snapshot taken before the save)
 // become the server's values, then the save answer (objectId, createdAt, updatedAt and the values the server

@@ -1,0 +1,315 @@
+// Regression tests from a red-team review of the exactly-once guarantee: each performs the scenario that once
+// doubled, lost or misreported a write, through a proxy in front of the real server that loses answers (forward,
+// then drop the connection), answers 502 itself, or runs another writer between forwarding and answering.
+package client_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/c13f5054/moralis-go/client"
+	"github.com/stretchr/testify/require"
+)
+
+func isCreate(path string, body []byte) bool {
+	return strings.Contains(path, "/classes/") && !bytes.Contains(body, []byte(`"_method"`))
+}
+
+// a create whose ACL hides it from its creator; the first answer is lost.
+func TestRedTeamCreateHiddenByItsACLIsInDoubtNotFailed(t *testing.T) {
+	cls := fmt.Sprintf("RT1_%d", rand.Uint32())
+	var hit atomic.Bool
+	hp := &hookProxy{hook: func(n int, path string, body []byte) (act, func()) {
+		if isCreate(path, body) && !bytes.Contains(body, []byte(`"id":"x"`)) && hit.CompareAndSwap(false, true) {
+			return reset, nil
+		}
+		return pass, nil
+	}}
+	c, _, master, _ := rtClients(t, hp)
+	o := client.NewObject(cls)
+	o.Set("n", 1)
+	acl := client.NewACL()
+	acl.SetRoleReadAccess("Admins", true) // a write-only "inbox" object: the creator cannot read it
+	acl.SetPublicWriteAccess(true)
+	o.SetACL(acl)
+	err := c.Save(context.Background(), o)
+	rows := countAll(t, master, cls)
+	t.Logf("Save err=%v inDoubt=%v rows stored=%d", err, errors.Is(err, client.ErrWriteInDoubt), rows)
+	if rows == 1 {
+		require.True(t, err == nil || errors.Is(err, client.ErrWriteInDoubt), "object stored but reported as a definite failure")
+	}
+}
+
+func countAll(t *testing.T, master *client.Client, cls string) int {
+	var resp struct {
+		Results []map[string]any `json:"results"`
+	}
+	require.NoError(t, master.WithMasterKey().Request(context.Background(), "GET", "classes/"+cls, map[string]any{"limit": 1000}, &resp))
+	return len(resp.Results)
+}
+
+// the same new *Object twice in one SaveAll.
+func TestRedTeamSaveAllSameNewObjectTwiceSavesOnce(t *testing.T) {
+	cls := fmt.Sprintf("RT2_%d", rand.Uint32())
+	c, _, master, _ := rtClients(t, &hookProxy{})
+	o := client.NewObject(cls)
+	o.Set("n", 1)
+	err := c.SaveAll(context.Background(), []*client.Object{o, o})
+	rows := countAll(t, master, cls)
+	t.Logf("SaveAll err=%v id=%s rows stored=%d", err, o.ID(), rows)
+	require.Equal(t, 1, rows, "one object saved, rows stored")
+}
+
+// the same existing *Object with an Increment twice in one SaveAll.
+func TestRedTeamSaveAllSameIncrementTwiceAppliesOnce(t *testing.T) {
+	cls := fmt.Sprintf("RT3_%d", rand.Uint32())
+	c, _, master, _ := rtClients(t, &hookProxy{})
+	ctx := context.Background()
+	o := client.NewObject(cls)
+	o.Set("score", 0)
+	require.NoError(t, c.Save(ctx, o))
+	require.NoError(t, o.Increment("score", 1))
+	err := c.SaveAll(ctx, []*client.Object{o, o})
+	got, gerr := master.Get(ctx, cls, o.ID())
+	require.NoError(t, gerr)
+	t.Logf("SaveAll err=%v local=%v server=%v", err, o.Get("score"), got.Get("score"))
+	require.Equal(t, 1.0, got.Float("score"), "one Increment(1) stored")
+}
+
+// a Set-only update (ReplayAlways) whose answer is lost, while another writer increments the same field.
+func TestRedTeamLostSetAnswerNeverUndoesAnotherWriter(t *testing.T) {
+	cls := fmt.Sprintf("RT4_%d", rand.Uint32())
+	var other func()
+	var armed atomic.Bool
+	hp := &hookProxy{hook: func(n int, path string, body []byte) (act, func()) {
+		if armed.Load() && bytes.Contains(body, []byte(`"_method":"PUT"`)) && armed.CompareAndSwap(true, false) {
+			return reset, other // A's PUT applied; B increments; A's answer lost
+		}
+		return pass, nil
+	}}
+	c, direct, _, _ := rtClients(t, hp)
+	ctx := context.Background()
+	a := client.NewObject(cls)
+	a.Set("score", 0)
+	require.NoError(t, c.Save(ctx, a))
+	var bErr error
+	var bSaw float64
+	other = func() {
+		b := client.NewObjectWithID(cls, a.ID())
+		b.Increment("score", 1)
+		bErr = direct.Save(ctx, b)
+		bSaw = b.Float("score")
+	}
+	a.Set("score", 10)
+	armed.Store(true)
+	aErr := c.Save(ctx, a)
+	got, _ := direct.Get(ctx, cls, a.ID())
+	t.Logf("A Set(10): err=%v; B Increment(1): err=%v, B saw %v; stored=%v", aErr, bErr, bSaw, got.Get("score"))
+	require.Equal(t, 11.0, got.Float("score"), "B's increment, reported done and computed over A's 10, was lost")
+}
+
+// Server without idempotencyOptions, parse-server's default): a Set-only update (ReplayAlways) whose answer is lost, while another writer increments the same field.
+func TestRedTeamLostSetAnswerNeverUndoesAnotherWriterWithoutServerIdempotency(t *testing.T) {
+	cls := fmt.Sprintf("RT4_%d", rand.Uint32())
+	var other func()
+	var armed atomic.Bool
+	hp := &hookProxy{noIdem: true, hook: func(n int, path string, body []byte) (act, func()) {
+		if armed.Load() && bytes.Contains(body, []byte(`"_method":"PUT"`)) && armed.CompareAndSwap(true, false) {
+			return reset, other // A's PUT applied; B increments; A's answer lost
+		}
+		return pass, nil
+	}}
+	c, direct, _, _ := rtClients(t, hp)
+	ctx := context.Background()
+	a := client.NewObject(cls)
+	a.Set("score", 0)
+	require.NoError(t, c.Save(ctx, a))
+	var bErr error
+	var bSaw float64
+	other = func() {
+		b := client.NewObjectWithID(cls, a.ID())
+		b.Increment("score", 1)
+		bErr = direct.Save(ctx, b)
+		bSaw = b.Float("score")
+	}
+	a.Set("score", 10)
+	armed.Store(true)
+	aErr := c.Save(ctx, a)
+	got, _ := direct.Get(ctx, cls, a.ID())
+	t.Logf("A Set(10): err=%v; B Increment(1): err=%v, B saw %v; stored=%v", aErr, bErr, bSaw, got.Get("score"))
+	require.Equal(t, 11.0, got.Float("score"), "B's increment, reported done and computed over A's 10, was lost")
+}
+
+// DestroyAll: first /batch attempt answered 502 by a proxy (never reached the server); the caller may not
+// delete the object (its ACL is public read-only), so the server answers 101 at the retry.
+func TestRedTeamDestroyAllNeverReportsAnUndeletedObjectDone(t *testing.T) {
+	cls := fmt.Sprintf("RT5_%d", rand.Uint32())
+	var armed atomic.Bool
+	hp := &hookProxy{hook: func(n int, path string, body []byte) (act, func()) {
+		if armed.Load() && strings.HasSuffix(path, "/batch") && armed.CompareAndSwap(true, false) {
+			return bad502, nil
+		}
+		return pass, nil
+	}}
+	c, _, master, _ := rtClients(t, hp)
+	ctx := context.Background()
+	o := client.NewObject(cls)
+	acl := client.NewACL()
+	acl.SetPublicReadAccess(true)
+	o.SetACL(acl)
+	require.NoError(t, c.Save(ctx, o))
+	armed.Store(true)
+	err := c.DestroyAll(ctx, []*client.Object{o})
+	_, gerr := master.Get(ctx, cls, o.ID())
+	t.Logf("DestroyAll err=%v; object still stored: %v", err, gerr == nil)
+	require.False(t, err == nil && gerr == nil, "DestroyAll reported done, object still stored")
+}
+
+// Destroy whose answer is lost: the retry answers 101.
+func TestRedTeamLostDestroyAnswerIsNotADefiniteFailure(t *testing.T) {
+	cls := fmt.Sprintf("RT6_%d", rand.Uint32())
+	var armed atomic.Bool
+	hp := &hookProxy{hook: func(n int, path string, body []byte) (act, func()) {
+		if armed.Load() && bytes.Contains(body, []byte(`"_method":"DELETE"`)) && armed.CompareAndSwap(true, false) {
+			return reset, nil
+		}
+		return pass, nil
+	}}
+	c, _, master, _ := rtClients(t, hp)
+	ctx := context.Background()
+	o := client.NewObject(cls)
+	require.NoError(t, c.Save(ctx, o))
+	armed.Store(true)
+	err := c.Destroy(ctx, o)
+	_, gerr := master.Get(ctx, cls, o.ID())
+	t.Logf("Destroy err=%v inDoubt=%v; deleted=%v", err, errors.Is(err, client.ErrWriteInDoubt), gerr != nil)
+	require.False(t, gerr != nil && err != nil && !errors.Is(err, client.ErrWriteInDoubt), "applied delete reported as definite failure")
+}
+
+// a create left in doubt; the natural re-Save makes a second object.
+func TestRedTeamSavingAgainAfterAnInDoubtCreateMakesNoSecondObject(t *testing.T) {
+	cls := fmt.Sprintf("RT7_%d", rand.Uint32())
+	var faulty atomic.Bool
+	faulty.Store(true)
+	hp := &hookProxy{hook: func(n int, path string, body []byte) (act, func()) {
+		if !faulty.Load() {
+			return pass, nil
+		}
+		if bytes.Contains(body, []byte(`"_method":"GET"`)) {
+			return bad502, nil
+		}
+		return reset, nil
+	}}
+	c, _, master, _ := rtClients(t, hp)
+	ctx := context.Background()
+	o := client.NewObject(cls)
+	o.Set("n", 1)
+	err := c.Save(ctx, o)
+	t.Logf("first Save: inDoubt=%v id=%q dirty=%v err=%v", errors.Is(err, client.ErrWriteInDoubt), o.ID(), o.DirtyKeys(), err)
+	faulty.Store(false)
+	err2 := c.Save(ctx, o)
+	rows := countAll(t, master, cls)
+	t.Logf("second Save err=%v id=%s rows stored=%d", err2, o.ID(), rows)
+	require.Equal(t, 1, rows)
+}
+
+// an installation created with Add; the first answer is lost.
+func TestRedTeamInstallationCreateIsNotAppliedTwice(t *testing.T) {
+	var hit atomic.Bool
+	hp := &hookProxy{hook: func(n int, path string, body []byte) (act, func()) {
+		if strings.HasSuffix(path, "/installations") && !bytes.Contains(body, []byte(`"_method"`)) && !bytes.Contains(body, []byte(`"id":"x"`)) && hit.CompareAndSwap(false, true) {
+			return reset, nil
+		}
+		return pass, nil
+	}}
+	c, _, master, _ := rtClients(t, hp)
+	ctx := context.Background()
+	o := client.NewObject("_Installation")
+	o.Set("installationId", fmt.Sprintf("rt10-%d", rand.Uint32()))
+	o.Set("deviceType", "ios")
+	o.Add("channels", "news")
+	o.Increment("badge", 1)
+	err := c.Save(ctx, o)
+	require.True(t, err == nil || errors.Is(err, client.ErrWriteInDoubt), "%v", err)
+	var resp struct {
+		Results []map[string]any `json:"results"`
+	}
+	require.NoError(t, master.WithMasterKey().Request(ctx, "GET", "installations", map[string]any{"where": map[string]any{"installationId": o.String("installationId")}}, &resp))
+	require.Len(t, resp.Results, 1)
+	t.Logf("Save err=%v; stored %v", err, resp.Results[0])
+	require.Equal(t, 1.0, resp.Results[0]["badge"], "the Increment applied once")
+	require.Equal(t, []any{"news"}, resp.Results[0]["channels"], "the Add applied once")
+}
+
+// SaveAll of creates hidden from their creator by ACL; the first /batch answer is lost.
+func TestRedTeamSaveAllHiddenByACLIsInDoubt(t *testing.T) {
+	cls := fmt.Sprintf("RT1b_%d", rand.Uint32())
+	var hit atomic.Bool
+	hp := &hookProxy{hook: func(n int, path string, body []byte) (act, func()) {
+		if strings.HasSuffix(path, "/batch") && hit.CompareAndSwap(false, true) {
+			return reset, nil
+		}
+		return pass, nil
+	}}
+	c, _, master, _ := rtClients(t, hp)
+	var objs []*client.Object
+	for i := 0; i < 3; i++ {
+		o := client.NewObject(cls)
+		acl := client.NewACL()
+		acl.SetRoleReadAccess("Admins", true)
+		o.SetACL(acl)
+		objs = append(objs, o)
+	}
+	err := c.SaveAll(context.Background(), objs)
+	var be *client.BatchError
+	errors.As(err, &be)
+	t.Logf("SaveAll err=%v; rows stored=%d", err, countAll(t, master, cls))
+	require.NotNil(t, be)
+	require.Equal(t, be.Failed, be.InDoubt, "stored objects reported as definite failures")
+}
+
+// ctx cancelled during the back-off after a create's answer was lost.
+func TestRedTeamCancelDuringRetryAndNilInputs(t *testing.T) {
+	cls := fmt.Sprintf("RTc_%d", rand.Uint32())
+	ctx, cancel := context.WithCancel(context.Background())
+	hp := &hookProxy{hook: func(n int, path string, body []byte) (act, func()) {
+		if isCreate(path, body) {
+			return reset, cancel
+		}
+		return pass, nil
+	}}
+	c, _, master, _ := rtClients(t, hp)
+	o := client.NewObject(cls)
+	err := c.Save(ctx, o)
+	rows := countAll(t, master, cls)
+	t.Logf("err=%v inDoubt=%v rows=%d", err, errors.Is(err, client.ErrWriteInDoubt), rows)
+	require.True(t, rows == 0 || err == nil || errors.Is(err, client.ErrWriteInDoubt))
+	//lint:ignore SA1012 testing nil
+	require.Error(t, c.Save(nil, client.NewObject(cls)))
+	require.Error(t, c.SaveAll(nil, []*client.Object{client.NewObject(cls)}))
+	require.Error(t, c.DestroyAll(nil, []*client.Object{client.NewObjectWithID(cls, "x")}))
+	require.Error(t, c.Destroy(nil, client.NewObjectWithID(cls, "x")))
+	_, uerr := c.UploadFile(nil, "a.txt", []byte("x"), "text/plain")
+	require.Error(t, uerr)
+	require.Error(t, c.SaveAll(context.Background(), []*client.Object{nil, client.NewObject("")}))
+}
+
+func TestRedTeamLostUploadAnswerIsInDoubt(t *testing.T) {
+	var hit atomic.Bool
+	hp := &hookProxy{hook: func(n int, path string, body []byte) (act, func()) {
+		if strings.Contains(path, "/files/") && hit.CompareAndSwap(false, true) {
+			return reset, nil
+		}
+		return pass, nil
+	}}
+	c, _, _, _ := rtClients(t, hp)
+	_, err := c.UploadFile(context.Background(), "a.txt", []byte("hello"), "text/plain")
+	t.Logf("upload err=%v inDoubt=%v", err, errors.Is(err, client.ErrWriteInDoubt))
+	require.True(t, errors.Is(err, client.ErrWriteInDoubt))
+}
