@@ -303,8 +303,10 @@ func (c *Client) RunQuery(ctx context.Context, req *wire.QueryRequest) (*wire.Qu
 		params[k] = v
 	}
 	rc := c.call(http.MethodGet, path, params)
-	if req.UseMasterKey {
-		rc.UseMasterKey = true
+	if req.UseMasterKey && !c.useMaster {
+		// Aggregate, distinct and explain run with the master key only: the caller says so by using a master
+		// view, so a session view never acts with the master key behind its user's back.
+		return nil, fmt.Errorf("moralis: %s %s runs with the master key only: call it on c.WithMasterKey(): %w", masterOp(req), req.ClassName, ErrMasterKeyRequired)
 	}
 	// A find answers pages of objects; aggregate, distinct and explain answer other values.
 	find := req.Op != "aggregate" && req.Params["distinct"] == nil && req.Params["explain"] == nil
@@ -346,6 +348,19 @@ func (c *Client) RunQuery(ctx context.Context, req *wire.QueryRequest) (*wire.Qu
 		out.Count, out.HasCount = *resp.Count, true
 	}
 	return out, nil
+}
+
+// masterOp names the query operation that needs the master key.
+func masterOp(req *wire.QueryRequest) string {
+	switch {
+	case req.Params["distinct"] != nil:
+		return "distinct"
+	case req.Params["explain"] != nil:
+		return "explain"
+	case req.Op == "aggregate":
+		return "aggregate"
+	}
+	return "query"
 }
 
 // doArrived is do for a find: when arrived is set, it is told the number of results and the last one's objectId

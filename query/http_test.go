@@ -142,8 +142,11 @@ func TestThroughClientOverHTTP(t *testing.T) {
 		t.Errorf("count body %v", last)
 	}
 
-	// Distinct goes to aggregate/ with the master key.
-	vals, err := query.Distinct[string](ctx, c, query.New[*client.Object]("GameScore"), "name")
+	// Distinct needs a master view, and goes to aggregate/ with the master key.
+	if _, err := query.Distinct[string](ctx, c, query.New[*client.Object]("GameScore"), "name"); !errors.Is(err, client.ErrMasterKeyRequired) {
+		t.Errorf("Distinct on a view without the master key: %v", err)
+	}
+	vals, err := query.Distinct[string](ctx, c.WithMasterKey(), query.New[*client.Object]("GameScore"), "name")
 	if err != nil || strings.Join(vals, ",") != "a,b" {
 		t.Errorf("Distinct = %v, %v", vals, err)
 	}

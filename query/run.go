@@ -225,6 +225,10 @@ func (q *Query[T]) Count(ctx context.Context, r Runner) (int, error) {
 	return resp.Count, nil
 }
 
+// Distinct, Aggregate, AggregateInto and Explain run with the master key only: against the backend client, call
+// them with a master view (c.WithMasterKey()); any other view refuses them before sending, so a user's session
+// view never acts with the master key behind its back.
+//
 // Distinct returns the distinct values of key among the objects q matches, decoded into V (string, float64, a
 // struct, any, ...). It runs on aggregate/{class} and needs the master key, which the request asks for.
 func Distinct[V, T any](ctx context.Context, r Runner, q *Query[T], key string) ([]V, error) {

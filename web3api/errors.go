@@ -3,6 +3,7 @@ package web3api
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -51,10 +52,12 @@ func newRateLimitError(u string, resp *httpx.Response) *RateLimitError {
 	}
 	if ra := resp.Header.Get("Retry-After"); ra != "" {
 		e.RetryAfterRaw = ra
-		if s, err := strconv.Atoi(ra); err == nil {
+		// Retry-After is delay-seconds or an HTTP date (RFC 9110: IMF-fixdate, or the obsolete RFC 850 and
+		// asctime forms); a date in the past means now.
+		if s, err := strconv.Atoi(strings.TrimSpace(ra)); err == nil && s >= 0 {
 			e.RetryAfter = time.Duration(s) * time.Second
-		} else if t, err := time.Parse(time.RFC1123, ra); err == nil {
-			e.RetryAfter = time.Until(t)
+		} else if t, err := http.ParseTime(ra); err == nil {
+			e.RetryAfter = max(time.Until(t), 0)
 		}
 	}
 	return e

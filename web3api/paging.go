@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"math"
 
 	"github.com/c13f5054/moralis-go/web3api/internal/ref"
 )
@@ -16,6 +17,38 @@ var ErrCursorRepeated = errors.New("web3api: the API returned a cursor it had al
 
 // DefaultPageLimit is the page size assumed for offset paging when the call sets no limit.
 const DefaultPageLimit = 500
+
+// intArg reads an integer argument given as any Go integer type, an integral float or a json.Number.
+func intArg(v any) (int64, bool) {
+	switch n := v.(type) {
+	case int:
+		return int64(n), true
+	case int8:
+		return int64(n), true
+	case int16:
+		return int64(n), true
+	case int32:
+		return int64(n), true
+	case int64:
+		return n, true
+	case uint:
+		return int64(n), n <= math.MaxInt64
+	case uint8:
+		return int64(n), true
+	case uint16:
+		return int64(n), true
+	case uint32:
+		return int64(n), true
+	case uint64:
+		return int64(n), n <= math.MaxInt64
+	case float64:
+		return int64(n), n == math.Trunc(n) && math.Abs(n) < 1<<53
+	case json.Number:
+		i, err := n.Int64()
+		return i, err == nil
+	}
+	return 0, false
+}
 
 type page[T any] struct {
 	Result   []T             `json:"result"`
@@ -37,6 +70,10 @@ func pages[T any](ctx context.Context, c *Client, name string, args Args) iter.S
 	start := args.clone()
 	return func(yield func(T, error) bool) {
 		var zero T
+		if ctx == nil {
+			yield(zero, errors.New("web3api: nil context"))
+			return
+		}
 		a := start.clone()
 		ep, _ := ref.Lookup(name)
 		seen := map[string]bool{}
@@ -80,7 +117,7 @@ func pages[T any](ctx context.Context, c *Client, name string, args Args) iter.S
 				return
 			}
 			limit := DefaultPageLimit
-			if l, ok := a["limit"].(int64); ok && l > 0 {
+			if l, ok := intArg(a["limit"]); ok && l > 0 {
 				limit = int(l)
 			}
 			offset := (*pg.Page + 1) * limit
