@@ -34,15 +34,16 @@ build:
 	$(GO) vet ./...
 
 ## test: every test: Go unit and integration (race detector on), React unit tests, browser end to end
-test: smoke chain build test-go test-react test-browser bench-check fuzz-check
+test: smoke chain build lint test-go test-react test-browser bench-check fuzz-check
 	@echo "make test: all suites passed"
 
 ## test-react: the React hooks package: typecheck, vitest, build, demo page build
 test-react:
 	cd react-hooks && npm ci --no-audit --no-fund --loglevel=error && npm run typecheck && npm test && npm run build && npm run build:demo
 
+## test-go: Go unit tests and the integration tests against the local stack (build tag "integration"), race detector on
 test-go:
-	$(GO) test $(GOTESTFLAGS) -race ./...
+	$(GO) test $(GOTESTFLAGS) -race -tags integration ./...
 
 ## demo: bring the stack and the local chain up and walk through the product with examples/quickstart
 demo: up chain
@@ -60,10 +61,14 @@ fuzz:
 		echo "fuzz $$name ($$pkg) for $(FUZZTIME)"; \
 		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; done
 
-## lint: formatting and vet
+## lint: formatting, vet (with and without the integration tag) and staticcheck
+STATICCHECK_VERSION ?= v0.8.2
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) vet ./...
+	$(GO) vet -tags integration ./...
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) -checks inherit,-ST1005 ./...
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) -checks inherit,-ST1005 -tags integration ./...
 
 ## bench: side-by-side benchmarks (moralis-go, moralis-v1 in Node, raw HTTP); table on stdout, JSON in bench/results/
 bench: up

@@ -51,8 +51,6 @@ func deployRest(t testing.TB) []byte {
 		push1(0), opRETURN, asmMark("end"))
 }
 
-func word(b []byte) asmPush { return asmPush(common.LeftPadBytes(b, 32)) }
-
 func testAccountRuntime(t testing.TB, prepared bool) []byte {
 	magic := make([]byte, 32)
 	copy(magic, erc1271Magic[:])

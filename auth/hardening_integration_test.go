@@ -1,3 +1,5 @@
+//go:build integration
+
 package auth
 
 // Attacks on the sign-in endpoint (issue 20, items 4 to 7), each performed against the handler over the real

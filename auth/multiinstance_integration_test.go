@@ -1,3 +1,5 @@
+//go:build integration
+
 package auth_test
 
 // Several endpoint machines: two instances of the sign-in endpoint (auth.NewHandler), each with its own

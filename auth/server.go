@@ -128,7 +128,6 @@ type connGuard struct {
 	total    int
 	byClient map[string]int
 	idle     map[*guardedConn]time.Time
-	closed   int // listeners closed (wakes waiters)
 }
 
 func newConnGuard(max, perClient int) *connGuard {

@@ -1,3 +1,5 @@
+//go:build integration
+
 package auth
 
 // Attacks on wallet sign-in, performed against the real stack: the Go endpoint (Handler over ClientBackend),

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net/http"
 	"sync/atomic"
-	"time"
 
 	"github.com/c13f5054/moralis-go/internal/httpx"
 	"github.com/c13f5054/moralis-go/internal/rest"
@@ -266,5 +265,3 @@ var ErrCannotMerge = wire.ErrCannotMerge
 
 // ErrMasterKeyRequired is returned before any request when a call needs the master key and none is configured.
 var ErrMasterKeyRequired = rest.ErrMasterKeyRequired
-
-func parseTime(s string) time.Time { t, _ := wire.ParseDate(s); return t }

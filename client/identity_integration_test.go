@@ -1,3 +1,5 @@
+//go:build integration
+
 package client_test
 
 // Integration tests of users, sessions, roles, ACL, CLP, schemas and files against the local Parse Server

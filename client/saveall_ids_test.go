@@ -182,12 +182,11 @@ func TestSaveAllSendsUpdatesOneByOne(t *testing.T) {
 				batchPaths = append(batchPaths, q.(map[string]any)["path"].(string))
 				out[i] = `{"success":{"updatedAt":"2026-01-01T00:00:00.000Z"}}`
 			}
-			b, _ := json.Marshal(out)
 			var raw []json.RawMessage
 			for _, s := range out {
 				raw = append(raw, json.RawMessage(s))
 			}
-			b, _ = json.Marshal(raw)
+			b, _ := json.Marshal(raw)
 			return 200, string(b)
 		}
 		if r.Body["_method"] == "PUT" {

@@ -1,3 +1,5 @@
+//go:build integration
+
 package query_test
 
 import (

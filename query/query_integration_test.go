@@ -1,3 +1,5 @@
+//go:build integration
+
 package query_test
 
 import (
@@ -429,7 +431,7 @@ func TestIntegrationShapeAndRun(t *testing.T) {
 		same(t, c, f.q().EqualTo("team", "red").Hint("_id_"), "Sean", "Bob")
 	})
 	t.Run("explain", func(t *testing.T) {
-		plan, err := query.New[map[string]any](f.scores).EqualTo("team", "red").Explain(true).Find(ctx, c)
+		plan, err := query.New[map[string]any](f.scores).EqualTo("team", "red").Explain(true).Find(ctx, c.WithMasterKey())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -445,7 +447,7 @@ func TestIntegrationShapeAndRun(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = f.q().Explain(true).Find(ctx, jsOnly)
+		_, err = f.q().Explain(true).Find(ctx, jsOnly.WithMasterKey())
 		if err == nil || !strings.Contains(err.Error(), "master key") {
 			t.Fatalf("explain without a master key: %v", err)
 		}
@@ -501,14 +503,14 @@ func TestIntegrationShapeAndRun(t *testing.T) {
 		}
 	})
 	t.Run("distinct", func(t *testing.T) {
-		teams, err := query.Distinct[string](ctx, c, f.q(), "team")
+		teams, err := query.Distinct[string](ctx, c.WithMasterKey(), f.q(), "team")
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !slices.Equal(sorted(teams), []string{"blue", "green", "red"}) {
 			t.Errorf("distinct teams = %v", teams)
 		}
-		scores, err := query.Distinct[float64](ctx, c, f.q().EqualTo("team", "red"), "score")
+		scores, err := query.Distinct[float64](ctx, c.WithMasterKey(), f.q().EqualTo("team", "red"), "score")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -518,7 +520,7 @@ func TestIntegrationShapeAndRun(t *testing.T) {
 		}
 	})
 	t.Run("aggregate", func(t *testing.T) {
-		res, err := f.q().Aggregate(ctx, c, []map[string]any{{"$group": map[string]any{"_id": nil, "total": map[string]any{"$sum": "$score"}}}})
+		res, err := f.q().Aggregate(ctx, c.WithMasterKey(), []map[string]any{{"$group": map[string]any{"_id": nil, "total": map[string]any{"$sum": "$score"}}}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -530,7 +532,7 @@ func TestIntegrationShapeAndRun(t *testing.T) {
 			Team  string  `json:"objectId"`
 			Total float64 `json:"total"`
 		}
-		tot, err := query.AggregateInto[total](ctx, c, f.q().EqualTo("team", "red"), map[string]any{"$group": map[string]any{"_id": "$team", "total": map[string]any{"$sum": "$score"}}})
+		tot, err := query.AggregateInto[total](ctx, c.WithMasterKey(), f.q().EqualTo("team", "red"), map[string]any{"$group": map[string]any{"_id": "$team", "total": map[string]any{"$sum": "$score"}}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -539,7 +541,7 @@ func TestIntegrationShapeAndRun(t *testing.T) {
 		}
 		// parse-server on PostgreSQL cannot put a $match before a $group on _id null (it selects every column
 		// without grouping them): the server's error reaches the caller.
-		_, err = f.q().EqualTo("team", "red").Aggregate(ctx, c, map[string]any{"$group": map[string]any{"_id": nil, "total": map[string]any{"$sum": "$score"}}})
+		_, err = f.q().EqualTo("team", "red").Aggregate(ctx, c.WithMasterKey(), map[string]any{"$group": map[string]any{"_id": nil, "total": map[string]any{"$sum": "$score"}}})
 		serverCode(t, err, 102)
 	})
 	t.Run("bad queries never reach the server", func(t *testing.T) {

@@ -99,8 +99,7 @@ func withChildren(objs []*client.Object) ([]*client.Object, error) {
 	var out []*client.Object
 	seen := map[*client.Object]bool{}
 	var walk func(v any)
-	var add func(o *client.Object, top bool) error
-	add = func(o *client.Object, top bool) error {
+	add := func(o *client.Object, top bool) error {
 		if o == nil {
 			if top {
 				return errors.New("store: pin: nil object")

@@ -20,6 +20,7 @@ import (
 	"unique"
 
 	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
 
 	"github.com/c13f5054/moralis-go/client"
 	"github.com/c13f5054/moralis-go/internal/wire"
@@ -168,7 +169,7 @@ func checkFile(path, appID string, timeout time.Duration) (err error) {
 	}
 	db, err := openBolt(path, &bolt.Options{ReadOnly: true, Timeout: timeout})
 	if err != nil {
-		if errors.Is(err, bolt.ErrTimeout) {
+		if errors.Is(err, bolterrors.ErrTimeout) {
 			return fmt.Errorf("store: %s is in use by another process", path)
 		}
 		return fmt.Errorf("%w: %s: %v", ErrForeignFile, path, err)

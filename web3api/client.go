@@ -54,7 +54,6 @@ type config struct {
 	defaultAddress []func() string
 	httpClient     *http.Client
 	maxAttempts    int
-	policySet      bool
 	policy         httpx.Policy
 }
 

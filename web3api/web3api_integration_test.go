@@ -1,3 +1,5 @@
+//go:build integration
+
 package web3api_test
 
 // The no-key path end to end: web3api client -> real parse-server (internal/devstack) -> cloud/web3.js ->

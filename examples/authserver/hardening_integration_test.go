@@ -1,3 +1,5 @@
+//go:build integration
+
 package main
 
 // Attacks on the served endpoint (issue 20, items 3, 4 and 7): the authserver as deployed (auth.NewServer, the

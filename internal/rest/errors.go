@@ -168,5 +168,3 @@ var ErrWriteInDoubt = errors.New("moralis: the write may or may not have been ap
 
 // ErrUnableToConnect is the text of the error given when every attempt failed without a response.
 const ErrUnableToConnect = "Unable to connect to the Parse API"
-
-var errNoResponse = errors.New("no response")

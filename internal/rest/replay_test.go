@@ -22,12 +22,11 @@ import (
 // runs; the probe body (an empty objectId with an id) is refused as parse-server refuses it. Writes are answered
 // by answer (n counts the writes, probes excluded).
 type parseLike struct {
-	mu      sync.Mutex
-	dedup   bool
-	seen    map[string]bool
-	probes  int
-	writes  []http.Header
-	applied int
+	mu     sync.Mutex
+	dedup  bool
+	seen   map[string]bool
+	probes int
+	writes []http.Header
 	// answer answers the n-th write; it returns false when the write "never reached the server" (a proxy's
 	// answer), and then its request id is forgotten.
 	answer func(n int, w http.ResponseWriter) bool

@@ -69,20 +69,6 @@ func exampleValue(f ref.Field) any {
 	return nil
 }
 
-// nullTemplate is exampleValue with every leaf null: the shape of an answer without invented values.
-func nullTemplate(f ref.Field) map[string]any {
-	m := map[string]any{}
-	for _, c := range f.Fields {
-		switch c.Type {
-		case "array":
-			m[c.Name] = []any{}
-		default:
-			m[c.Name] = nil
-		}
-	}
-	return m
-}
-
 // resultField returns the element description of a paged answer's "result".
 func resultField(ep *ref.Endpoint) (ref.Field, bool) {
 	for _, f := range ep.Response.Fields {

@@ -188,10 +188,7 @@ func goType(f ref.Field, parent, from string) string {
 		e := *f.Elem
 		e.Name = f.Name
 		t := goType(e, parent, from)
-		if strings.HasPrefix(t, "*") {
-			t = t[1:]
-		}
-		return "[]" + t
+		return "[]" + strings.TrimPrefix(t, "*")
 	}
 	return "json.RawMessage"
 }
