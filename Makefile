@@ -50,7 +50,7 @@ demo: up chain
 	set -a; source .devstack/env; source .devstack/chain/env; set +a; $(GO) run ./examples/quickstart
 
 # Every fuzz target of a decoder that takes outside bytes (package:target).
-FUZZ_TARGETS := ./internal/wire:FuzzObjectUnmarshal ./internal/wire:FuzzParseDate ./internal/wire:FuzzScanResults ./internal/rest:FuzzDecodeError ./query:FuzzFromJSON ./query:FuzzDecode \
+FUZZ_TARGETS := ./parse:FuzzObjectUnmarshal ./parse:FuzzParseDate ./parse:FuzzScanResults ./internal/rest:FuzzDecodeError ./query:FuzzFromJSON ./query:FuzzDecode \
 	./auth:FuzzParseSIWE ./auth:FuzzDecodeRequest ./auth:FuzzHandlerSignIn ./web3api:FuzzDecodeResponse ./store:FuzzGeoWhere \
 	./query/live:FuzzCheckWhere
 FUZZTIME ?= 60s

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/c13f5054/moralis-go/client"
-	"github.com/c13f5054/moralis-go/internal/wire"
+	"github.com/c13f5054/moralis-go/parse"
 )
 
 // DefaultNonceClass is the backend class BackendNonceStore keeps its nonces in.
@@ -134,7 +134,7 @@ func (s *BackendNonceStore) PurgeExpired(ctx context.Context) (int, error) {
 	var resp struct {
 		Results []map[string]any `json:"results"`
 	}
-	where := map[string]any{"expiresAt": map[string]any{"$lt": map[string]any{"__type": "Date", "iso": wire.FormatDate(s.now())}}}
+	where := map[string]any{"expiresAt": map[string]any{"$lt": map[string]any{"__type": "Date", "iso": parse.FormatDate(s.now())}}}
 	if err := s.c.Request(ctx, "GET", "classes/"+s.class, map[string]any{"where": where, "limit": 1000, "keys": "objectId"}, &resp); err != nil {
 		if errors.Is(err, client.ErrInvalidClassName) {
 			return 0, nil

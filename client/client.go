@@ -5,10 +5,11 @@ import (
 	"errors"
 	"net/http"
 	"sync/atomic"
+	"time"
 
 	"github.com/c13f5054/moralis-go/internal/httpx"
 	"github.com/c13f5054/moralis-go/internal/rest"
-	"github.com/c13f5054/moralis-go/internal/wire"
+	"github.com/c13f5054/moralis-go/parse"
 )
 
 // Version is the client version reported to the server (the original's 1.5.5, prefixed for Go).
@@ -66,10 +67,27 @@ type Config struct {
 	Storage Storage
 	// HTTPClient is the HTTP client to use (nil: a shared keep-alive client). Deadlines come from contexts.
 	HTTPClient *http.Client
-	// Retry overrides the retry policy's random source and sleep (tests); MaxAttempts above wins if set.
-	Retry httpx.Policy
+	// Retry tunes the back-off (tests make it deterministic); the zero value is the original's. MaxAttempts
+	// above wins over Retry.MaxAttempts.
+	Retry RetryPolicy
 	// NewRequestID makes idempotency request ids (nil: random UUIDs).
 	NewRequestID func() string
+}
+
+// RetryPolicy tunes the back-off between attempts: round(Base x Rand() x 2^attempts), the count already 1 at the
+// first wait. The zero value is the original client's: 5 attempts, a 125 ms base, math/rand/v2, a real sleep that
+// ends with the context. Which requests may be sent again is not a policy: see the package doc.
+type RetryPolicy struct {
+	// MaxAttempts is the total number of attempts (1 = no retry); 0 means DefaultMaxAttempts.
+	MaxAttempts int
+	// Base is the back-off base; 0 means 125 ms.
+	Base time.Duration
+	// Rand returns a number in [0,1); nil uses math/rand/v2.
+	Rand func() float64
+	// Sleep waits d or until ctx is done; nil uses a timer.
+	Sleep func(ctx context.Context, d time.Duration) error
+	// OnRetry, when set, is told about every retry (attempt number, reason, wait); it never sees bodies or keys.
+	OnRetry func(attempt int, reason string, wait time.Duration)
 }
 
 // Client talks to the backend. It is immutable after New and safe for concurrent use; views made with
@@ -104,7 +122,7 @@ func New(cfg Config) (*Client, error) {
 	if cfg.MaxAttempts < 0 {
 		return nil, errors.New("moralis: MaxAttempts must not be negative")
 	}
-	policy := cfg.Retry
+	policy := httpx.Policy{MaxAttempts: cfg.Retry.MaxAttempts, Base: cfg.Retry.Base, Rand: cfg.Retry.Rand, Sleep: cfg.Retry.Sleep, OnRetry: cfg.Retry.OnRetry}
 	if cfg.MaxAttempts > 0 {
 		policy.MaxAttempts = cfg.MaxAttempts
 	}
@@ -179,58 +197,58 @@ func (c *Client) doPeek(ctx context.Context, rc rest.Call, out any, peek func(bo
 	return c.t.DoJSONPeek(ctx, rc, out, peek)
 }
 
-// Re-exported value types; see package internal/wire for their encoding.
+// Re-exported value types of package parse (see there for their encoding).
 type (
 	// Object is one backend object. See the methods for reading fields and recording changes.
-	Object = wire.Object
+	Object = parse.Object
 	// Pointer refers to an object by class and id.
-	Pointer = wire.Pointer
+	Pointer = parse.Pointer
 	// Relation is the placeholder of a relation field.
-	Relation = wire.Relation
+	Relation = parse.Relation
 	// File is a stored file (name, url, and hash and ipfs when the server sends them).
-	File = wire.File
+	File = parse.File
 	// GeoPoint is a latitude/longitude pair; make one with NewGeoPoint.
-	GeoPoint = wire.GeoPoint
+	GeoPoint = parse.GeoPoint
 	// Polygon is a closed shape of GeoPoints.
-	Polygon = wire.Polygon
+	Polygon = parse.Polygon
 	// Bytes is binary data sent as base64.
-	Bytes = wire.Bytes
+	Bytes = parse.Bytes
 	// ACL is an access control list.
-	ACL = wire.ACL
+	ACL = parse.ACL
 	// Op is a field operation (Increment, Add, AddUnique, Remove, Unset, AddRelation, RemoveRelation).
-	Op = wire.Op
+	Op = parse.Op
 	// Error is an error answered by the backend, with its Parse code.
-	Error = rest.Error
+	Error = parse.Error
 	// QueryRequest is an encoded query, as RunQuery takes it (the same type as query.Request).
-	QueryRequest = wire.QueryRequest
+	QueryRequest = parse.QueryRequest
 	// QueryResponse is RunQuery's answer (the same type as query.Response).
-	QueryResponse = wire.QueryResponse
+	QueryResponse = parse.QueryResponse
 )
 
 // NewObject returns an empty, unsaved object of a class.
-func NewObject(className string) *Object { return wire.NewObject(className) }
+func NewObject(className string) *Object { return parse.NewObject(className) }
 
 // NewObjectWithID returns a reference to an existing object; Fetch fills it.
-func NewObjectWithID(className, id string) *Object { return wire.NewObjectWithID(className, id) }
+func NewObjectWithID(className, id string) *Object { return parse.NewObjectWithID(className, id) }
 
 // NewACL returns an empty ACL (no access but the master key's).
-func NewACL() *ACL { return wire.NewACL() }
+func NewACL() *ACL { return parse.NewACL() }
 
 // NewUserACL returns an ACL granting read and write to one user only.
-func NewUserACL(userID string) *ACL { return wire.NewUserACL(userID) }
+func NewUserACL(userID string) *ACL { return parse.NewUserACL(userID) }
 
 // NewGeoPoint checks and returns a GeoPoint.
-func NewGeoPoint(lat, lng float64) (GeoPoint, error) { return wire.NewGeoPoint(lat, lng) }
+func NewGeoPoint(lat, lng float64) (GeoPoint, error) { return parse.NewGeoPoint(lat, lng) }
 
 // Field operations, for Object.Set.
 var (
-	Increment      = wire.Increment
-	Add            = wire.Add
-	AddUnique      = wire.AddUnique
-	Remove         = wire.Remove
-	Unset          = wire.Unset
-	AddRelation    = wire.AddRelation
-	RemoveRelation = wire.RemoveRelation
+	Increment      = parse.Increment
+	Add            = parse.Add
+	AddUnique      = parse.AddUnique
+	Remove         = parse.Remove
+	Unset          = parse.Unset
+	AddRelation    = parse.AddRelation
+	RemoveRelation = parse.RemoveRelation
 )
 
 // Errors matched with errors.Is by their Parse code.
@@ -257,11 +275,11 @@ var (
 // have reached the server and been applied, and it could not be sent again without risking applying it twice.
 // The SDK never guesses: Save leaves such an object without its sent changes (Fetch it to see what the server
 // stored); SaveAll reports such objects in BatchError.InDoubt.
-var ErrWriteInDoubt = rest.ErrWriteInDoubt
+var ErrWriteInDoubt = parse.ErrWriteInDoubt
 
 // ErrCannotMerge is matched by the refusal of a field operation that Parse cannot merge with the field's earlier
 // unsaved change (its text is the Parse JS SDK's, such as "Cannot merge Add Op with the previous Op").
-var ErrCannotMerge = wire.ErrCannotMerge
+var ErrCannotMerge = parse.ErrCannotMerge
 
 // ErrMasterKeyRequired is returned before any request when a call needs the master key and none is configured.
 var ErrMasterKeyRequired = rest.ErrMasterKeyRequired

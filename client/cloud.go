@@ -8,7 +8,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/c13f5054/moralis-go/internal/wire"
+	"github.com/c13f5054/moralis-go/parse"
 )
 
 // CallFunction runs the cloud function name with params (encoded with the Parse codecs, so time.Time, Pointer
@@ -18,7 +18,7 @@ func (c *Client) CallFunction(ctx context.Context, name string, params map[strin
 	if name == "" {
 		return errors.New("moralis: CallFunction needs a function name")
 	}
-	enc, err := wire.Encode(params)
+	enc, err := parse.Encode(params)
 	if err != nil {
 		return fmt.Errorf("moralis: function %s: %w", name, err)
 	}
@@ -38,10 +38,10 @@ func (c *Client) CallFunction(ctx context.Context, name string, params map[strin
 		if err := json.Unmarshal(resp.Result, &v); err != nil {
 			return fmt.Errorf("moralis: function %s: %w", name, err)
 		}
-		*o = wire.Decode(v)
+		*o = parse.Decode(v)
 		return nil
 	}
-	if err := wire.Unmarshal(resp.Result, out); err != nil {
+	if err := parse.Unmarshal(resp.Result, out); err != nil {
 		return fmt.Errorf("moralis: function %s: decoding the result: %w", name, err)
 	}
 	return nil
@@ -56,7 +56,7 @@ func (c *Client) StartJob(ctx context.Context, name string, params map[string]an
 	if !c.HasMasterKey() {
 		return "", fmt.Errorf("moralis: job %s: %w", name, ErrMasterKeyRequired)
 	}
-	enc, err := wire.Encode(params)
+	enc, err := parse.Encode(params)
 	if err != nil {
 		return "", fmt.Errorf("moralis: job %s: %w", name, err)
 	}
@@ -78,7 +78,7 @@ func (c *Client) ServerTime(ctx context.Context) (time.Time, error) {
 	if err := c.CallFunction(ctx, "getServerTime", nil, &r); err != nil {
 		return time.Time{}, err
 	}
-	t, err := wire.ParseDate(r.DateTime)
+	t, err := parse.ParseDate(r.DateTime)
 	if err != nil {
 		return time.Time{}, fmt.Errorf("moralis: getServerTime answered an unreadable time %q", r.DateTime)
 	}

@@ -10,8 +10,6 @@ import (
 	"testing"
 	"testing/iotest"
 	"time"
-
-	"github.com/c13f5054/moralis-go/internal/httpx"
 )
 
 func fileServer(t *testing.T) *idServer {
@@ -227,7 +225,7 @@ func TestFileDataRetriesThroughHTTPLayer(t *testing.T) {
 		return 200, "payload"
 	})
 	cfg := Config{ServerURL: srv.URL + "/parse", AppID: "app1", MaxAttempts: 3,
-		Retry: httpx.Policy{Sleep: func(context.Context, time.Duration) error { return nil }}}
+		Retry: RetryPolicy{Sleep: func(context.Context, time.Duration) error { return nil }}}
 	c, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -13,12 +13,12 @@ import (
 	"github.com/c13f5054/moralis-go/internal/httpx"
 	"github.com/c13f5054/moralis-go/internal/randid"
 	"github.com/c13f5054/moralis-go/internal/rest"
-	"github.com/c13f5054/moralis-go/internal/wire"
+	"github.com/c13f5054/moralis-go/parse"
 )
 
 // Saver is anything saved as a backend object: *Object, *User, *Role.
 type Saver interface {
-	ParseObject() *wire.Object
+	ParseObject() *parse.Object
 }
 
 // classPath is the REST path of a class: the special classes have routes of their own.
@@ -290,7 +290,7 @@ func (c *Client) Destroy(ctx context.Context, s Saver) error {
 }
 
 // RunQuery runs an encoded query against the backend; it makes *Client a query.Runner.
-func (c *Client) RunQuery(ctx context.Context, req *wire.QueryRequest) (*wire.QueryResponse, error) {
+func (c *Client) RunQuery(ctx context.Context, req *parse.QueryRequest) (*parse.QueryResponse, error) {
 	if req == nil || req.ClassName == "" {
 		return nil, errors.New("moralis: query without a class name")
 	}
@@ -323,9 +323,9 @@ func (c *Client) RunQuery(ctx context.Context, req *wire.QueryRequest) (*wire.Qu
 		if err := c.doArrived(ctx, rc, &resp, arrived); err != nil {
 			return nil, err
 		}
-		out := &wire.QueryResponse{Objects: make([]*wire.Object, 0, len(resp.Results))}
+		out := &parse.QueryResponse{Objects: make([]*parse.Object, 0, len(resp.Results))}
 		for i, m := range resp.Results {
-			o, err := wire.ObjectFromServer(req.ClassName, m)
+			o, err := parse.ObjectFromServer(req.ClassName, m)
 			if err != nil {
 				return nil, fmt.Errorf("moralis: query %s: result %d: %w", req.ClassName, i, err)
 			}
@@ -343,7 +343,7 @@ func (c *Client) RunQuery(ctx context.Context, req *wire.QueryRequest) (*wire.Qu
 	if err := c.doArrived(ctx, rc, &resp, arrived); err != nil {
 		return nil, err
 	}
-	out := &wire.QueryResponse{Results: resp.Results}
+	out := &parse.QueryResponse{Results: resp.Results}
 	if resp.Count != nil {
 		out.Count, out.HasCount = *resp.Count, true
 	}
@@ -351,7 +351,7 @@ func (c *Client) RunQuery(ctx context.Context, req *wire.QueryRequest) (*wire.Qu
 }
 
 // masterOp names the query operation that needs the master key.
-func masterOp(req *wire.QueryRequest) string {
+func masterOp(req *parse.QueryRequest) string {
 	switch {
 	case req.Params["distinct"] != nil:
 		return "distinct"
@@ -369,7 +369,7 @@ func (c *Client) doArrived(ctx context.Context, rc rest.Call, out any, arrived f
 	var peek func([]byte)
 	if arrived != nil {
 		peek = func(body []byte) {
-			if n, last, ok := wire.ScanResults(body); ok {
+			if n, last, ok := parse.ScanResults(body); ok {
 				arrived(n, last)
 			}
 		}
@@ -602,7 +602,7 @@ func (c *Client) SaveAll(ctx context.Context, objs []*Object) error {
 	var (
 		items  []batchItem
 		index  []int
-		sent   []map[string]wire.Op
+		sent   []map[string]parse.Op
 		single []int               // objects saved one by one
 		first  = map[*Object]int{} // an object listed twice is saved once
 		dups   [][2]int            // (repeat, first)

@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/c13f5054/moralis-go/internal/wire"
+	"github.com/c13f5054/moralis-go/parse"
 )
 
 // Request sends any backend call: method GET, POST, PUT or DELETE (sent as a POST with _method, like every
@@ -23,7 +23,7 @@ func (c *Client) Request(ctx context.Context, method, path string, params map[st
 	if path == "" {
 		return fmt.Errorf("moralis: Request needs a path")
 	}
-	enc, err := wire.Encode(params)
+	enc, err := parse.Encode(params)
 	if err != nil {
 		return fmt.Errorf("moralis: %s %s: %w", method, path, err)
 	}

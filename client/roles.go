@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/c13f5054/moralis-go/internal/wire"
+	"github.com/c13f5054/moralis-go/parse"
 )
 
 // RoleClass is the backend's role class (REST route "roles").
@@ -36,7 +36,7 @@ type Role struct {
 
 // NewRole returns an unsaved role with a name and an ACL. A bad name gives the role errors above.
 func NewRole(name string, acl *ACL) (*Role, error) {
-	r := &Role{Object: wire.NewObject(RoleClass)}
+	r := &Role{Object: parse.NewObject(RoleClass)}
 	if err := r.SetName(name); err != nil {
 		return nil, err
 	}
@@ -216,7 +216,7 @@ func (c *Client) findClass(ctx context.Context, className string, where map[stri
 		params[k] = v
 	}
 	if where != nil {
-		enc, err := wire.Encode(where)
+		enc, err := parse.Encode(where)
 		if err != nil {
 			return nil, err
 		}
@@ -230,7 +230,7 @@ func (c *Client) findClass(ctx context.Context, className string, where map[stri
 	}
 	out := make([]*Object, 0, len(resp.Results))
 	for _, raw := range resp.Results {
-		o := wire.NewObject(className)
+		o := parse.NewObject(className)
 		if err := o.UnmarshalJSON(raw); err != nil {
 			return nil, fmt.Errorf("moralis: reading a %s: %w", className, err)
 		}

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/c13f5054/moralis-go/internal/wire"
+	"github.com/c13f5054/moralis-go/parse"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -22,7 +22,7 @@ func TestRunQueryArrived(t *testing.T) {
 	require.NoError(t, err)
 	for _, prefer := range []bool{true, false} {
 		calls := 0
-		req := &wire.QueryRequest{ClassName: "Thing", Op: "find", Params: map[string]any{"limit": 2}, PreferObjects: prefer,
+		req := &parse.QueryRequest{ClassName: "Thing", Op: "find", Params: map[string]any{"limit": 2}, PreferObjects: prefer,
 			Arrived: func(n int, last string) {
 				calls++
 				assert.Equal(t, 2, n)
@@ -33,7 +33,7 @@ func TestRunQueryArrived(t *testing.T) {
 		assert.Equal(t, 1, calls, "prefer objects %v", prefer)
 		assert.Equal(t, 2, len(resp.Objects)+len(resp.Results))
 	}
-	for _, req := range []*wire.QueryRequest{
+	for _, req := range []*parse.QueryRequest{
 		{ClassName: "Thing", Op: "aggregate", Params: map[string]any{"pipeline": []any{}}, UseMasterKey: true},
 		{ClassName: "Thing", Op: "find", Params: map[string]any{"distinct": "n"}},
 	} {

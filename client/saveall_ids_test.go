@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/c13f5054/moralis-go/internal/httpx"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -95,7 +94,7 @@ func fakeClient(t *testing.T, f *fakeStore) (*Client, *idServer) {
 	}
 	srv := newIDServer(t, f.reply)
 	c, err := New(Config{ServerURL: srv.URL + "/parse", AppID: "app", JavaScriptKey: "js", BatchSize: 3, BatchConcurrency: 1,
-		Retry: httpx.Policy{Base: time.Millisecond}})
+		Retry: RetryPolicy{Base: time.Millisecond}})
 	require.NoError(t, err)
 	return c, srv
 }

@@ -11,7 +11,7 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/c13f5054/moralis-go/internal/wire"
+	"github.com/c13f5054/moralis-go/parse"
 )
 
 // Schema field types (Field.Type).
@@ -79,7 +79,7 @@ func (f Field) wire() (map[string]any, error) {
 		m["required"] = true
 	}
 	if f.DefaultValue != nil {
-		dv, err := wire.Encode(f.DefaultValue)
+		dv, err := parse.Encode(f.DefaultValue)
 		if err != nil {
 			return nil, fmt.Errorf("default value: %w", err)
 		}
@@ -212,7 +212,7 @@ func (s *Schema) addField(name string, f Field, opts []FieldOption) *Schema {
 	switch {
 	case name == "":
 		return s.fail("a field needs a name")
-	case !wire.ValidKey(name):
+	case !parse.ValidKey(name):
 		return s.fail("invalid field name %q: letters, digits and underscores, starting with a letter", name)
 	case !slices.Contains(FieldTypes, f.Type):
 		return s.fail("field %s: %q is not a valid type", name, f.Type)
@@ -236,7 +236,7 @@ func (s *Schema) addField(name string, f Field, opts []FieldOption) *Schema {
 		return s.fail("field %s: a Relation field cannot be required or have a default value", name)
 	}
 	if f.DefaultValue != nil {
-		if _, err := wire.Encode(f.DefaultValue); err != nil {
+		if _, err := parse.Encode(f.DefaultValue); err != nil {
 			return s.fail("field %s: default value: %v", name, err)
 		}
 	}
@@ -456,7 +456,7 @@ func (a *schemaAnswer) schema() (*Schema, error) {
 		if err := json.Unmarshal(raw, &f); err != nil {
 			return nil, fmt.Errorf("moralis: schema %s: field %s: %w", a.ClassName, name, err)
 		}
-		s.Fields[name] = Field{Type: f.Type, TargetClass: f.TargetClass, Required: f.Required, DefaultValue: wire.Decode(f.DefaultValue)}
+		s.Fields[name] = Field{Type: f.Type, TargetClass: f.TargetClass, Required: f.Required, DefaultValue: parse.Decode(f.DefaultValue)}
 	}
 	if a.ClassLevelPermissions != nil {
 		c, err := CLPFromWire(a.ClassLevelPermissions)

@@ -11,8 +11,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/c13f5054/moralis-go/internal/httpx"
 )
 
 // idReq is one request seen by idServer.
@@ -87,7 +85,7 @@ func (s *idServer) client(t *testing.T, master bool) *Client {
 		JavaScriptKey:  "js1",
 		InstallationID: "inst-1",
 		MaxAttempts:    1,
-		Retry:          httpx.Policy{Sleep: func(context.Context, time.Duration) error { return nil }},
+		Retry:          RetryPolicy{Sleep: func(context.Context, time.Duration) error { return nil }},
 	}
 	if master {
 		cfg.MasterKey = "mk1"

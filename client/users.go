@@ -8,7 +8,7 @@ import (
 	"net/http"
 
 	"github.com/c13f5054/moralis-go/internal/httpx"
-	"github.com/c13f5054/moralis-go/internal/wire"
+	"github.com/c13f5054/moralis-go/parse"
 )
 
 // UserClass is the backend's user class.
@@ -31,7 +31,7 @@ type User struct {
 }
 
 // NewUser returns an empty, unsaved user.
-func NewUser() *User { return &User{Object: wire.NewObject(UserClass)} }
+func NewUser() *User { return &User{Object: parse.NewObject(UserClass)} }
 
 // UserFromObject views an object of class _User as a User.
 func UserFromObject(o *Object) *User { return &User{Object: o} }
@@ -338,7 +338,7 @@ func (c *Client) CurrentUser() (*User, error) {
 	if err != nil || !ok || s == "" {
 		return nil, err
 	}
-	o := wire.NewObject(UserClass)
+	o := parse.NewObject(UserClass)
 	if err := o.UnmarshalJSON([]byte(s)); err != nil {
 		return nil, fmt.Errorf("moralis: the stored current user is unreadable: %w", err)
 	}

@@ -9,7 +9,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/c13f5054/moralis-go/internal/wire"
+	"github.com/c13f5054/moralis-go/parse"
 )
 
 // benchRows is the table size of BenchmarkIterate100k: 100,000 rows when MORALIS_BENCH_100K=1, else 5,000 so
@@ -71,12 +71,12 @@ func leftPad(i int) string {
 }
 
 // BenchmarkIterate100k walks a whole table with All (pages of 100, prefetching) and decodes every row into
-// *wire.Object. It reports ns and allocations per walk and per row, and the peak heap seen during the walks, which
+// *parse.Object. It reports ns and allocations per walk and per row, and the peak heap seen during the walks, which
 // stays flat however many rows there are. Run the full size with MORALIS_BENCH_100K=1.
 func BenchmarkIterate100k(b *testing.B) {
 	rows := benchRows()
 	r := &pageRunner{rows: rows}
-	q := New[*wire.Object]("GameScore")
+	q := New[*parse.Object]("GameScore")
 	ctx := context.Background()
 	runtime.GC()
 	var base runtime.MemStats

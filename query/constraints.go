@@ -6,7 +6,7 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/c13f5054/moralis-go/internal/wire"
+	"github.com/c13f5054/moralis-go/parse"
 )
 
 // Earth radii used to turn distances into radians, as the original client does.
@@ -56,7 +56,7 @@ func (q *Query[T]) valueCondition(call, key, op string, value any) *Query[T] {
 	return q.addRaw(key, op, v)
 }
 
-// addCondition adds {op: value} to the condition map of key, encoding value with wire.Encode. An equality
+// addCondition adds {op: value} to the condition map of key, encoding value with parse.Encode. An equality
 // already set on the key is replaced by the condition map.
 func (q *Query[T]) addCondition(call, key, op string, value any) *Query[T] {
 	if !validKey(key) {
@@ -317,14 +317,14 @@ func (q *Query[T]) SortByTextScore() *Query[T] {
 }
 
 // Near requires the GeoPoint field key to be near point, and sorts by distance ($nearSphere).
-func (q *Query[T]) Near(key string, point wire.GeoPoint) *Query[T] {
+func (q *Query[T]) Near(key string, point parse.GeoPoint) *Query[T] {
 	return q.addCondition("Near", key, "$nearSphere", point)
 }
 
 // WithinRadians requires the GeoPoint field key to be within maxDistance radians of point. When sorted is true
 // the results come nearest first ($nearSphere with $maxDistance); when false they are not sorted ($geoWithin
 // with $centerSphere), which is cheaper.
-func (q *Query[T]) WithinRadians(key string, point wire.GeoPoint, maxDistance float64, sorted bool) *Query[T] {
+func (q *Query[T]) WithinRadians(key string, point parse.GeoPoint, maxDistance float64, sorted bool) *Query[T] {
 	if sorted {
 		return q.Near(key, point).addCondition("WithinRadians", key, "$maxDistance", maxDistance)
 	}
@@ -337,25 +337,25 @@ func (q *Query[T]) WithinRadians(key string, point wire.GeoPoint, maxDistance fl
 }
 
 // WithinKilometers is WithinRadians with the distance in kilometres (earth radius 6371 km).
-func (q *Query[T]) WithinKilometers(key string, point wire.GeoPoint, maxDistance float64, sorted bool) *Query[T] {
+func (q *Query[T]) WithinKilometers(key string, point parse.GeoPoint, maxDistance float64, sorted bool) *Query[T] {
 	return q.WithinRadians(key, point, maxDistance/EarthRadiusKilometers, sorted)
 }
 
 // WithinMiles is WithinRadians with the distance in miles (earth radius 3958.8 miles).
-func (q *Query[T]) WithinMiles(key string, point wire.GeoPoint, maxDistance float64, sorted bool) *Query[T] {
+func (q *Query[T]) WithinMiles(key string, point parse.GeoPoint, maxDistance float64, sorted bool) *Query[T] {
 	return q.WithinRadians(key, point, maxDistance/EarthRadiusMiles, sorted)
 }
 
 // WithinGeoBox requires the GeoPoint field key to lie in the box from southwest to northeast, edges included
 // ($within $box).
-func (q *Query[T]) WithinGeoBox(key string, southwest, northeast wire.GeoPoint) *Query[T] {
+func (q *Query[T]) WithinGeoBox(key string, southwest, northeast parse.GeoPoint) *Query[T] {
 	return q.addCondition("WithinGeoBox", key, "$within", map[string]any{"$box": []any{southwest, northeast}})
 }
 
 // WithinPolygon requires the GeoPoint field key to lie within, or on the edge of, the polygon through points
 // (at least three; the path is closed for you) ($geoWithin $polygon).
-func (q *Query[T]) WithinPolygon(key string, points ...wire.GeoPoint) *Query[T] {
-	if err := (wire.Polygon{Coordinates: points}).Validate(); err != nil {
+func (q *Query[T]) WithinPolygon(key string, points ...parse.GeoPoint) *Query[T] {
+	if err := (parse.Polygon{Coordinates: points}).Validate(); err != nil {
 		return q.fail(fmt.Errorf("query: WithinPolygon(%q): %w", key, err))
 	}
 	ps := make([]any, len(points))
@@ -366,7 +366,7 @@ func (q *Query[T]) WithinPolygon(key string, points ...wire.GeoPoint) *Query[T] 
 }
 
 // PolygonContains requires the Polygon field key to contain point ($geoIntersects $point).
-func (q *Query[T]) PolygonContains(key string, point wire.GeoPoint) *Query[T] {
+func (q *Query[T]) PolygonContains(key string, point parse.GeoPoint) *Query[T] {
 	return q.addCondition("PolygonContains", key, "$geoIntersects", map[string]any{"$point": point})
 }
 
@@ -418,7 +418,7 @@ func (q *Query[T]) DoesNotMatchKeyInQuery(key, queryKey string, sub Subquery) *Q
 
 // RelatedTo restricts the query to the objects in the relation field key of parent ($relatedTo). The query's
 // class must be the relation's target class.
-func (q *Query[T]) RelatedTo(parent wire.Pointer, key string) *Query[T] {
+func (q *Query[T]) RelatedTo(parent parse.Pointer, key string) *Query[T] {
 	if !validKey(key) {
 		return q.fail(keyErr("RelatedTo", key))
 	}

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/c13f5054/moralis-go/internal/wire"
+	"github.com/c13f5054/moralis-go/parse"
 )
 
 // FuzzDecode feeds arbitrary result JSON to the decoders of every kind of T: a runner's answer is input too, and
@@ -20,17 +20,17 @@ func FuzzDecode(f *testing.F) {
 		type row struct {
 			ID    string         `json:"objectId"`
 			When  time.Time      `json:"when"`
-			Owner wire.Pointer   `json:"owner"`
-			Loc   wire.GeoPoint  `json:"loc"`
+			Owner parse.Pointer  `json:"owner"`
+			Loc   parse.GeoPoint `json:"loc"`
 			Extra map[string]any `json:"extra"`
 		}
 		raw := json.RawMessage(data)
-		_, _ = decode[*wire.Object](raw, "C")
-		_, _ = decode[wire.Object](raw, "C")
+		_, _ = decode[*parse.Object](raw, "C")
+		_, _ = decode[parse.Object](raw, "C")
 		_, _ = decode[map[string]any](raw, "C")
 		_, _ = decode[any](raw, "C")
 		_, _ = decode[row](raw, "C")
-		_, _ = decode[wire.Pointer](raw, "C")
+		_, _ = decode[parse.Pointer](raw, "C")
 		_, _ = decode[string](raw, "C")
 	})
 }

@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/c13f5054/moralis-go/internal/wire"
+	"github.com/c13f5054/moralis-go/parse"
 	"github.com/c13f5054/moralis-go/query"
 )
 
 // The wire JSON of a query built with constraints and options.
 func ExampleNew() {
-	q := query.New[*wire.Object]("GameScore").
+	q := query.New[*parse.Object]("GameScore").
 		GreaterThanOrEqualTo("score", 1000).
 		LessThan("createdAt", time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)).
 		ContainedIn("playerName", []string{"Sean", "Ann"}).
@@ -28,8 +28,8 @@ func ExampleNew() {
 
 // Compound queries: objects matching either query.
 func ExampleOr() {
-	low := query.New[*wire.Object]("GameScore").LessThan("score", 10)
-	high := query.New[*wire.Object]("GameScore").GreaterThan("score", 90)
+	low := query.New[*parse.Object]("GameScore").LessThan("score", 10)
+	high := query.New[*parse.Object]("GameScore").GreaterThan("score", 90)
 	b, _ := query.Or(low, high).MarshalJSON()
 	fmt.Println(string(b))
 	// Output:
@@ -38,9 +38,9 @@ func ExampleOr() {
 
 // Geo constraints: sorted by distance ($nearSphere) or not ($geoWithin $centerSphere).
 func ExampleQuery_WithinKilometers() {
-	here := wire.GeoPoint{Latitude: 52.5, Longitude: 13.4}
-	sorted, _ := query.New[*wire.Object]("Place").WithinKilometers("location", here, 6371, true).MarshalJSON()
-	unsorted, _ := query.New[*wire.Object]("Place").WithinKilometers("location", here, 6371, false).MarshalJSON()
+	here := parse.GeoPoint{Latitude: 52.5, Longitude: 13.4}
+	sorted, _ := query.New[*parse.Object]("Place").WithinKilometers("location", here, 6371, true).MarshalJSON()
+	unsorted, _ := query.New[*parse.Object]("Place").WithinKilometers("location", here, 6371, false).MarshalJSON()
 	fmt.Println(string(sorted))
 	fmt.Println(string(unsorted))
 	// Output:
@@ -50,8 +50,8 @@ func ExampleQuery_WithinKilometers() {
 
 // A subquery: scores of players in one team.
 func ExampleQuery_MatchesQuery() {
-	team := query.New[*wire.Object]("Player").EqualTo("team", "red")
-	b, _ := query.New[*wire.Object]("GameScore").MatchesQuery("player", team).MarshalJSON()
+	team := query.New[*parse.Object]("Player").EqualTo("team", "red")
+	b, _ := query.New[*parse.Object]("GameScore").MatchesQuery("player", team).MarshalJSON()
 	fmt.Println(string(b))
 	// Output:
 	// {"where":{"player":{"$inQuery":{"className":"Player","where":{"team":"red"}}}}}
@@ -59,7 +59,7 @@ func ExampleQuery_MatchesQuery() {
 
 // Mistakes are kept and returned, all together, by the call that runs or encodes the query.
 func ExampleQuery_Err() {
-	q := query.New[*wire.Object]("GameScore").Skip(-1).EqualTo("bad key", 1)
+	q := query.New[*parse.Object]("GameScore").Skip(-1).EqualTo("bad key", 1)
 	fmt.Println(q.Err())
 	// Output:
 	// query: Skip(-1): You can only skip by a positive number
@@ -99,7 +99,7 @@ func (pagesRunner) RunQuery(_ context.Context, req *query.Request) (*query.Respo
 
 // Walking every match with All: pages of two, keyset-paged by objectId.
 func ExampleQuery_All() {
-	q := query.New[*wire.Object]("GameScore").EqualTo("score", 1)
+	q := query.New[*parse.Object]("GameScore").EqualTo("score", 1)
 	for o, err := range q.All(context.Background(), pagesRunner{}, query.WithBatchSize(2)) {
 		if err != nil {
 			fmt.Println("error:", err)

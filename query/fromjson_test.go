@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/c13f5054/moralis-go/internal/wire"
+	"github.com/c13f5054/moralis-go/parse"
 )
 
 func TestFromJSONRoundTrip(t *testing.T) {
@@ -17,12 +17,12 @@ func TestFromJSONRoundTrip(t *testing.T) {
 		ContainsAllStartingWith("tags", "x").
 		Matches("name", "^s", "i").
 		FullText("body", "coffee", WithLanguage("en")).
-		WithinKilometers("loc", wire.GeoPoint{Latitude: 1, Longitude: 2}, 10, false).
-		WithinGeoBox("loc2", wire.GeoPoint{}, wire.GeoPoint{Latitude: 1, Longitude: 1}).
-		PolygonContains("area", wire.GeoPoint{Latitude: 1, Longitude: 1}).
+		WithinKilometers("loc", parse.GeoPoint{Latitude: 1, Longitude: 2}, 10, false).
+		WithinGeoBox("loc2", parse.GeoPoint{}, parse.GeoPoint{Latitude: 1, Longitude: 1}).
+		PolygonContains("area", parse.GeoPoint{Latitude: 1, Longitude: 1}).
 		MatchesQuery("player", sub).
 		MatchesKeyInQuery("city", "home", sub).
-		RelatedTo(wire.Pointer{ClassName: "Post", ObjectID: "p"}, "likes").
+		RelatedTo(parse.Pointer{ClassName: "Post", ObjectID: "p"}, "likes").
 		Descending("score").AddAscending("name").
 		Skip(5).Limit(10).WithCount(true).
 		Include("player").Select("score", "name").Exclude("secret").

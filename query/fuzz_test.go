@@ -5,7 +5,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/c13f5054/moralis-go/internal/wire"
+	"github.com/c13f5054/moralis-go/parse"
 )
 
 // FuzzFromJSON feeds arbitrary bytes to FromJSON. It must never panic; a query it accepts must encode, read back
@@ -14,7 +14,7 @@ func FuzzFromJSON(f *testing.F) {
 	f.Add([]byte(`{"where":{"score":{"$gt":5}},"limit":10,"skip":2,"order":"-score","count":1,"keys":"a,b"}`))
 	f.Add([]byte(`{"where":{"$or":[{"a":1},{"b":{"$in":[1,2]}}]}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		q, err := FromJSON[*wire.Object]("GameScore", data)
+		q, err := FromJSON[*parse.Object]("GameScore", data)
 		if err != nil {
 			if q != nil {
 				t.Fatal("a query and an error")

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/c13f5054/moralis-go/internal/wire"
+	"github.com/c13f5054/moralis-go/parse"
 )
 
 // arrivingRunner answers from a table like the server and, like the client, tells Request.Arrived about each
@@ -43,12 +43,12 @@ func (a *arrivingRunner) RunQuery(ctx context.Context, req *Request) (*Response,
 		return nil, err
 	}
 	if req.Arrived != nil {
-		n, last, ok := wire.ScanResults(append(append([]byte(`{"results":[`), joinRaw(resp)...), ']', '}'))
+		n, last, ok := parse.ScanResults(append(append([]byte(`{"results":[`), joinRaw(resp)...), ']', '}'))
 		if !ok {
 			panic("test table answer does not scan")
 		}
 		if a.lie && n > 0 {
-			_, last, _ = wire.ScanResults(append(append([]byte(`{"results":[`), resp.Results[0]...), ']', '}'))
+			_, last, _ = parse.ScanResults(append(append([]byte(`{"results":[`), resp.Results[0]...), ']', '}'))
 		}
 		req.Arrived(n, last)
 	}
@@ -74,7 +74,7 @@ func joinRaw(resp *Response) []byte {
 func walkIDs(t *testing.T, r Runner, each func()) []string {
 	t.Helper()
 	var got []string
-	for o, err := range New[*wire.Object]("T").All(context.Background(), r) {
+	for o, err := range New[*parse.Object]("T").All(context.Background(), r) {
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,13 +9,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/c13f5054/moralis-go/internal/wire"
+	"github.com/c13f5054/moralis-go/parse"
 )
 
 func TestAllPagesByKeyset(t *testing.T) {
 	tb := newTable(250)
 	f := &fakeRunner{answer: tb.answer}
-	q := New[*wire.Object]("GameScore").GreaterThan("n", -1).Include("owner").Select("n").WithCount(true)
+	q := New[*parse.Object]("GameScore").GreaterThan("n", -1).Include("owner").Select("n").WithCount(true)
 	var got []string
 	for o, err := range q.All(context.Background(), f) {
 		if err != nil {
@@ -106,11 +106,11 @@ func TestAllMergesOwnObjectIDConstraint(t *testing.T) {
 }
 
 func TestAllRefusesOrderSkipLimit(t *testing.T) {
-	for name, q := range map[string]*Query[*wire.Object]{
-		"order":  New[*wire.Object]("T").Ascending("n"),
-		"skip":   New[*wire.Object]("T").Skip(1),
-		"limit":  New[*wire.Object]("T").Limit(10),
-		"limit0": New[*wire.Object]("T").Limit(0),
+	for name, q := range map[string]*Query[*parse.Object]{
+		"order":  New[*parse.Object]("T").Ascending("n"),
+		"skip":   New[*parse.Object]("T").Skip(1),
+		"limit":  New[*parse.Object]("T").Limit(10),
+		"limit0": New[*parse.Object]("T").Limit(0),
 	} {
 		f := &fakeRunner{}
 		var errs []error
@@ -128,7 +128,7 @@ func TestAllRefusesOrderSkipLimit(t *testing.T) {
 		}
 	}
 	// Build errors are yielded too.
-	for _, err := range New[*wire.Object]("T").EqualTo("$bad", 1).All(context.Background(), &fakeRunner{}) {
+	for _, err := range New[*parse.Object]("T").EqualTo("$bad", 1).All(context.Background(), &fakeRunner{}) {
 		if !errors.Is(err, ErrInvalidKey) {
 			t.Errorf("build error: %v", err)
 		}
@@ -146,7 +146,7 @@ func TestAllStopsOnRunnerError(t *testing.T) {
 		return tb.answer(ctx, req)
 	}}
 	n, nErr := 0, 0
-	for _, err := range New[*wire.Object]("T").All(context.Background(), f) {
+	for _, err := range New[*parse.Object]("T").All(context.Background(), f) {
 		if err != nil {
 			nErr++
 			if !errors.Is(err, boom) {
@@ -187,7 +187,7 @@ func TestAllBreakStopsPrefetch(t *testing.T) {
 	before := runtime.NumGoroutine()
 	b := &blockingRunner{tb: newTable(1000), started: make(chan struct{})}
 	n := 0
-	for o, err := range New[*wire.Object]("T").All(context.Background(), b) {
+	for o, err := range New[*parse.Object]("T").All(context.Background(), b) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -224,7 +224,7 @@ func TestAllContextCancelledMidWalk(t *testing.T) {
 	defer cancel()
 	n := 0
 	var gotErr error
-	for _, err := range New[*wire.Object]("T").All(ctx, b) {
+	for _, err := range New[*parse.Object]("T").All(ctx, b) {
 		if err != nil {
 			gotErr = err
 			continue
@@ -243,19 +243,19 @@ func TestAllContextCancelledMidWalk(t *testing.T) {
 }
 
 func TestAllNilArguments(t *testing.T) {
-	var q *Query[*wire.Object]
+	var q *Query[*parse.Object]
 	for _, err := range q.All(context.Background(), &fakeRunner{}) {
 		if !errors.Is(err, ErrNilQuery) {
 			t.Errorf("nil query: %v", err)
 		}
 	}
-	for _, err := range New[*wire.Object]("T").All(context.Background(), nil) {
+	for _, err := range New[*parse.Object]("T").All(context.Background(), nil) {
 		if !errors.Is(err, ErrNilRunner) {
 			t.Errorf("nil runner: %v", err)
 		}
 	}
 	//lint:ignore SA1012 checking that a nil context is refused, not a panic
-	for _, err := range New[*wire.Object]("T").All(nil, &fakeRunner{}) { //nolint:staticcheck
+	for _, err := range New[*parse.Object]("T").All(nil, &fakeRunner{}) { //nolint:staticcheck
 		if err == nil {
 			t.Error("nil context accepted")
 		}

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/c13f5054/moralis-go/internal/wire"
+	"github.com/c13f5054/moralis-go/parse"
 )
 
 // objectRunner answers like inner, but hands the results over as objects (Response.Objects), as the local store
@@ -22,9 +22,9 @@ func (o *objectRunner) RunQuery(ctx context.Context, req *Request) (*Response, e
 	if err != nil {
 		return nil, err
 	}
-	out := &Response{Count: resp.Count, HasCount: resp.HasCount, Objects: []*wire.Object{}}
+	out := &Response{Count: resp.Count, HasCount: resp.HasCount, Objects: []*parse.Object{}}
 	for _, raw := range resp.Results {
-		obj := wire.NewObject(req.ClassName)
+		obj := parse.NewObject(req.ClassName)
 		if err := obj.UnmarshalJSON(raw); err != nil {
 			return nil, err
 		}
@@ -74,15 +74,15 @@ func TestObjectsDecodeLikeResults(t *testing.T) {
 		}
 	}
 
-	w1, e1 := New[*wire.Object]("Item").Find(ctx, plain)
-	g1, e2 := New[*wire.Object]("Item").Find(ctx, objs)
+	w1, e1 := New[*parse.Object]("Item").Find(ctx, plain)
+	g1, e2 := New[*parse.Object]("Item").Find(ctx, objs)
 	check("*Object", w1, g1, e1, e2)
 	if len(g1) != 30 || g1[0].ClassName() != "Item" || g1[3].Float("n") != 3 {
 		t.Fatalf("unexpected objects %v", g1)
 	}
 
-	w2, e1 := New[wire.Object]("Item").Find(ctx, plain)
-	g2, e2 := New[wire.Object]("Item").Find(ctx, objs)
+	w2, e1 := New[parse.Object]("Item").Find(ctx, plain)
+	g2, e2 := New[parse.Object]("Item").Find(ctx, objs)
 	check("Object", w2, g2, e1, e2)
 
 	w3, e1 := New[map[string]any]("Item").Find(ctx, plain)
@@ -104,7 +104,7 @@ func TestObjectsDecodeLikeResults(t *testing.T) {
 	check("First", w5, g5, e1, e2)
 
 	var walked []string
-	for o, err := range New[*wire.Object]("Item").All(ctx, objs, WithBatchSize(7)) {
+	for o, err := range New[*parse.Object]("Item").All(ctx, objs, WithBatchSize(7)) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -120,9 +120,9 @@ func TestObjectsDecodeLikeResults(t *testing.T) {
 
 func TestNilObjectIsAnError(t *testing.T) {
 	r := &fakeRunner{answer: func(context.Context, *Request) (*Response, error) {
-		return &Response{Objects: []*wire.Object{nil}}, nil
+		return &Response{Objects: []*parse.Object{nil}}, nil
 	}}
-	if _, err := New[*wire.Object]("Item").Find(context.Background(), r); err == nil {
+	if _, err := New[*parse.Object]("Item").Find(context.Background(), r); err == nil {
 		t.Fatal("a nil object must be an error")
 	}
 }

@@ -9,11 +9,11 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/c13f5054/moralis-go/internal/wire"
+	"github.com/c13f5054/moralis-go/parse"
 )
 
 // Query is a query on one class whose results decode into T: the client's object (*client.Object, which is
-// *wire.Object), a map[string]any, or a struct of the caller's (decoded with the Parse codecs, so Date fields fill
+// *parse.Object), a map[string]any, or a struct of the caller's (decoded with the Parse codecs, so Date fields fill
 // time.Time and Pointer/GeoPoint/File fields their wire types).
 //
 // Builder methods are copy-on-write: each returns a new *Query and never changes its receiver, so a query may be
@@ -221,11 +221,11 @@ func keyErr(call, key string) error {
 	return fmt.Errorf("query: %s: %w: %q", call, ErrInvalidKey, key)
 }
 
-// normalize encodes a Go value with wire.Encode and then reduces it to plain JSON values (maps, []any, float64,
+// normalize encodes a Go value with parse.Encode and then reduces it to plain JSON values (maps, []any, float64,
 // string, bool, nil) by a JSON round trip, so the where map holds nothing the caller can mutate later and the
 // local store sees the same shapes the server would.
 func normalize(v any) (any, error) {
-	ev, err := wire.Encode(v)
+	ev, err := parse.Encode(v)
 	if err != nil {
 		return nil, err
 	}
@@ -269,7 +269,7 @@ func deepCopy(v any) any {
 func wantsObjects[T any]() bool {
 	var zero T
 	switch any(&zero).(type) {
-	case **wire.Object, *wire.Object:
+	case **parse.Object, *parse.Object:
 		return true
 	}
 	return false

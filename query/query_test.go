@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/c13f5054/moralis-go/internal/wire"
+	"github.com/c13f5054/moralis-go/parse"
 )
 
-type obj = *wire.Object
+type obj = *parse.Object
 
 func base() *Query[obj] { return New[obj]("GameScore") }
 
@@ -31,10 +31,10 @@ func whereJSON(t *testing.T, q *Query[obj]) string {
 }
 
 func TestConstraintWireForms(t *testing.T) {
-	pt := wire.GeoPoint{Latitude: 10, Longitude: 20}
-	sw := wire.GeoPoint{Latitude: 1, Longitude: 2}
-	ne := wire.GeoPoint{Latitude: 3, Longitude: 4}
-	saved := wire.NewObjectWithID("Player", "p1")
+	pt := parse.GeoPoint{Latitude: 10, Longitude: 20}
+	sw := parse.GeoPoint{Latitude: 1, Longitude: 2}
+	ne := parse.GeoPoint{Latitude: 3, Longitude: 4}
+	saved := parse.NewObjectWithID("Player", "p1")
 	day := time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)
 	sub := New[obj]("Player").EqualTo("team", "red").Limit(5)
 
@@ -83,7 +83,7 @@ func TestConstraintWireForms(t *testing.T) {
 		{"doesNotMatchQuery", base().DoesNotMatchQuery("player", sub), `{"player":{"$notInQuery":{"className":"Player","limit":5,"where":{"team":"red"}}}}`},
 		{"matchesKeyInQuery", base().MatchesKeyInQuery("city", "hometown", sub), `{"city":{"$select":{"key":"hometown","query":{"className":"Player","limit":5,"where":{"team":"red"}}}}}`},
 		{"doesNotMatchKeyInQuery", base().DoesNotMatchKeyInQuery("city", "hometown", sub), `{"city":{"$dontSelect":{"key":"hometown","query":{"className":"Player","limit":5,"where":{"team":"red"}}}}}`},
-		{"relatedTo", base().RelatedTo(wire.Pointer{ClassName: "Post", ObjectID: "x1"}, "likes"), `{"$relatedTo":{"key":"likes","object":{"__type":"Pointer","className":"Post","objectId":"x1"}}}`},
+		{"relatedTo", base().RelatedTo(parse.Pointer{ClassName: "Post", ObjectID: "x1"}, "likes"), `{"$relatedTo":{"key":"likes","object":{"__type":"Pointer","className":"Post","objectId":"x1"}}}`},
 		{"dotted key", base().EqualTo("stats.level", 3), `{"stats.level":3}`},
 		{"and", And(base().EqualTo("a", 1), base().EqualTo("b", 2)), `{"$and":[{"a":1},{"b":2}]}`},
 		{"nor", Nor(base().EqualTo("a", 1)), `{"$nor":[{"a":1}]}`},
@@ -194,8 +194,8 @@ func TestBuildErrorsAreKeptAndJoined(t *testing.T) {
 		ContainedIn("n", 5).
 		EqualTo("f", func() {}).
 		EqualTo("nan", math.NaN()).
-		Near("loc", wire.GeoPoint{Latitude: 91}).
-		WithinPolygon("loc", wire.GeoPoint{}, wire.GeoPoint{}).
+		Near("loc", parse.GeoPoint{Latitude: 91}).
+		WithinPolygon("loc", parse.GeoPoint{}, parse.GeoPoint{}).
 		Matches("name", "x", "q").
 		FullText("body", "").
 		FullText("", "x").
@@ -210,7 +210,7 @@ func TestBuildErrorsAreKeptAndJoined(t *testing.T) {
 	if err == nil {
 		t.Fatal("no error")
 	}
-	for _, want := range []error{ErrInvalidKey, ErrSkip, wire.ErrLatitudeRange, wire.ErrPolygonTooSmall, ErrSearchTermRequired, ErrKeyRequired, ErrReadPreference} {
+	for _, want := range []error{ErrInvalidKey, ErrSkip, parse.ErrLatitudeRange, parse.ErrPolygonTooSmall, ErrSearchTermRequired, ErrKeyRequired, ErrReadPreference} {
 		if !errors.Is(err, want) {
 			t.Errorf("errors.Is(err, %q) = false; err:\n%v", want, err)
 		}
@@ -258,11 +258,11 @@ func TestBuildErrorsAreKeptAndJoined(t *testing.T) {
 		t.Errorf("subquery error lost: %v", err)
 	}
 	// RelatedTo needs a saved parent.
-	if err := base().RelatedTo(wire.Pointer{ClassName: "Post"}, "likes").Err(); err == nil {
+	if err := base().RelatedTo(parse.Pointer{ClassName: "Post"}, "likes").Err(); err == nil {
 		t.Error("RelatedTo an unsaved parent: no error")
 	}
 	// An unsaved object cannot be a constraint value.
-	if err := base().EqualTo("p", wire.NewObject("Player")).Err(); err == nil || !strings.Contains(err.Error(), "unsaved") {
+	if err := base().EqualTo("p", parse.NewObject("Player")).Err(); err == nil || !strings.Contains(err.Error(), "unsaved") {
 		t.Errorf("unsaved object: %v", err)
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"reflect"
 
-	"github.com/c13f5054/moralis-go/internal/wire"
+	"github.com/c13f5054/moralis-go/parse"
 )
 
 // run sends req through r, refusing nil runners and a done context before any I/O.
@@ -30,20 +30,20 @@ func run(ctx context.Context, r Runner, req *Request) (*Response, error) {
 	return resp, nil
 }
 
-// decode decodes one result into T. A *wire.Object (the client's Object) gets the query's class name, since the
+// decode decodes one result into T. A *parse.Object (the client's Object) gets the query's class name, since the
 // server leaves it out of find results.
 func decode[T any](raw json.RawMessage, className string) (T, error) {
 	var out T
 	switch p := any(&out).(type) {
-	case **wire.Object:
-		o := wire.NewObject(className)
+	case **parse.Object:
+		o := parse.NewObject(className)
 		if err := o.UnmarshalJSON(raw); err != nil {
 			return out, err
 		}
 		*p = o
 		return out, nil
-	case *wire.Object:
-		*p = *wire.NewObject(className)
+	case *parse.Object:
+		*p = *parse.NewObject(className)
 		if err := p.UnmarshalJSON(raw); err != nil {
 			return out, err
 		}
@@ -55,10 +55,10 @@ func decode[T any](raw json.RawMessage, className string) (T, error) {
 			return out, err
 		}
 		if m == nil {
-			return out, wire.ErrNotJSONObject
+			return out, parse.ErrNotJSONObject
 		}
 		for k, v := range m {
-			m[k] = wire.Decode(v)
+			m[k] = parse.Decode(v)
 		}
 		*p = m
 		return out, nil
@@ -67,10 +67,10 @@ func decode[T any](raw json.RawMessage, className string) (T, error) {
 		if err := json.Unmarshal(raw, &v); err != nil {
 			return out, err
 		}
-		*p = wire.Decode(v)
+		*p = parse.Decode(v)
 		return out, nil
 	}
-	if err := wire.Unmarshal(raw, &out); err != nil {
+	if err := parse.Unmarshal(raw, &out); err != nil {
 		return out, err
 	}
 	return out, nil
@@ -112,19 +112,19 @@ func decodeResponse[T any](resp *Response, className string) ([]T, error) {
 	return out, nil
 }
 
-// fromObject turns an object a runner handed over into T: the object itself for *wire.Object and wire.Object,
+// fromObject turns an object a runner handed over into T: the object itself for *parse.Object and parse.Object,
 // else its JSON (in the server's result form, without __type and className) decoded as decode does. (An object
 // read with createdAt but no updatedAt reports, and so writes, createdAt as its updatedAt too.)
-func fromObject[T any](o *wire.Object, className string) (T, error) {
+func fromObject[T any](o *parse.Object, className string) (T, error) {
 	var out T
 	if o == nil {
 		return out, fmt.Errorf("the runner returned a nil object")
 	}
 	switch p := any(&out).(type) {
-	case **wire.Object:
+	case **parse.Object:
 		*p = o
 		return out, nil
-	case *wire.Object:
+	case *parse.Object:
 		*p = *o
 		return out, nil
 	}

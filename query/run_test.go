@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/c13f5054/moralis-go/internal/wire"
+	"github.com/c13f5054/moralis-go/parse"
 )
 
 type score struct {
@@ -17,8 +17,8 @@ type score struct {
 	Score     int            `json:"score"`
 	CreatedAt time.Time      `json:"createdAt"`
 	When      time.Time      `json:"when"`
-	Owner     wire.Pointer   `json:"owner"`
-	Where     wire.GeoPoint  `json:"where"`
+	Owner     parse.Pointer  `json:"owner"`
+	Where     parse.GeoPoint `json:"where"`
 	Extra     map[string]any `json:"extra"`
 }
 
@@ -37,7 +37,7 @@ func TestFindDecodesIntoEveryKindOfT(t *testing.T) {
 	}}
 	ctx := context.Background()
 
-	objs, err := New[*wire.Object]("GameScore").EqualTo("playerName", "Sean").Find(ctx, f)
+	objs, err := New[*parse.Object]("GameScore").EqualTo("playerName", "Sean").Find(ctx, f)
 	if err != nil || len(objs) != 1 {
 		t.Fatalf("Find objects: %v, %v", objs, err)
 	}
@@ -48,14 +48,14 @@ func TestFindDecodesIntoEveryKindOfT(t *testing.T) {
 	if !o.Time("when").Equal(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)) || o.CreatedAt().IsZero() {
 		t.Errorf("dates: when=%v createdAt=%v", o.Time("when"), o.CreatedAt())
 	}
-	if p, ok := o.Get("owner").(wire.Pointer); !ok || p.ObjectID != "o1" {
+	if p, ok := o.Get("owner").(parse.Pointer); !ok || p.ObjectID != "o1" {
 		t.Errorf("owner = %#v", o.Get("owner"))
 	}
 	if o.Dirty() {
 		t.Error("decoded object is dirty")
 	}
 
-	vals, err := New[wire.Object]("GameScore").Find(ctx, f)
+	vals, err := New[parse.Object]("GameScore").Find(ctx, f)
 	if err != nil || vals[0].ClassName() != "GameScore" || vals[0].ID() != "abc" {
 		t.Errorf("Find values: %v", err)
 	}
@@ -68,8 +68,8 @@ func TestFindDecodesIntoEveryKindOfT(t *testing.T) {
 	want := score{ID: "abc", Player: "Sean", Score: 1337,
 		CreatedAt: time.Date(2026, 11, 21, 22, 36, 39, 296e6, time.UTC),
 		When:      time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
-		Owner:     wire.Pointer{ClassName: "Owner", ObjectID: "o1"},
-		Where:     wire.GeoPoint{Latitude: 1.5, Longitude: 2.5},
+		Owner:     parse.Pointer{ClassName: "Owner", ObjectID: "o1"},
+		Where:     parse.GeoPoint{Latitude: 1.5, Longitude: 2.5},
 		Extra:     map[string]any{"k": "v"}}
 	if !reflect.DeepEqual(s, want) {
 		t.Errorf("struct\n got %+v\nwant %+v", s, want)
@@ -95,7 +95,7 @@ func TestFindDecodesIntoEveryKindOfT(t *testing.T) {
 	bad := &fakeRunner{answer: func(context.Context, *Request) (*Response, error) {
 		return &Response{Results: []json.RawMessage{json.RawMessage(`"not an object"`)}}, nil
 	}}
-	if _, err := New[*wire.Object]("GameScore").Find(ctx, bad); err == nil {
+	if _, err := New[*parse.Object]("GameScore").Find(ctx, bad); err == nil {
 		t.Error("string result decoded into an object")
 	}
 	if _, err := New[score]("GameScore").Find(ctx, bad); err == nil {
@@ -117,7 +117,7 @@ func TestFirstGetCount(t *testing.T) {
 		return &Response{Results: results, Count: 42, HasCount: true}, nil
 	}}
 	ctx := context.Background()
-	q := New[*wire.Object]("GameScore").GreaterThan("score", 10).Descending("score")
+	q := New[*parse.Object]("GameScore").GreaterThan("score", 10).Descending("score")
 
 	_, err := q.First(ctx, f)
 	if !errors.Is(err, ErrObjectNotFound) {
@@ -176,7 +176,7 @@ func TestDistinctAndAggregate(t *testing.T) {
 		return &Response{Results: answer}, nil
 	}}
 	ctx := context.Background()
-	q := New[*wire.Object]("GameScore").GreaterThan("score", 1).Hint("idx")
+	q := New[*parse.Object]("GameScore").GreaterThan("score", 1).Hint("idx")
 
 	answer = []json.RawMessage{json.RawMessage(`"Ann"`), json.RawMessage(`"Sean"`)}
 	names, err := Distinct[string](ctx, f, q, "playerName")
@@ -188,7 +188,7 @@ func TestDistinctAndAggregate(t *testing.T) {
 		t.Errorf("Distinct request %s %v %s", r.Op, r.UseMasterKey, b)
 	}
 	answer = []json.RawMessage{json.RawMessage(`{"__type":"Pointer","className":"Owner","objectId":"o1"}`)}
-	ptrs, err := Distinct[wire.Pointer](ctx, f, q, "owner")
+	ptrs, err := Distinct[parse.Pointer](ctx, f, q, "owner")
 	if err != nil || ptrs[0].ObjectID != "o1" {
 		t.Errorf("Distinct pointers = %v, %v", ptrs, err)
 	}
@@ -239,7 +239,7 @@ func TestDistinctAndAggregate(t *testing.T) {
 
 func TestRunErrors(t *testing.T) {
 	ctx := context.Background()
-	q := New[*wire.Object]("GameScore")
+	q := New[*parse.Object]("GameScore")
 	if _, err := q.Find(ctx, nil); !errors.Is(err, ErrNilRunner) {
 		t.Errorf("nil runner: %v", err)
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/c13f5054/moralis-go/client"
-	"github.com/c13f5054/moralis-go/internal/wire"
+	"github.com/c13f5054/moralis-go/parse"
 )
 
 // sampleObjects covers the objects the fast paths take (scalar fields) and some they must leave to the JSON paths.
@@ -57,7 +57,7 @@ func sampleObjects(t *testing.T) []*client.Object {
 	add(saved)
 
 	withACL := client.NewObjectWithID("Item", "a6")
-	acl := wire.NewACL()
+	acl := parse.NewACL()
 	acl.SetPublicReadAccess(true)
 	withACL.SetACL(acl)
 	withACL.Set("when", time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC))

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/c13f5054/moralis-go/internal/wire"
+	"github.com/c13f5054/moralis-go/parse"
 	"github.com/c13f5054/moralis-go/query"
 )
 
@@ -321,11 +321,11 @@ func pairOrGeoPoint(v any) (geoPoint, error) {
 	return p, p.validate()
 }
 
-var errGeoNotNumber = wire.ErrGeoPointNotNumber
+var errGeoNotNumber = parse.ErrGeoPointNotNumber
 
 // validate is Parse.GeoPoint's check of a point the server reads (the SDK's own GeoPoint check).
 func (p geoPoint) validate() error {
-	return wire.GeoPoint{Latitude: p.lat, Longitude: p.lon}.Validate()
+	return parse.GeoPoint{Latitude: p.lat, Longitude: p.lon}.Validate()
 }
 
 // centerSphere reads [point, radians] and returns the centre and the limit in metres, as the server computes it.

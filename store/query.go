@@ -8,7 +8,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/c13f5054/moralis-go/internal/wire"
+	"github.com/c13f5054/moralis-go/parse"
 	"github.com/c13f5054/moralis-go/query"
 )
 
@@ -229,7 +229,7 @@ func (s *Store) run(ctx context.Context, req *query.Request, pin string) (*query
 	}
 	// Results are handed over as fresh objects (query.Response.Objects), so that no result is encoded here and
 	// decoded again by the query package.
-	resp.Objects = make([]*wire.Object, 0, len(hits))
+	resp.Objects = make([]*parse.Object, 0, len(hits))
 	scratch := map[string]any{}
 	for i, r := range hits {
 		if i%4096 == 0 && ctx.Err() != nil {
@@ -302,7 +302,7 @@ func sortRecords(recs []*record, order []string) {
 // always are the keys every result keeps, whatever "keys" says.
 var always = []string{"objectId", "createdAt", "updatedAt", "_localId"}
 
-func (s *Store) render(r *record, p *plan, scratch map[string]any) (*wire.Object, error) {
+func (s *Store) render(r *record, p *plan, scratch map[string]any) (*parse.Object, error) {
 	if p.keys == nil && len(p.exclude) == 0 && len(p.include) == 0 {
 		return r.object(scratch)
 	}
@@ -333,7 +333,7 @@ func (s *Store) render(r *record, p *plan, scratch map[string]any) (*wire.Object
 	if err != nil {
 		return nil, fmt.Errorf("store: encoding %s: %w", r.key(), err)
 	}
-	o := wire.NewObject(r.class)
+	o := parse.NewObject(r.class)
 	if err := o.UnmarshalJSON(raw); err != nil {
 		return nil, fmt.Errorf("store: decoding %s: %w", r.key(), err)
 	}

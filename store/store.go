@@ -23,7 +23,7 @@ import (
 	bolterrors "go.etcd.io/bbolt/errors"
 
 	"github.com/c13f5054/moralis-go/client"
-	"github.com/c13f5054/moralis-go/internal/wire"
+	"github.com/c13f5054/moralis-go/parse"
 )
 
 // Key prefixes and the default pin, as in the original client.
@@ -358,8 +358,8 @@ func compactDate(v any) (time.Time, bool) {
 	if !ok {
 		return time.Time{}, false
 	}
-	t, err := wire.ParseDate(s)
-	if err != nil || t.IsZero() || wire.FormatDate(t) != s {
+	t, err := parse.ParseDate(s)
+	if err != nil || t.IsZero() || parse.FormatDate(t) != s {
 		return time.Time{}, false
 	}
 	if _, err := time.Parse(time.RFC3339Nano, s); err != nil {
@@ -480,7 +480,7 @@ func (r *record) decoded() (map[string]any, error) {
 		m["objectId"] = r.id
 		for _, k := range []string{"createdAt", "updatedAt"} {
 			if t := r.date(k); !t.IsZero() {
-				m[k] = wire.FormatDate(t)
+				m[k] = parse.FormatDate(t)
 			}
 		}
 		return m, nil
@@ -888,10 +888,10 @@ func scalarData(o *client.Object) (map[string]any, bool) {
 		m["_localId"] = o.LocalID()
 	}
 	if t := o.CreatedAt(); !t.IsZero() {
-		m["createdAt"] = wire.FormatDate(t)
+		m["createdAt"] = parse.FormatDate(t)
 	}
 	if t := o.UpdatedAt(); !t.IsZero() {
-		m["updatedAt"] = wire.FormatDate(t)
+		m["updatedAt"] = parse.FormatDate(t)
 	}
 	return m, true
 }

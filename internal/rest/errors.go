@@ -2,129 +2,73 @@ package rest
 
 import (
 	"encoding/json"
-	"errors"
-	"fmt"
-	"strings"
+
+	"github.com/c13f5054/moralis-go/parse"
 )
 
-// Parse error codes that the SDK names (the server's numeric codes).
+// Error is parse.Error: the backend's error type, shared with the public packages.
+type Error = parse.Error
+
+// ErrWriteInDoubt is parse.ErrWriteInDoubt.
+var ErrWriteInDoubt = parse.ErrWriteInDoubt
+
+// The Parse error codes, as package parse names them.
 const (
-	CodeOtherCause                  = -1
-	CodeInternalServerError         = 1
-	CodeConnectionFailed            = 100
-	CodeObjectNotFound              = 101
-	CodeInvalidQuery                = 102
-	CodeInvalidClassName            = 103
-	CodeMissingObjectID             = 104
-	CodeInvalidKeyName              = 105
-	CodeInvalidPointer              = 106
-	CodeInvalidJSON                 = 107
-	CodeCommandUnavailable          = 108
-	CodeNotInitialized              = 109
-	CodeIncorrectType               = 111
-	CodeInvalidChannelName          = 112
-	CodePushMisconfigured           = 115
-	CodeObjectTooLarge              = 116
-	CodeOperationForbidden          = 119
-	CodeCacheMiss                   = 120
-	CodeInvalidNestedKey            = 121
-	CodeInvalidFileName             = 122
-	CodeInvalidACL                  = 123
-	CodeTimeout                     = 124
-	CodeInvalidEmailAddress         = 125
-	CodeMissingContentType          = 126
-	CodeMissingContentLength        = 127
-	CodeInvalidContentLength        = 128
-	CodeFileTooLarge                = 129
-	CodeFileSaveError               = 130
-	CodeDuplicateValue              = 137
-	CodeInvalidRoleName             = 139
-	CodeExceededQuota               = 140
-	CodeScriptFailed                = 141
-	CodeValidationError             = 142
-	CodeFileDeleteError             = 153
-	CodeRequestLimitExceeded        = 155
-	CodeDuplicateRequest            = 159
-	CodeInvalidEventName            = 160
-	CodeInvalidValue                = 162
-	CodeUsernameMissing             = 200
-	CodePasswordMissing             = 201
-	CodeUsernameTaken               = 202
-	CodeEmailTaken                  = 203
-	CodeEmailMissing                = 204
-	CodeEmailNotFound               = 205
-	CodeSessionMissing              = 206
-	CodeMustCreateUserThroughSignup = 207
-	CodeAccountAlreadyLinked        = 208
-	CodeInvalidSessionToken         = 209
-	CodeLinkedIDMissing             = 250
-	CodeInvalidLinkedSession        = 251
-	CodeUnsupportedService          = 252
-	CodeAggregateError              = 600
-	CodeFileReadError               = 601
-	CodeXDomainRequest              = 602
+	CodeOtherCause                  = parse.CodeOtherCause
+	CodeInternalServerError         = parse.CodeInternalServerError
+	CodeConnectionFailed            = parse.CodeConnectionFailed
+	CodeObjectNotFound              = parse.CodeObjectNotFound
+	CodeInvalidQuery                = parse.CodeInvalidQuery
+	CodeInvalidClassName            = parse.CodeInvalidClassName
+	CodeMissingObjectID             = parse.CodeMissingObjectID
+	CodeInvalidKeyName              = parse.CodeInvalidKeyName
+	CodeInvalidPointer              = parse.CodeInvalidPointer
+	CodeInvalidJSON                 = parse.CodeInvalidJSON
+	CodeCommandUnavailable          = parse.CodeCommandUnavailable
+	CodeNotInitialized              = parse.CodeNotInitialized
+	CodeIncorrectType               = parse.CodeIncorrectType
+	CodeInvalidChannelName          = parse.CodeInvalidChannelName
+	CodePushMisconfigured           = parse.CodePushMisconfigured
+	CodeObjectTooLarge              = parse.CodeObjectTooLarge
+	CodeOperationForbidden          = parse.CodeOperationForbidden
+	CodeCacheMiss                   = parse.CodeCacheMiss
+	CodeInvalidNestedKey            = parse.CodeInvalidNestedKey
+	CodeInvalidFileName             = parse.CodeInvalidFileName
+	CodeInvalidACL                  = parse.CodeInvalidACL
+	CodeTimeout                     = parse.CodeTimeout
+	CodeInvalidEmailAddress         = parse.CodeInvalidEmailAddress
+	CodeMissingContentType          = parse.CodeMissingContentType
+	CodeMissingContentLength        = parse.CodeMissingContentLength
+	CodeInvalidContentLength        = parse.CodeInvalidContentLength
+	CodeFileTooLarge                = parse.CodeFileTooLarge
+	CodeFileSaveError               = parse.CodeFileSaveError
+	CodeDuplicateValue              = parse.CodeDuplicateValue
+	CodeInvalidRoleName             = parse.CodeInvalidRoleName
+	CodeExceededQuota               = parse.CodeExceededQuota
+	CodeScriptFailed                = parse.CodeScriptFailed
+	CodeValidationError             = parse.CodeValidationError
+	CodeFileDeleteError             = parse.CodeFileDeleteError
+	CodeRequestLimitExceeded        = parse.CodeRequestLimitExceeded
+	CodeDuplicateRequest            = parse.CodeDuplicateRequest
+	CodeInvalidEventName            = parse.CodeInvalidEventName
+	CodeInvalidValue                = parse.CodeInvalidValue
+	CodeUsernameMissing             = parse.CodeUsernameMissing
+	CodePasswordMissing             = parse.CodePasswordMissing
+	CodeUsernameTaken               = parse.CodeUsernameTaken
+	CodeEmailTaken                  = parse.CodeEmailTaken
+	CodeEmailMissing                = parse.CodeEmailMissing
+	CodeEmailNotFound               = parse.CodeEmailNotFound
+	CodeSessionMissing              = parse.CodeSessionMissing
+	CodeMustCreateUserThroughSignup = parse.CodeMustCreateUserThroughSignup
+	CodeAccountAlreadyLinked        = parse.CodeAccountAlreadyLinked
+	CodeInvalidSessionToken         = parse.CodeInvalidSessionToken
+	CodeLinkedIDMissing             = parse.CodeLinkedIDMissing
+	CodeInvalidLinkedSession        = parse.CodeInvalidLinkedSession
+	CodeUnsupportedService          = parse.CodeUnsupportedService
+	CodeAggregateError              = parse.CodeAggregateError
+	CodeFileReadError               = parse.CodeFileReadError
+	CodeXDomainRequest              = parse.CodeXDomainRequest
 )
-
-// Error is an error answered by the backend (or the SDK's stand-in for one, such as a connection failure).
-// Match a code with errors.Is(err, &Error{Code: N}) or the client's Err* values; read the details with errors.As.
-type Error struct {
-	// Code is the Parse error code (0 when the server sent none, e.g. a 403 "unauthorized").
-	Code int
-	// Message is the server's text.
-	Message string
-	// Status is the HTTP status (0 when there was no response).
-	Status int
-	// Op names the call, e.g. "POST classes/GameScore". It never holds keys or tokens.
-	Op string
-	// InDoubt is true when the call was a write whose outcome is unknown: an attempt may have reached the server
-	// and been applied, and the SDK could not learn whether it was (no answer, a cut answer or a 5xx, and sending
-	// it again was not provably safe; or a retry was refused as a "Duplicate request", which says only that the
-	// server saw an earlier attempt). errors.Is(err, ErrWriteInDoubt) matches it.
-	InDoubt bool
-	// MaybeAppliedBefore is true when an earlier attempt of the call may have reached the server before this
-	// answer came (so a "duplicate" refusal may be of the call's own earlier attempt).
-	MaybeAppliedBefore bool
-	// Err is the underlying transport error, if any.
-	Err error
-}
-
-func (e *Error) Error() string {
-	var b strings.Builder
-	b.WriteString("moralis: ")
-	if e.Op != "" {
-		b.WriteString(e.Op)
-		b.WriteString(": ")
-	}
-	b.WriteString(e.Message)
-	if e.Code != 0 {
-		fmt.Fprintf(&b, " (code %d)", e.Code)
-	}
-	if e.InDoubt {
-		b.WriteString("; the write may or may not have been applied (in doubt)")
-	}
-	return b.String()
-}
-
-// Unwrap returns the transport error behind the error, if any.
-func (e *Error) Unwrap() error { return e.Err }
-
-// Is matches another *Error, or any error with a ParseCode() method, with the same non-zero Code; and
-// ErrWriteInDoubt when InDoubt is set.
-func (e *Error) Is(target error) bool {
-	if target == ErrWriteInDoubt {
-		return e.InDoubt
-	}
-	if t, ok := target.(*Error); ok {
-		return t.Code != 0 && t.Code == e.Code
-	}
-	if t, ok := target.(interface{ ParseCode() int }); ok {
-		return t.ParseCode() != 0 && t.ParseCode() == e.Code
-	}
-	return false
-}
-
-// ParseCode returns the code, for packages that must not import this one's users.
-func (e *Error) ParseCode() int { return e.Code }
 
 // DecodeError turns an error response body into an *Error. It accepts {code, error}, {code, message} and
 // {error} without a code; anything else gives "Received an error with invalid JSON from Parse: {text}".
@@ -161,10 +105,6 @@ func truncate(s string, n int) string {
 	}
 	return s[:n] + "…"
 }
-
-// ErrWriteInDoubt is matched (errors.Is) by every error of a write whose outcome is unknown: it may or may not
-// have been applied. The SDK never guesses: read the object back (or otherwise check) before writing again.
-var ErrWriteInDoubt = errors.New("moralis: the write may or may not have been applied (in doubt)")
 
 // ErrUnableToConnect is the text of the error given when every attempt failed without a response.
 const ErrUnableToConnect = "Unable to connect to the Parse API"

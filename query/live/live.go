@@ -21,7 +21,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/c13f5054/moralis-go/internal/wire"
+	"github.com/c13f5054/moralis-go/parse"
 	"github.com/gorilla/websocket"
 )
 
@@ -42,9 +42,9 @@ const (
 type Event struct {
 	Kind EventKind
 	// Object is the object after the change (for Leave and Delete: as it was last seen).
-	Object *wire.Object
+	Object *parse.Object
 	// Original is the object before an update, when the server sent it.
-	Original *wire.Object
+	Original *parse.Object
 	// CatchUp is true for events made up after a reconnect from a fresh run of the query.
 	CatchUp bool
 	// Err is set for Kind Error (a server error for this subscription, e.g. a bad query or no permission).
@@ -83,7 +83,7 @@ type Config struct {
 	InstallationID string
 	// Runner re-runs queries for the initial snapshot and the catch-up after a reconnect; normally the same
 	// *client.Client view (with the same session token). Nil: no snapshot and no catch-up.
-	Runner wire.QueryRunner
+	Runner parse.QueryRunner
 	// MinBackoff and MaxBackoff bound the reconnect waits (defaults 100 ms and 10 s; full jitter).
 	MinBackoff, MaxBackoff time.Duration
 	// Dialer dials the websocket (nil: a default dialer with a 10 s handshake time-out).
@@ -349,11 +349,11 @@ func (c *Client) read(ctx context.Context, conn *websocket.Conn) {
 	}
 }
 
-func decodeObject(className string, raw json.RawMessage) *wire.Object {
+func decodeObject(className string, raw json.RawMessage) *parse.Object {
 	if len(raw) == 0 {
 		return nil
 	}
-	o := wire.NewObject(className)
+	o := parse.NewObject(className)
 	if err := o.UnmarshalJSON(raw); err != nil {
 		return nil
 	}

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/c13f5054/moralis-go/internal/wire"
+	"github.com/c13f5054/moralis-go/parse"
 )
 
 // maxEventID keeps event ids within what JavaScript numbers hold exactly.
@@ -60,7 +60,7 @@ func lastEventID(r *http.Request) uint64 {
 func snapshotData(sub *Subscription) []byte {
 	objs := sub.Snapshot()
 	if objs == nil {
-		objs = []*wire.Object{}
+		objs = []*parse.Object{}
 	}
 	b, err := json.Marshal(map[string]any{"objects": objs})
 	if err != nil {

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/c13f5054/moralis-go/internal/wire"
+	"github.com/c13f5054/moralis-go/parse"
 )
 
 // Subscription is one subscribed query. Read its events from Events until the channel closes (after
@@ -22,7 +22,7 @@ type Subscription struct {
 	events    chan Event
 
 	mu         sync.Mutex
-	view       map[string]*wire.Object
+	view       map[string]*parse.Object
 	done       bool
 	subscribed chan error
 	// touched, while the first snapshot loads, holds the ids events changed meanwhile: the events are newer
@@ -49,7 +49,7 @@ func (c *Client) Subscribe(ctx context.Context, className string, where map[stri
 	if where == nil {
 		where = map[string]any{}
 	}
-	enc, err := wire.Encode(where)
+	enc, err := parse.Encode(where)
 	if err != nil {
 		return nil, fmt.Errorf("live: where: %w", err)
 	}
@@ -60,7 +60,7 @@ func (c *Client) Subscribe(ctx context.Context, className string, where map[stri
 	}
 	c.nextID++
 	s := &Subscription{c: c, id: c.nextID, className: className, where: enc.(map[string]any),
-		events: make(chan Event, c.cfg.Buffer), view: map[string]*wire.Object{}}
+		events: make(chan Event, c.cfg.Buffer), view: map[string]*parse.Object{}}
 	for _, o := range opts {
 		o(s)
 	}
@@ -122,10 +122,10 @@ func (c *Client) Subscribe(ctx context.Context, className string, where map[stri
 func (s *Subscription) Events() <-chan Event { return s.events }
 
 // Snapshot returns the objects the subscription currently knows to match, sorted by id.
-func (s *Subscription) Snapshot() []*wire.Object {
+func (s *Subscription) Snapshot() []*parse.Object {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make([]*wire.Object, 0, len(s.view))
+	out := make([]*parse.Object, 0, len(s.view))
 	for _, o := range s.view {
 		out = append(out, o)
 	}
@@ -234,7 +234,7 @@ func (s *Subscription) catchUp(ctx context.Context) {
 		s.emit(Event{Kind: Error, Err: fmt.Errorf("live: catch-up after reconnect: %w", err)})
 		return
 	}
-	now := make(map[string]*wire.Object, len(fresh))
+	now := make(map[string]*parse.Object, len(fresh))
 	for _, o := range fresh {
 		now[o.ID()] = o
 	}
@@ -263,22 +263,22 @@ func (s *Subscription) catchUp(ctx context.Context) {
 }
 
 // runQuery loads every object matching the subscription, paging by objectId.
-func (s *Subscription) runQuery(ctx context.Context) ([]*wire.Object, error) {
+func (s *Subscription) runQuery(ctx context.Context) ([]*parse.Object, error) {
 	const page = 1000
-	var out []*wire.Object
+	var out []*parse.Object
 	last := ""
 	for {
 		where := s.where
 		if last != "" {
 			where = map[string]any{"$and": []any{s.where, map[string]any{"objectId": map[string]any{"$gt": last}}}}
 		}
-		resp, err := s.c.cfg.Runner.RunQuery(ctx, &wire.QueryRequest{ClassName: s.className, Op: "find",
+		resp, err := s.c.cfg.Runner.RunQuery(ctx, &parse.QueryRequest{ClassName: s.className, Op: "find",
 			Params: map[string]any{"where": where, "order": "objectId", "limit": page}})
 		if err != nil {
 			return nil, err
 		}
 		for _, raw := range resp.Results {
-			o := wire.NewObject(s.className)
+			o := parse.NewObject(s.className)
 			if err := o.UnmarshalJSON(raw); err != nil {
 				return nil, err
 			}

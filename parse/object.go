@@ -1,4 +1,4 @@
-package wire
+package parse
 
 import (
 	"encoding/json"
@@ -84,7 +84,7 @@ func (o *Object) Pointer() Pointer { return Pointer{ClassName: o.className, Obje
 // EncodeParse encodes the object as a value inside another: a Pointer. It must have been saved.
 func (o *Object) EncodeParse() (any, error) {
 	if o.id == "" {
-		return nil, fmt.Errorf("wire: cannot reference an unsaved %s object; save it first", o.className)
+		return nil, fmt.Errorf("parse: cannot reference an unsaved %s object; save it first", o.className)
 	}
 	return Encode(o.Pointer())
 }
@@ -504,7 +504,7 @@ func (o *Object) MarshalJSON() ([]byte, error) {
 func (o *Object) UnmarshalJSON(b []byte) error {
 	var m map[string]any
 	if err := json.Unmarshal(b, &m); err != nil {
-		return fmt.Errorf("wire: invalid object JSON: %w", err)
+		return fmt.Errorf("parse: invalid object JSON: %w", err)
 	}
 	if m == nil {
 		return ErrNotJSONObject

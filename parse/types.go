@@ -4,7 +4,7 @@
 //
 // The client package re-exports these types under its own names (client.Object is wire.Object); users never
 // import this package.
-package wire
+package parse
 
 import (
 	"encoding/base64"
@@ -52,10 +52,10 @@ func (p *Pointer) UnmarshalJSON(b []byte) error {
 		ObjectID  string `json:"objectId"`
 	}
 	if err := json.Unmarshal(b, &m); err != nil {
-		return fmt.Errorf("wire: invalid Pointer: %w", err)
+		return fmt.Errorf("parse: invalid Pointer: %w", err)
 	}
 	if m.Type != "Pointer" && m.Type != "Object" {
-		return fmt.Errorf("wire: expected a Pointer, got __type %q", m.Type)
+		return fmt.Errorf("parse: expected a Pointer, got __type %q", m.Type)
 	}
 	p.ClassName, p.ObjectID = m.ClassName, m.ObjectID
 	return nil
@@ -191,12 +191,12 @@ func (p *Polygon) UnmarshalJSON(b []byte) error {
 		Coordinates [][]float64 `json:"coordinates"`
 	}
 	if err := json.Unmarshal(b, &m); err != nil {
-		return fmt.Errorf("wire: invalid Polygon: %w", err)
+		return fmt.Errorf("parse: invalid Polygon: %w", err)
 	}
 	p.Coordinates = p.Coordinates[:0]
 	for _, c := range m.Coordinates {
 		if len(c) != 2 {
-			return errors.New("wire: invalid Polygon coordinate")
+			return errors.New("parse: invalid Polygon coordinate")
 		}
 		p.Coordinates = append(p.Coordinates, GeoPoint{Latitude: c[0], Longitude: c[1]})
 	}
@@ -217,11 +217,11 @@ func (b *Bytes) UnmarshalJSON(data []byte) error {
 		B64 string `json:"base64"`
 	}
 	if err := json.Unmarshal(data, &m); err != nil {
-		return fmt.Errorf("wire: invalid Bytes: %w", err)
+		return fmt.Errorf("parse: invalid Bytes: %w", err)
 	}
 	d, err := base64.StdEncoding.DecodeString(m.B64)
 	if err != nil {
-		return fmt.Errorf("wire: invalid Bytes: %w", err)
+		return fmt.Errorf("parse: invalid Bytes: %w", err)
 	}
 	*b = d
 	return nil

@@ -1,4 +1,4 @@
-package wire
+package parse
 
 import (
 	"encoding/json"
@@ -123,7 +123,7 @@ func Encode(v any) (any, error) {
 		return out, nil
 	case reflect.Map:
 		if rv.Type().Key().Kind() != reflect.String {
-			return nil, fmt.Errorf("wire: map keys must be strings, got %s", rv.Type().Key())
+			return nil, fmt.Errorf("parse: map keys must be strings, got %s", rv.Type().Key())
 		}
 		out := make(map[string]any, rv.Len())
 		it := rv.MapRange()
@@ -136,7 +136,7 @@ func Encode(v any) (any, error) {
 		}
 		return out, nil
 	case reflect.Func, reflect.Chan, reflect.Complex64, reflect.Complex128, reflect.UnsafePointer:
-		return nil, fmt.Errorf("wire: cannot encode a value of type %T", v)
+		return nil, fmt.Errorf("parse: cannot encode a value of type %T", v)
 	}
 	return v, nil
 }
@@ -237,7 +237,7 @@ func decodeTyped(t string, m map[string]any) (any, bool) {
 }
 
 // ErrNotJSONObject is returned when a body that must be a JSON object is not one.
-var ErrNotJSONObject = errors.New("wire: expected a JSON object")
+var ErrNotJSONObject = errors.New("parse: expected a JSON object")
 
 // Unmarshal decodes one Parse JSON object into v: an *Object (whose class must be set), a map, or a struct of the
 // caller's. For structs, Parse dates become strings that time.Time fields accept, and Pointer, File, GeoPoint,

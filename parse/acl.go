@@ -1,4 +1,4 @@
-package wire
+package parse
 
 import (
 	"encoding/json"
@@ -123,7 +123,7 @@ func (a *ACL) MarshalJSON() ([]byte, error) {
 func (a *ACL) UnmarshalJSON(b []byte) error {
 	var m map[string]Permission
 	if err := json.Unmarshal(b, &m); err != nil {
-		return fmt.Errorf("wire: invalid ACL: %w", err)
+		return fmt.Errorf("parse: invalid ACL: %w", err)
 	}
 	if m == nil {
 		m = map[string]Permission{}
@@ -138,7 +138,7 @@ func ACLFromMap(m map[string]any) (*ACL, error) {
 	for k, v := range m {
 		pm, ok := v.(map[string]any)
 		if !ok {
-			return nil, fmt.Errorf("wire: invalid ACL entry %q", k)
+			return nil, fmt.Errorf("parse: invalid ACL entry %q", k)
 		}
 		var p Permission
 		if r, ok := pm["read"].(bool); ok {
