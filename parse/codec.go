@@ -228,7 +228,7 @@ func decodeTyped(t string, m map[string]any) (any, bool) {
 	case "Object":
 		cn := str("className")
 		o := NewObject(cn)
-		if err := o.setFromServer(m, true); err != nil {
+		if err := o.setFromServer(m); err != nil {
 			return nil, false
 		}
 		return o, true

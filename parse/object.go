@@ -353,7 +353,7 @@ func (o *Object) ApplySaved(resp map[string]any, sent map[string]Op) error {
 			delete(o.pending, k)
 		}
 	}
-	if err := o.setFromServer(resp, false); err != nil {
+	if err := o.setFromServer(resp); err != nil {
 		return err
 	}
 	for k := range sent {
@@ -390,7 +390,7 @@ func sameOp(a, b Op) bool {
 // top of it.
 func (o *Object) MergeServer(resp map[string]any) error {
 	o.server = make(map[string]any, len(resp))
-	if err := o.setFromServer(resp, true); err != nil {
+	if err := o.setFromServer(resp); err != nil {
 		return err
 	}
 	if len(o.pending) > 0 {
@@ -404,7 +404,7 @@ func (o *Object) MergeServer(resp map[string]any) error {
 
 // setFromServer records values the server sent. Fields with an unsaved change keep it (applied over the new
 // server value).
-func (o *Object) setFromServer(m map[string]any, full bool) error {
+func (o *Object) setFromServer(m map[string]any) error {
 	if o.server == nil {
 		o.server = make(map[string]any, len(m))
 	}
@@ -460,7 +460,6 @@ func (o *Object) setFromServer(m map[string]any, full bool) error {
 			o.refreshIfPending(k)
 		}
 	}
-	_ = full
 	return nil
 }
 
@@ -513,7 +512,7 @@ func (o *Object) UnmarshalJSON(b []byte) error {
 		o.localID = lid
 		delete(m, "_localId")
 	}
-	return o.setFromServer(m, true)
+	return o.setFromServer(m)
 }
 
 // Clone returns a deep-enough copy: its own field and change maps (values are shared).
@@ -552,7 +551,7 @@ func (o *Object) Forget(key string) {
 // ObjectFromServer makes an object of className from a result the server sent, already decoded by encoding/json.
 func ObjectFromServer(className string, m map[string]any) (*Object, error) {
 	o := NewObject(className)
-	if err := o.setFromServer(m, true); err != nil {
+	if err := o.setFromServer(m); err != nil {
 		return nil, err
 	}
 	return o, nil

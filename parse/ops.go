@@ -202,10 +202,7 @@ func (o Op) applyTo(old any, had bool) (any, error) {
 		case old == nil:
 		case isArr:
 		default:
-			switch o.Kind {
-			case opAdd:
-				return nil, refuse("Cannot add elements to a non-array value")
-			case opAddUnique:
+			if o.Kind != opRemove {
 				return nil, refuse("Cannot add elements to a non-array value")
 			}
 			return nil, refuse("Cannot remove elements from a non-array value")
