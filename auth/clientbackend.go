@@ -193,13 +193,13 @@ func mapClientError(err error) error {
 	case errors.As(err, &ce):
 		switch {
 		case ce.Code == CodeInvalidSessionToken:
-			return &BackendError{Status: http.StatusUnauthorized, Code: ce.Code, Message: "Invalid session token", Err: err}
+			return &BackendError{Status: http.StatusUnauthorized, Code: int(ce.Code), Message: "Invalid session token", Err: err}
 		case ce.Code == CodeObjectNotFound:
-			return &BackendError{Status: http.StatusUnauthorized, Code: ce.Code, Message: ce.Message, Err: err}
+			return &BackendError{Status: http.StatusUnauthorized, Code: int(ce.Code), Message: ce.Message, Err: err}
 		case ce.Code == 208 || ce.Code == 137: // account already linked / duplicate value
-			return &BackendError{Status: http.StatusConflict, Code: ce.Code, Message: ce.Message, Err: err}
+			return &BackendError{Status: http.StatusConflict, Code: int(ce.Code), Message: ce.Message, Err: err}
 		case ce.Status >= 400 && ce.Status < 500 && ce.Code != 0:
-			return &BackendError{Status: http.StatusBadGateway, Code: ce.Code, Message: ce.Message, Err: err}
+			return &BackendError{Status: http.StatusBadGateway, Code: int(ce.Code), Message: ce.Message, Err: err}
 		}
 	}
 	return &BackendError{Status: http.StatusBadGateway, Code: CodeInternal, Message: "Backend error", Err: err}

@@ -574,7 +574,7 @@ func (c *Client) batchChunk(ctx context.Context, items []batchItem, answers []ma
 		case err != nil:
 			errs[i] = err
 		case resp[i].Error != nil:
-			e := &Error{Code: resp[i].Error.Code, Message: resp[i].Error.Error, Op: items[i].method + " " + items[i].path, MaybeAppliedBefore: retried}
+			e := &Error{Code: parse.Code(resp[i].Error.Code), Message: resp[i].Error.Error, Op: items[i].method + " " + items[i].path, MaybeAppliedBefore: retried}
 			if retried && items[i].method == http.MethodDelete && e.Code == rest.CodeObjectNotFound {
 				// An earlier attempt may have deleted it, or it was never there for us (an ACL): in doubt.
 				e.InDoubt = true

@@ -6,9 +6,13 @@ import (
 	"strings"
 )
 
+// Code is a Parse error code: the number the server sends with an error. Compare an Error's Code with the
+// constants below, or match a whole error with errors.Is and the Err* values (errors.Is(err, ErrObjectNotFound)).
+type Code int
+
 // Parse error codes that the SDK names (the server's numeric codes).
 const (
-	CodeOtherCause                  = -1
+	CodeOtherCause                  Code = -1
 	CodeInternalServerError         = 1
 	CodeConnectionFailed            = 100
 	CodeObjectNotFound              = 101
@@ -65,10 +69,10 @@ const (
 )
 
 // Error is an error answered by the backend (or the SDK's stand-in for one, such as a connection failure).
-// Match a code with errors.Is(err, &Error{Code: N}) or the client's Err* values; read the details with errors.As.
+// Match a code with errors.Is(err, ErrObjectNotFound) (the Err* values below) or errors.Is(err, &Error{Code: N}); read the details with errors.As.
 type Error struct {
 	// Code is the Parse error code (0 when the server sent none, e.g. a 403 "unauthorized").
-	Code int
+	Code Code
 	// Message is the server's text.
 	Message string
 	// Status is the HTTP status (0 when there was no response).
@@ -117,14 +121,36 @@ func (e *Error) Is(target error) bool {
 		return t.Code != 0 && t.Code == e.Code
 	}
 	if t, ok := target.(interface{ ParseCode() int }); ok {
-		return t.ParseCode() != 0 && t.ParseCode() == e.Code
+		return t.ParseCode() != 0 && t.ParseCode() == int(e.Code)
 	}
 	return false
 }
 
 // ParseCode returns the code, for packages that must not import this one's users.
-func (e *Error) ParseCode() int { return e.Code }
+func (e *Error) ParseCode() int { return int(e.Code) }
 
 // ErrWriteInDoubt is matched (errors.Is) by every error of a write whose outcome is unknown: it may or may not
 // have been applied. The SDK never guesses: read the object back (or otherwise check) before writing again.
 var ErrWriteInDoubt = errors.New("moralis: the write may or may not have been applied (in doubt)")
+
+// Errors matched with errors.Is by their Parse code: errors.Is(err, ErrObjectNotFound) is true for every *Error
+// with code 101, whatever its message. Read the server's message and the call with errors.As.
+var (
+	ErrObjectNotFound      = &Error{Code: CodeObjectNotFound, Message: "Object not found."}
+	ErrInvalidQuery        = &Error{Code: CodeInvalidQuery, Message: "invalid query"}
+	ErrInvalidClassName    = &Error{Code: CodeInvalidClassName, Message: "invalid class name"}
+	ErrInvalidKeyName      = &Error{Code: CodeInvalidKeyName, Message: "invalid key name"}
+	ErrInvalidJSON         = &Error{Code: CodeInvalidJSON, Message: "invalid JSON"}
+	ErrIncorrectType       = &Error{Code: CodeIncorrectType, Message: "incorrect type"}
+	ErrOperationForbidden  = &Error{Code: CodeOperationForbidden, Message: "operation forbidden"}
+	ErrScriptFailed        = &Error{Code: CodeScriptFailed, Message: "cloud code failed"}
+	ErrDuplicateRequest    = &Error{Code: CodeDuplicateRequest, Message: "duplicate request"}
+	ErrDuplicateValue      = &Error{Code: CodeDuplicateValue, Message: "duplicate value"}
+	ErrUsernameTaken       = &Error{Code: CodeUsernameTaken, Message: "username taken"}
+	ErrEmailTaken          = &Error{Code: CodeEmailTaken, Message: "email taken"}
+	ErrInvalidSessionToken = &Error{Code: CodeInvalidSessionToken, Message: "invalid session token"}
+	ErrUnsupportedService  = &Error{Code: CodeUnsupportedService, Message: "unsupported service"}
+	ErrConnectionFailed    = &Error{Code: CodeConnectionFailed, Message: "connection failed"}
+	ErrInternalServer      = &Error{Code: CodeInternalServerError, Message: "internal server error"}
+	ErrRequestLimit        = &Error{Code: CodeRequestLimitExceeded, Message: "request limit exceeded"}
+)

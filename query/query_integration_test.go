@@ -189,7 +189,7 @@ func serverCode(t *testing.T, err error, code int) {
 		t.Fatalf("error %v: want Parse code %d", err, code)
 	}
 	var ce *client.Error
-	if !errors.As(err, &ce) || ce.Code != code {
+	if !errors.As(err, &ce) || int(ce.Code) != code {
 		t.Fatalf("error %v is not a *client.Error with code %d", err, code)
 	}
 	t.Logf("server answered: %v", err)

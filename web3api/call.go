@@ -218,7 +218,7 @@ func (c *Client) callFunction(ctx context.Context, ep *ref.Endpoint, args Args, 
 	if err != nil {
 		var re *rest.Error
 		if errors.As(err, &re) {
-			return &FunctionError{Function: ep.Name, Status: re.Status, Code: re.Code, Message: re.Message, Err: err}
+			return &FunctionError{Function: ep.Name, Status: re.Status, Code: int(re.Code), Message: re.Message, Err: err}
 		}
 		return &FunctionError{Function: ep.Name, Message: err.Error(), Err: err}
 	}

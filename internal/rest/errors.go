@@ -88,7 +88,7 @@ func DecodeError(op string, status int, body []byte) *Error {
 	}
 	e := &Error{Status: status, Op: op}
 	if m.Code != nil {
-		e.Code = *m.Code
+		e.Code = parse.Code(*m.Code)
 	}
 	switch {
 	case m.Error != nil:
