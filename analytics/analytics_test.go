@@ -116,5 +116,5 @@ func TestTrackReportsServerErrors(t *testing.T) {
 	require.Error(t, err)
 	var perr *client.Error
 	require.True(t, errors.As(err, &perr))
-	assert.Equal(t, 141, perr.Code)
+	assert.Equal(t, 141, int(perr.Code))
 }

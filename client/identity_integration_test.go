@@ -71,7 +71,7 @@ func TestIdentityUserCalls(t *testing.T) {
 	require.ErrorIs(t, err, client.ErrUsernameTaken)
 	var perr *client.Error
 	require.ErrorAs(t, err, &perr)
-	assert.Equal(t, 202, perr.Code)
+	assert.Equal(t, 202, int(perr.Code))
 	assert.Equal(t, "Account already exists for this username.", perr.Message)
 
 	// LogIn gives a new session; Me and Become see the same user.
@@ -262,7 +262,7 @@ func TestIdentityACLHidesObjects(t *testing.T) {
 	require.ErrorIs(t, err, client.ErrObjectNotFound, "no ACL read access: the object is hidden")
 	var perr *client.Error
 	require.ErrorAs(t, err, &perr)
-	assert.Equal(t, 101, perr.Code)
+	assert.Equal(t, 101, int(perr.Code))
 	_, err = base.Get(ctx, class, private.ID())
 	require.ErrorIs(t, err, client.ErrObjectNotFound, "anonymous neither")
 
@@ -558,7 +558,7 @@ func TestIdentitySchemaLifecycle(t *testing.T) {
 	require.ErrorIs(t, err, client.ErrSchemaNotFound)
 	require.ErrorIs(t, err, client.ErrInvalidClassName)
 	require.ErrorAs(t, err, &perr)
-	assert.Equal(t, 103, perr.Code)
+	assert.Equal(t, 103, int(perr.Code))
 	assert.Equal(t, "Class "+class+" does not exist.", perr.Message)
 	err = admin.UpdateSchema(ctx, client.NewSchema(class).AddString("x"))
 	require.ErrorIs(t, err, client.ErrSchemaNotFound)

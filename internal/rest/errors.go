@@ -12,6 +12,9 @@ type Error = parse.Error
 // ErrWriteInDoubt is parse.ErrWriteInDoubt.
 var ErrWriteInDoubt = parse.ErrWriteInDoubt
 
+// Code is parse.Code.
+type Code = parse.Code
+
 // The Parse error codes, as package parse names them.
 const (
 	CodeOtherCause                  = parse.CodeOtherCause

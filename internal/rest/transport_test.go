@@ -131,7 +131,7 @@ func TestNoRetryOn4xx(t *testing.T) {
 	err := tr.DoJSON(context.Background(), Call{Method: "GET", Path: "classes/T/x"}, nil)
 	var pe *Error
 	require.ErrorAs(t, err, &pe)
-	assert.Equal(t, 101, pe.Code)
+	assert.Equal(t, 101, int(pe.Code))
 	assert.Equal(t, "Object not found.", pe.Message)
 	assert.Equal(t, 404, pe.Status)
 	assert.True(t, errors.Is(err, &Error{Code: 101}))
@@ -158,7 +158,7 @@ func TestErrorShapes(t *testing.T) {
 	cases := []struct {
 		status int
 		body   string
-		code   int
+		code   Code
 		msg    string
 	}{
 		{400, `{"code":141,"error":"intentional failure"}`, 141, "intentional failure"},
