@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"sort"
 	"strings"
@@ -80,7 +81,7 @@ func send(ctx context.Context, c *client.Client, name string, params map[string]
 	if ctx == nil {
 		return errors.New("analytics: nil context")
 	}
-	if err := c.Post(ctx, "events/"+url.PathEscape(name), params, nil); err != nil {
+	if err := c.Request(ctx, http.MethodPost, "events/"+url.PathEscape(name), params, nil); err != nil {
 		return fmt.Errorf("analytics: track %q: %w", name, err)
 	}
 	return nil

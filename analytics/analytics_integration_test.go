@@ -4,6 +4,7 @@ package analytics_test
 
 import (
 	"context"
+	"net/http"
 	"testing"
 	"time"
 
@@ -29,6 +30,6 @@ func TestIntegrationEventsAccepted(t *testing.T) {
 
 	// The raw answer is the server's empty object.
 	var out map[string]any
-	require.NoError(t, c.Post(ctx, "events/Raw", map[string]any{"dimensions": map[string]any{"a": "b"}}, &out))
+	require.NoError(t, c.Request(ctx, http.MethodPost, "events/Raw", map[string]any{"dimensions": map[string]any{"a": "b"}}, &out))
 	require.Equal(t, map[string]any{}, out)
 }

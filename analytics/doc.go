@@ -2,7 +2,7 @@
 // usage-tracking endpoint.
 //
 // Track and TrackAny send POST events/{name} with the event's dimensions; AppOpened sends the app-opened event
-// (POST events/AppOpened with the time in "at"). They go through a *client.Client (its Post method), so they carry
+// (POST events/AppOpened with the time in "at"). They go through a *client.Client (its Request method), so they carry
 // the application's keys and the user's session like every backend call. The name must not be blank ("A name for
 // the custom event must be provided") and every dimension key and value must be a string.
 //

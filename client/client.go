@@ -62,8 +62,9 @@ type Config struct {
 	// BatchConcurrency is how many /batch calls run at once (0 = 4).
 	BatchConcurrency int
 	// DefaultACL, when set, is given to every new object saved without an ACL of its own (a copy each time).
-	DefaultACL *ACL
-	// Storage keeps the current user and the installation id. Nil: in memory for this process.
+	DefaultACL *parse.ACL
+	// Storage is where New reads (or makes and keeps) the installation id when InstallationID is empty. Nil: in
+	// memory for this process. The signed-in user is kept apart, by a CurrentUser (it may share this Storage).
 	Storage Storage
 	// HTTPClient is the HTTP client to use (nil: a shared keep-alive client). Deadlines come from contexts.
 	HTTPClient *http.Client
@@ -90,15 +91,37 @@ type RetryPolicy struct {
 	OnRetry func(attempt int, reason string, wait time.Duration)
 }
 
-// Client talks to the backend. It is immutable after New and safe for concurrent use; views made with
-// WithSessionToken or WithMasterKey share its connections.
+// Client talks to the backend through a few services, one per area, as in
+//
+//	err := c.Objects.Save(ctx, o)
+//	u, err := c.Users.LogIn(ctx, "alice", "secret")
+//
+// A Client is immutable after New and safe for concurrent use. WithSessionToken and WithMasterKey return cheap
+// views that share its connections; nothing a view does changes the client it came from. The signed-in user of an
+// app is kept outside the client, in a CurrentUser.
 type Client struct {
 	t            *rest.Transport
 	cfg          Config
-	storage      Storage
 	sessionToken string
 	useMaster    bool
 	server       *serverTraits // what was learned of the server, shared by every view
+
+	// Objects saves, fetches and deletes objects, one at a time or in batches.
+	Objects *ObjectsService
+	// Users signs users up and in, links wallet and other auth data, and asks for password and email mails.
+	Users *UsersService
+	// Sessions lists, reads and revokes sessions.
+	Sessions *SessionsService
+	// Roles reads and saves roles and walks their hierarchy.
+	Roles *RolesService
+	// Schemas reads and changes class schemas, their indexes and class-level permissions (master key).
+	Schemas *SchemasService
+	// Files uploads, downloads and deletes files.
+	Files *FilesService
+	// Cloud calls cloud functions and starts jobs, and reads the server's time and plugins.
+	Cloud *CloudService
+	// Config reads and updates the app's Parse Config parameters.
+	Config *ConfigService
 }
 
 // serverTraits holds what the client learned of the server as it went. It is shared by every view of a client
@@ -147,23 +170,41 @@ func New(cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Client{t: t, cfg: cfg, storage: cfg.Storage, server: &serverTraits{}}, nil
+	return (&Client{t: t, cfg: cfg, server: &serverTraits{}}).init(), nil
+}
+
+// init points the services at c and returns c.
+func (c *Client) init() *Client {
+	c.Objects = &ObjectsService{client: c}
+	c.Users = &UsersService{client: c}
+	c.Sessions = &SessionsService{client: c}
+	c.Roles = &RolesService{client: c}
+	c.Schemas = &SchemasService{client: c}
+	c.Files = &FilesService{client: c}
+	c.Cloud = &CloudService{client: c}
+	c.Config = &ConfigService{client: c}
+	return c
+}
+
+// view returns a copy of c with its own services.
+func (c *Client) view() *Client {
+	return (&Client{t: c.t, cfg: c.cfg, sessionToken: c.sessionToken, useMaster: c.useMaster, server: c.server}).init()
 }
 
 // WithSessionToken returns a view of c whose calls act as the user of token. It is cheap and shares c's
 // connections; c itself is unchanged.
 func (c *Client) WithSessionToken(token string) *Client {
-	v := *c
+	v := c.view()
 	v.sessionToken = token
-	return &v
+	return v
 }
 
 // WithMasterKey returns a view of c whose calls send the master key (calls fail before any request when none is
 // configured). c itself is unchanged.
 func (c *Client) WithMasterKey() *Client {
-	v := *c
+	v := c.view()
 	v.useMaster = true
-	return &v
+	return v
 }
 
 // SessionToken is the view's session token ("" when none).
@@ -196,90 +237,6 @@ func (c *Client) doPeek(ctx context.Context, rc rest.Call, out any, peek func(bo
 	}
 	return c.t.DoJSONPeek(ctx, rc, out, peek)
 }
-
-// Re-exported value types of package parse (see there for their encoding).
-type (
-	// Object is one backend object. See the methods for reading fields and recording changes.
-	Object = parse.Object
-	// Pointer refers to an object by class and id.
-	Pointer = parse.Pointer
-	// Relation is the placeholder of a relation field.
-	Relation = parse.Relation
-	// File is a stored file (name, url, and hash and ipfs when the server sends them).
-	File = parse.File
-	// GeoPoint is a latitude/longitude pair; make one with NewGeoPoint.
-	GeoPoint = parse.GeoPoint
-	// Polygon is a closed shape of GeoPoints.
-	Polygon = parse.Polygon
-	// Bytes is binary data sent as base64.
-	Bytes = parse.Bytes
-	// ACL is an access control list.
-	ACL = parse.ACL
-	// Op is a field operation (Increment, Add, AddUnique, Remove, Unset, AddRelation, RemoveRelation).
-	Op = parse.Op
-	// Error is an error answered by the backend, with its Parse code.
-	Error = parse.Error
-	// QueryRequest is an encoded query, as RunQuery takes it (the same type as query.Request).
-	QueryRequest = parse.QueryRequest
-	// QueryResponse is RunQuery's answer (the same type as query.Response).
-	QueryResponse = parse.QueryResponse
-)
-
-// NewObject returns an empty, unsaved object of a class.
-func NewObject(className string) *Object { return parse.NewObject(className) }
-
-// NewObjectWithID returns a reference to an existing object; Fetch fills it.
-func NewObjectWithID(className, id string) *Object { return parse.NewObjectWithID(className, id) }
-
-// NewACL returns an empty ACL (no access but the master key's).
-func NewACL() *ACL { return parse.NewACL() }
-
-// NewUserACL returns an ACL granting read and write to one user only.
-func NewUserACL(userID string) *ACL { return parse.NewUserACL(userID) }
-
-// NewGeoPoint checks and returns a GeoPoint.
-func NewGeoPoint(lat, lng float64) (GeoPoint, error) { return parse.NewGeoPoint(lat, lng) }
-
-// Field operations, for Object.Set.
-var (
-	Increment      = parse.Increment
-	Add            = parse.Add
-	AddUnique      = parse.AddUnique
-	Remove         = parse.Remove
-	Unset          = parse.Unset
-	AddRelation    = parse.AddRelation
-	RemoveRelation = parse.RemoveRelation
-)
-
-// Errors matched with errors.Is by their Parse code.
-var (
-	ErrObjectNotFound      = &Error{Code: rest.CodeObjectNotFound}
-	ErrInvalidQuery        = &Error{Code: rest.CodeInvalidQuery}
-	ErrInvalidClassName    = &Error{Code: rest.CodeInvalidClassName}
-	ErrInvalidKeyName      = &Error{Code: rest.CodeInvalidKeyName}
-	ErrInvalidJSON         = &Error{Code: rest.CodeInvalidJSON}
-	ErrIncorrectType       = &Error{Code: rest.CodeIncorrectType}
-	ErrOperationForbidden  = &Error{Code: rest.CodeOperationForbidden}
-	ErrScriptFailed        = &Error{Code: rest.CodeScriptFailed}
-	ErrDuplicateRequest    = &Error{Code: rest.CodeDuplicateRequest}
-	ErrDuplicateValue      = &Error{Code: rest.CodeDuplicateValue}
-	ErrUsernameTaken       = &Error{Code: rest.CodeUsernameTaken}
-	ErrEmailTaken          = &Error{Code: rest.CodeEmailTaken}
-	ErrInvalidSessionToken = &Error{Code: rest.CodeInvalidSessionToken}
-	ErrUnsupportedService  = &Error{Code: rest.CodeUnsupportedService}
-	ErrConnectionFailed    = &Error{Code: rest.CodeConnectionFailed}
-	ErrInternalServer      = &Error{Code: rest.CodeInternalServerError}
-)
-
-// ErrWriteInDoubt is matched (errors.Is) by the error of every write whose outcome is unknown: an attempt may
-// have reached the server and been applied, and it could not be sent again without risking applying it twice.
-// The SDK never guesses: Save leaves such an object without its sent changes (Fetch it to see what the server
-// stored); SaveAll reports such objects in BatchError.InDoubt.
-var ErrWriteInDoubt = parse.ErrWriteInDoubt
-
-// ErrCannotMerge is matched by the refusal of a field operation that Parse cannot merge with the field's earlier
-// unsaved change (its text is the Parse JS SDK's, such as "Cannot merge Add Op with the previous Op").
-var ErrCannotMerge = parse.ErrCannotMerge
 
 // ErrMasterKeyRequired is returned before any request when a call needs the master key and none is configured.
 var ErrMasterKeyRequired = rest.ErrMasterKeyRequired

@@ -11,10 +11,11 @@ import (
 	"github.com/c13f5054/moralis-go/parse"
 )
 
-// CallFunction runs the cloud function name with params (encoded with the Parse codecs, so time.Time, Pointer
+// Call runs the cloud function name with params (encoded with the Parse codecs, so time.Time, Pointer
 // and the like are allowed) and decodes the answer's "result" into out (skipped when out is nil). A
 // *map[string]any or *any out receives decoded Parse values (time.Time, Pointer, ...).
-func (c *Client) CallFunction(ctx context.Context, name string, params map[string]any, out any) error {
+func (s *CloudService) Call(ctx context.Context, name string, params map[string]any, out any) error {
+	c := s.client
 	if name == "" {
 		return errors.New("moralis: CallFunction needs a function name")
 	}
@@ -49,7 +50,8 @@ func (c *Client) CallFunction(ctx context.Context, name string, params map[strin
 
 // StartJob starts the background job name with the master key and returns its job status id (the
 // X-Parse-Job-Status-Id header), which identifies its _JobStatus row.
-func (c *Client) StartJob(ctx context.Context, name string, params map[string]any) (string, error) {
+func (s *CloudService) StartJob(ctx context.Context, name string, params map[string]any) (string, error) {
+	c := s.client
 	if name == "" {
 		return "", errors.New("moralis: StartJob needs a job name")
 	}
@@ -71,11 +73,12 @@ func (c *Client) StartJob(ctx context.Context, name string, params map[string]an
 }
 
 // ServerTime calls the getServerTime cloud function and returns its dateTime.
-func (c *Client) ServerTime(ctx context.Context) (time.Time, error) {
+func (s *CloudService) ServerTime(ctx context.Context) (time.Time, error) {
+	c := s.client
 	var r struct {
 		DateTime string `json:"dateTime"`
 	}
-	if err := c.CallFunction(ctx, "getServerTime", nil, &r); err != nil {
+	if err := c.Cloud.Call(ctx, "getServerTime", nil, &r); err != nil {
 		return time.Time{}, err
 	}
 	t, err := parse.ParseDate(r.DateTime)
@@ -121,39 +124,46 @@ func (p ChainParams) encode(withOrder bool, extra ...string) map[string]any {
 }
 
 // GetAllERC20 calls the getAllERC20 cloud function (chain, address) and decodes its result into out.
-func (c *Client) GetAllERC20(ctx context.Context, p ChainParams, out any) error {
-	return c.CallFunction(ctx, "getAllERC20", p.encode(false), out)
+func (s *CloudService) GetAllERC20(ctx context.Context, p ChainParams, out any) error {
+	c := s.client
+	return c.Cloud.Call(ctx, "getAllERC20", p.encode(false), out)
 }
 
 // GetERC20 calls getERC20 (chain, address, symbol, tokenAddress).
-func (c *Client) GetERC20(ctx context.Context, p ChainParams, out any) error {
-	return c.CallFunction(ctx, "getERC20", p.encode(false, "symbol", "tokenAddress"), out)
+func (s *CloudService) GetERC20(ctx context.Context, p ChainParams, out any) error {
+	c := s.client
+	return c.Cloud.Call(ctx, "getERC20", p.encode(false, "symbol", "tokenAddress"), out)
 }
 
 // GetNFTsOld calls getNFTs_old (chain, address).
-func (c *Client) GetNFTsOld(ctx context.Context, p ChainParams, out any) error {
-	return c.CallFunction(ctx, "getNFTs_old", p.encode(false), out)
+func (s *CloudService) GetNFTsOld(ctx context.Context, p ChainParams, out any) error {
+	c := s.client
+	return c.Cloud.Call(ctx, "getNFTs_old", p.encode(false), out)
 }
 
 // GetNFTsCountOld calls getNFTsCount_old (chain, address).
-func (c *Client) GetNFTsCountOld(ctx context.Context, p ChainParams, out any) error {
-	return c.CallFunction(ctx, "getNFTsCount_old", p.encode(false), out)
+func (s *CloudService) GetNFTsCountOld(ctx context.Context, p ChainParams, out any) error {
+	c := s.client
+	return c.Cloud.Call(ctx, "getNFTsCount_old", p.encode(false), out)
 }
 
 // GetTransactions calls getTransactions (chain, address, order).
-func (c *Client) GetTransactions(ctx context.Context, p ChainParams, out any) error {
-	return c.CallFunction(ctx, "getTransactions", p.encode(true), out)
+func (s *CloudService) GetTransactions(ctx context.Context, p ChainParams, out any) error {
+	c := s.client
+	return c.Cloud.Call(ctx, "getTransactions", p.encode(true), out)
 }
 
 // GetTransactionsCount calls getTransactionsCount (chain, address).
-func (c *Client) GetTransactionsCount(ctx context.Context, p ChainParams, out any) error {
-	return c.CallFunction(ctx, "getTransactionsCount", p.encode(false), out)
+func (s *CloudService) GetTransactionsCount(ctx context.Context, p ChainParams, out any) error {
+	c := s.client
+	return c.Cloud.Call(ctx, "getTransactionsCount", p.encode(false), out)
 }
 
-// GetPluginSpecs calls getPluginSpecs and returns the plugin specifications as decoded JSON.
-func (c *Client) GetPluginSpecs(ctx context.Context) ([]any, error) {
+// PluginSpecs calls getPluginSpecs and returns the plugin specifications as decoded JSON.
+func (s *CloudService) PluginSpecs(ctx context.Context) ([]any, error) {
+	c := s.client
 	var out []any
-	if err := c.CallFunction(ctx, "getPluginSpecs", nil, &out); err != nil {
+	if err := c.Cloud.Call(ctx, "getPluginSpecs", nil, &out); err != nil {
 		return nil, err
 	}
 	return out, nil

@@ -30,8 +30,3 @@ func (c *Client) Request(ctx context.Context, method, path string, params map[st
 	body, _ := enc.(map[string]any)
 	return c.do(ctx, c.call(method, path, body), out)
 }
-
-// Post is Request with method POST.
-func (c *Client) Post(ctx context.Context, path string, params map[string]any, out any) error {
-	return c.Request(ctx, http.MethodPost, path, params, out)
-}

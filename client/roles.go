@@ -31,11 +31,11 @@ var (
 // The embedded Object gives Get, Set, SetACL and the rest. Save a role with (*Client).SaveRole, which checks it
 // first. Not safe for concurrent mutation.
 type Role struct {
-	*Object
+	*parse.Object
 }
 
 // NewRole returns an unsaved role with a name and an ACL. A bad name gives the role errors above.
-func NewRole(name string, acl *ACL) (*Role, error) {
+func NewRole(name string, acl *parse.ACL) (*Role, error) {
 	r := &Role{Object: parse.NewObject(RoleClass)}
 	if err := r.SetName(name); err != nil {
 		return nil, err
@@ -47,7 +47,7 @@ func NewRole(name string, acl *ACL) (*Role, error) {
 }
 
 // RoleFromObject views an object of class _Role as a Role.
-func RoleFromObject(o *Object) *Role { return &Role{Object: o} }
+func RoleFromObject(o *parse.Object) *Role { return &Role{Object: o} }
 
 // Name is the role's name.
 func (r *Role) Name() string { return r.String("name") }
@@ -107,8 +107,8 @@ func (r *Role) ValidateSave() error {
 	return nil
 }
 
-func pointersOf(field string, items []Saver) ([]Pointer, error) {
-	ptrs := make([]Pointer, 0, len(items))
+func pointersOf(field string, items []Saver) ([]parse.Pointer, error) {
+	ptrs := make([]parse.Pointer, 0, len(items))
 	for _, it := range items {
 		o := objectOf(it)
 		if o == nil {
@@ -123,11 +123,11 @@ func pointersOf(field string, items []Saver) ([]Pointer, error) {
 }
 
 // objectOf returns the object behind s, or nil for a nil Saver, a nil *User, *Role or *Object.
-func objectOf(s Saver) *Object {
+func objectOf(s Saver) *parse.Object {
 	switch v := s.(type) {
 	case nil:
 		return nil
-	case *Object:
+	case *parse.Object:
 		return v
 	case *User:
 		if v == nil {
@@ -197,20 +197,21 @@ func rolesAsSavers(roles []*Role) []Saver {
 	return out
 }
 
-// SaveRole checks the role (ValidateSave) and saves it: POST roles for a new role, PUT roles/{id} with only the
+// Save checks the role (ValidateSave) and saves it: POST roles for a new role, PUT roles/{id} with only the
 // changes otherwise. Validation errors come before any request.
-func (c *Client) SaveRole(ctx context.Context, r *Role) error {
+func (s *RolesService) Save(ctx context.Context, r *Role) error {
+	c := s.client
 	if r == nil || r.Object == nil {
 		return errors.New("moralis: SaveRole needs a role")
 	}
 	if err := r.ValidateSave(); err != nil {
 		return err
 	}
-	return c.Save(ctx, r)
+	return c.Objects.Save(ctx, r)
 }
 
 // findClass runs a find on a class's route (roles, users, sessions, classes/X) and decodes the results.
-func (c *Client) findClass(ctx context.Context, className string, where map[string]any, extra map[string]any) ([]*Object, error) {
+func (c *Client) findClass(ctx context.Context, className string, where map[string]any, extra map[string]any) ([]*parse.Object, error) {
 	params := map[string]any{}
 	for k, v := range extra {
 		params[k] = v
@@ -228,7 +229,7 @@ func (c *Client) findClass(ctx context.Context, className string, where map[stri
 	if err := c.do(ctx, c.call(http.MethodGet, classPath(className), params), &resp); err != nil {
 		return nil, err
 	}
-	out := make([]*Object, 0, len(resp.Results))
+	out := make([]*parse.Object, 0, len(resp.Results))
 	for _, raw := range resp.Results {
 		o := parse.NewObject(className)
 		if err := o.UnmarshalJSON(raw); err != nil {
@@ -239,7 +240,7 @@ func (c *Client) findClass(ctx context.Context, className string, where map[stri
 	return out, nil
 }
 
-func rolesOf(objs []*Object) []*Role {
+func rolesOf(objs []*parse.Object) []*Role {
 	out := make([]*Role, len(objs))
 	for i, o := range objs {
 		out[i] = RoleFromObject(o)
@@ -247,20 +248,22 @@ func rolesOf(objs []*Object) []*Role {
 	return out
 }
 
-// GetRole loads a role by id.
-func (c *Client) GetRole(ctx context.Context, id string) (*Role, error) {
+// Get loads a role by id.
+func (s *RolesService) Get(ctx context.Context, id string) (*Role, error) {
+	c := s.client
 	if id == "" {
 		return nil, errors.New("moralis: GetRole needs an id")
 	}
-	o := NewObjectWithID(RoleClass, id)
-	if err := c.Fetch(ctx, o); err != nil {
+	o := parse.NewObjectWithID(RoleClass, id)
+	if err := c.Objects.Fetch(ctx, o); err != nil {
 		return nil, err
 	}
 	return RoleFromObject(o), nil
 }
 
-// RoleByName finds the role of a name; none readable gives ErrObjectNotFound.
-func (c *Client) RoleByName(ctx context.Context, name string) (*Role, error) {
+// ByName finds the role of a name; none readable gives ErrObjectNotFound.
+func (s *RolesService) ByName(ctx context.Context, name string) (*Role, error) {
+	c := s.client
 	if err := checkRoleName(false, name); err != nil {
 		return nil, err
 	}
@@ -269,18 +272,19 @@ func (c *Client) RoleByName(ctx context.Context, name string) (*Role, error) {
 		return nil, err
 	}
 	if len(objs) == 0 {
-		return nil, &Error{Code: ErrObjectNotFound.Code, Message: "no role named " + name, Op: "GET roles"}
+		return nil, &parse.Error{Code: parse.ErrObjectNotFound.Code, Message: "no role named " + name, Op: "GET roles"}
 	}
 	return RoleFromObject(objs[0]), nil
 }
 
-// UserRoles lists the roles a user belongs to directly: a find on roles where users holds the user (limit 1000,
+// ForUser lists the roles a user belongs to directly: a find on roles where users holds the user (limit 1000,
 // the roles the view may read).
 //
 // Parse Server does not expand nested roles in such a query: a user who is a member of role A, which is a child
 // of role B, is listed in A only, although the server grants the user B's access too. AllUserRoles gives the
 // whole set.
-func (c *Client) UserRoles(ctx context.Context, user Saver) ([]*Role, error) {
+func (s *RolesService) ForUser(ctx context.Context, user Saver) ([]*Role, error) {
+	c := s.client
 	ptrs, err := pointersOf("users", []Saver{user})
 	if err != nil {
 		return nil, err
@@ -295,12 +299,13 @@ func (c *Client) UserRoles(ctx context.Context, user Saver) ([]*Role, error) {
 // MaxRoleDepth bounds how many levels of parent roles AllUserRoles follows.
 const MaxRoleDepth = 20
 
-// AllUserRoles lists every role whose access a user has: the roles it belongs to directly (UserRoles) and,
+// AllForUser lists every role whose access a user has: the roles it belongs to directly (UserRoles) and,
 // level by level, the roles that have any of those as a child, the way the server resolves role access. It makes
 // one query per level (at most MaxRoleDepth levels), sees only the roles the view may read, and tolerates cycles.
 // The result is sorted by name.
-func (c *Client) AllUserRoles(ctx context.Context, user Saver) ([]*Role, error) {
-	frontier, err := c.UserRoles(ctx, user)
+func (s *RolesService) AllForUser(ctx context.Context, user Saver) ([]*Role, error) {
+	c := s.client
+	frontier, err := c.Roles.ForUser(ctx, user)
 	if err != nil {
 		return nil, err
 	}
@@ -328,8 +333,9 @@ func (c *Client) AllUserRoles(ctx context.Context, user Saver) ([]*Role, error) 
 	return all, nil
 }
 
-// ParentRoles lists the roles that have role as a child (whose access role's members share), directly.
-func (c *Client) ParentRoles(ctx context.Context, role *Role) ([]*Role, error) {
+// Parents lists the roles that have role as a child (whose access role's members share), directly.
+func (s *RolesService) Parents(ctx context.Context, role *Role) ([]*Role, error) {
+	c := s.client
 	ptrs, err := pointersOf("roles", []Saver{role})
 	if err != nil {
 		return nil, err
@@ -341,8 +347,9 @@ func (c *Client) ParentRoles(ctx context.Context, role *Role) ([]*Role, error) {
 	return rolesOf(objs), nil
 }
 
-// RoleUsers lists a role's direct member users (a $relatedTo query on its users relation, limit 1000).
-func (c *Client) RoleUsers(ctx context.Context, role *Role) ([]*User, error) {
+// Users lists a role's direct member users (a $relatedTo query on its users relation, limit 1000).
+func (s *RolesService) Users(ctx context.Context, role *Role) ([]*User, error) {
+	c := s.client
 	objs, err := c.relatedTo(ctx, UserClass, role, "users")
 	if err != nil {
 		return nil, err
@@ -354,8 +361,9 @@ func (c *Client) RoleUsers(ctx context.Context, role *Role) ([]*User, error) {
 	return out, nil
 }
 
-// ChildRoles lists a role's direct child roles.
-func (c *Client) ChildRoles(ctx context.Context, role *Role) ([]*Role, error) {
+// Children lists a role's direct child roles.
+func (s *RolesService) Children(ctx context.Context, role *Role) ([]*Role, error) {
+	c := s.client
 	objs, err := c.relatedTo(ctx, RoleClass, role, "roles")
 	if err != nil {
 		return nil, err
@@ -363,7 +371,7 @@ func (c *Client) ChildRoles(ctx context.Context, role *Role) ([]*Role, error) {
 	return rolesOf(objs), nil
 }
 
-func (c *Client) relatedTo(ctx context.Context, className string, role *Role, key string) ([]*Object, error) {
+func (c *Client) relatedTo(ctx context.Context, className string, role *Role, key string) ([]*parse.Object, error) {
 	ptrs, err := pointersOf(key, []Saver{role})
 	if err != nil {
 		return nil, err

@@ -45,7 +45,7 @@ var ErrSchemaNotFound = errors.New("Schema not found")
 // not exist."). Its text is "Schema not found"; Err is the server's answer.
 type SchemaNotFoundError struct {
 	ClassName string
-	Err       *Error
+	Err       *parse.Error
 }
 
 // Error returns "Schema not found".
@@ -484,8 +484,8 @@ func (c *Client) schemaCall(ctx context.Context, method, path, className string,
 	rc.UseMasterKey = true
 	rc.SessionToken = ""
 	err := c.do(ctx, rc, out)
-	var perr *Error
-	if className != "" && errors.As(err, &perr) && perr.Code == ErrInvalidClassName.Code && perr.Message == "Class "+className+" does not exist." {
+	var perr *parse.Error
+	if className != "" && errors.As(err, &perr) && perr.Code == parse.ErrInvalidClassName.Code && perr.Message == "Class "+className+" does not exist." {
 		return &SchemaNotFoundError{ClassName: className, Err: perr}
 	}
 	return err
@@ -498,9 +498,10 @@ func checkClassName(className string) error {
 	return nil
 }
 
-// Schema reads a class's schema (master key). A class that does not exist gives a *SchemaNotFoundError
+// Get reads a class's schema (master key). A class that does not exist gives a *SchemaNotFoundError
 // ("Schema not found", code 103).
-func (c *Client) Schema(ctx context.Context, className string) (*Schema, error) {
+func (s *SchemasService) Get(ctx context.Context, className string) (*Schema, error) {
+	c := s.client
 	if err := checkClassName(className); err != nil {
 		return nil, err
 	}
@@ -511,8 +512,9 @@ func (c *Client) Schema(ctx context.Context, className string) (*Schema, error) 
 	return a.schema()
 }
 
-// Schemas reads every class's schema (master key), sorted by class name.
-func (c *Client) Schemas(ctx context.Context) ([]*Schema, error) {
+// List reads every class's schema (master key), sorted by class name.
+func (s *SchemasService) List(ctx context.Context) ([]*Schema, error) {
+	c := s.client
 	var resp struct {
 		Results []schemaAnswer `json:"results"`
 	}
@@ -531,9 +533,10 @@ func (c *Client) Schemas(ctx context.Context) ([]*Schema, error) {
 	return out, nil
 }
 
-// CreateSchema creates the class of s with its fields, indexes and permissions (master key), and replaces s's
+// Create creates the class of s with its fields, indexes and permissions (master key), and replaces s's
 // contents with the server's answer (which adds the default fields objectId, createdAt, updatedAt and ACL).
-func (c *Client) CreateSchema(ctx context.Context, s *Schema) error {
+func (sv *SchemasService) Create(ctx context.Context, s *Schema) error {
+	c := sv.client
 	if s == nil {
 		return errors.New("moralis: CreateSchema needs a schema")
 	}
@@ -553,9 +556,10 @@ func (c *Client) CreateSchema(ctx context.Context, s *Schema) error {
 	return nil
 }
 
-// UpdateSchema sends s's changes (added and deleted fields and indexes, permissions) to the server (master key)
+// Update sends s's changes (added and deleted fields and indexes, permissions) to the server (master key)
 // and replaces s's contents with the answer. A schema without changes is a no-op.
-func (c *Client) UpdateSchema(ctx context.Context, s *Schema) error {
+func (sv *SchemasService) Update(ctx context.Context, s *Schema) error {
+	c := sv.client
 	if s == nil {
 		return errors.New("moralis: UpdateSchema needs a schema")
 	}
@@ -578,18 +582,20 @@ func (c *Client) UpdateSchema(ctx context.Context, s *Schema) error {
 	return nil
 }
 
-// DeleteSchema drops an empty class (master key). A class that still has objects gives the server's error 255;
+// Delete drops an empty class (master key). A class that still has objects gives the server's error 255;
 // PurgeClass empties it first. The server answers success for a class that does not exist.
-func (c *Client) DeleteSchema(ctx context.Context, className string) error {
+func (s *SchemasService) Delete(ctx context.Context, className string) error {
+	c := s.client
 	if err := checkClassName(className); err != nil {
 		return err
 	}
 	return c.schemaCall(ctx, http.MethodDelete, "schemas/"+className, className, nil, nil)
 }
 
-// PurgeClass deletes every object of a class, keeping its schema (master key; DELETE purge/{className}). The
+// Purge deletes every object of a class, keeping its schema (master key; DELETE purge/{className}). The
 // server answers success for a class that does not exist.
-func (c *Client) PurgeClass(ctx context.Context, className string) error {
+func (s *SchemasService) Purge(ctx context.Context, className string) error {
+	c := s.client
 	if err := checkClassName(className); err != nil {
 		return err
 	}

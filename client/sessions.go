@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/c13f5054/moralis-go/parse"
 	"net/http"
 	"time"
 )
@@ -19,24 +20,24 @@ var ErrSessionTokenRequired = errors.New("moralis: this call needs a session tok
 // and deletes it at logout; a new login from the same installation id ends that installation's older session.
 // Not safe for concurrent mutation.
 type Session struct {
-	*Object
+	*parse.Object
 }
 
 // SessionFromObject views an object of class _Session as a Session.
-func SessionFromObject(o *Object) *Session { return &Session{Object: o} }
+func SessionFromObject(o *parse.Object) *Session { return &Session{Object: o} }
 
 // SessionToken is the session's token (the server shows it to the session's own user).
 func (s *Session) SessionToken() string { return s.String("sessionToken") }
 
 // User is a pointer to the session's user.
-func (s *Session) User() Pointer {
+func (s *Session) User() parse.Pointer {
 	switch v := s.Get("user").(type) {
-	case Pointer:
+	case parse.Pointer:
 		return v
-	case *Object:
+	case *parse.Object:
 		return v.Pointer()
 	}
-	return Pointer{}
+	return parse.Pointer{}
 }
 
 // InstallationID is the installation (device) the session was made from.
@@ -61,9 +62,10 @@ func (c *Client) needSession(op string) error {
 	return nil
 }
 
-// CurrentSession returns the session of the view's session token (GET sessions/me). A stale or revoked token
+// Current returns the session of the view's session token (GET sessions/me). A stale or revoked token
 // gives ErrInvalidSessionToken (209); no token gives ErrSessionTokenRequired before any request.
-func (c *Client) CurrentSession(ctx context.Context) (*Session, error) {
+func (s *SessionsService) Current(ctx context.Context) (*Session, error) {
+	c := s.client
 	if c.sessionToken == "" {
 		return nil, fmt.Errorf("%w (sessions/me)", ErrSessionTokenRequired)
 	}
@@ -71,7 +73,7 @@ func (c *Client) CurrentSession(ctx context.Context) (*Session, error) {
 	if err := c.do(ctx, c.call(http.MethodGet, "sessions/me", nil), &resp); err != nil {
 		return nil, err
 	}
-	o := NewObject(SessionClass)
+	o := parse.NewObject(SessionClass)
 	if err := o.MergeServer(resp); err != nil {
 		return nil, fmt.Errorf("moralis: sessions/me: %w", err)
 	}
@@ -81,9 +83,10 @@ func (c *Client) CurrentSession(ctx context.Context) (*Session, error) {
 	return SessionFromObject(o), nil
 }
 
-// Sessions lists the sessions of the view's user (a find on sessions with its session token: the server shows a
+// List lists the sessions of the view's user (a find on sessions with its session token: the server shows a
 // user only their own sessions), newest first, at most 1000. With WithMasterKey it lists every user's sessions.
-func (c *Client) Sessions(ctx context.Context) ([]*Session, error) {
+func (s *SessionsService) List(ctx context.Context) ([]*Session, error) {
+	c := s.client
 	if err := c.needSession("sessions"); err != nil {
 		return nil, err
 	}
@@ -98,9 +101,10 @@ func (c *Client) Sessions(ctx context.Context) ([]*Session, error) {
 	return out, nil
 }
 
-// RevokeSession deletes a session by id (DELETE sessions/{id}): its token stops working at once. A user may
+// Revoke deletes a session by id (DELETE sessions/{id}): its token stops working at once. A user may
 // revoke their own sessions; the master key any. Revoking the view's own session signs it out.
-func (c *Client) RevokeSession(ctx context.Context, sessionID string) error {
+func (s *SessionsService) Revoke(ctx context.Context, sessionID string) error {
+	c := s.client
 	if sessionID == "" {
 		return errors.New("moralis: RevokeSession needs a session id")
 	}

@@ -2,7 +2,6 @@ package client
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -18,8 +17,6 @@ const UserClass = "_User"
 var (
 	ErrEmptyUsername   = errors.New("Cannot sign up user with an empty username.")
 	ErrEmptyPassword   = errors.New("Cannot sign up user with an empty password.")
-	ErrUsernameType    = errors.New("Username must be a string.")
-	ErrPasswordType    = errors.New("Password must be a string.")
 	ErrNoSessionToken  = errors.New("Cannot upgrade a user with no session token")
 	ErrCouldNotGetUser = errors.New("Could not get user")
 )
@@ -27,14 +24,14 @@ var (
 // User is a backend user: an Object of class _User with typed accessors for the wallet fields. The embedded
 // Object gives Get, Set, AddUnique, SetACL and the rest. Not safe for concurrent mutation.
 type User struct {
-	*Object
+	*parse.Object
 }
 
 // NewUser returns an empty, unsaved user.
 func NewUser() *User { return &User{Object: parse.NewObject(UserClass)} }
 
 // UserFromObject views an object of class _User as a User.
-func UserFromObject(o *Object) *User { return &User{Object: o} }
+func UserFromObject(o *parse.Object) *User { return &User{Object: o} }
 
 // Username is the user's username.
 func (u *User) Username() string { return u.String("username") }
@@ -106,8 +103,9 @@ func (c *Client) userFromAnswer(resp map[string]any, into *User) (*User, error) 
 }
 
 // SignUp creates the user (username and password must be set) and signs it in: the answer's session token is
-// kept on the user, and the user becomes the current user.
-func (c *Client) SignUp(ctx context.Context, u *User) error {
+// kept on the user (keep the user with CurrentUser.Set to stay signed in).
+func (s *UsersService) SignUp(ctx context.Context, u *User) error {
+	c := s.client
 	if u == nil {
 		return errors.New("moralis: SignUp needs a user")
 	}
@@ -117,62 +115,48 @@ func (c *Client) SignUp(ctx context.Context, u *User) error {
 	if s, _ := u.Get("password").(string); s == "" {
 		return ErrEmptyPassword
 	}
-	if err := c.Save(ctx, u); err != nil {
+	if err := c.Objects.Save(ctx, u); err != nil {
 		return err
 	}
 	u.Forget("password")
-	return c.SetCurrentUser(u)
+	return nil
 }
 
-// LogIn signs a user in with username and password (POST login) and makes it the current user.
-func (c *Client) LogIn(ctx context.Context, username, password string) (*User, error) {
-	return c.LogInAny(ctx, username, password)
-}
-
-// LogInAny is LogIn for credentials that arrive untyped (from JSON or a map): non-strings give "Username must be
-// a string." or "Password must be a string." before any request.
-func (c *Client) LogInAny(ctx context.Context, username, password any) (*User, error) {
-	un, ok := username.(string)
-	if !ok {
-		return nil, ErrUsernameType
-	}
-	pw, ok := password.(string)
-	if !ok {
-		return nil, ErrPasswordType
-	}
+// LogIn signs a user in with username and password (POST login) and returns it with its session token. It keeps
+// nothing: act as the user with Client.WithSessionToken(u.SessionToken()), or keep it with CurrentUser.
+func (s *UsersService) LogIn(ctx context.Context, username, password string) (*User, error) {
+	c := s.client
 	var resp map[string]any
-	rc := c.call(http.MethodPost, "login", map[string]any{"username": un, "password": pw})
+	rc := c.call(http.MethodPost, "login", map[string]any{"username": username, "password": password})
 	rc.Replay = httpx.ReplayAlways // a log-in changes no data; a repeated one only opens another session
 	if err := c.do(ctx, rc, &resp); err != nil {
 		return nil, err
 	}
-	u, err := c.userFromAnswer(resp, nil)
-	if err != nil {
-		return nil, err
-	}
-	return u, c.SetCurrentUser(u)
+	return c.userFromAnswer(resp, nil)
 }
 
 // LogInOrSignUp logs in; when the server answers code 101 (no such user or wrong password) it signs up instead.
-func (c *Client) LogInOrSignUp(ctx context.Context, username, password string) (*User, error) {
-	u, err := c.LogIn(ctx, username, password)
-	if err == nil || !errors.Is(err, ErrObjectNotFound) {
+func (s *UsersService) LogInOrSignUp(ctx context.Context, username, password string) (*User, error) {
+	c := s.client
+	u, err := c.Users.LogIn(ctx, username, password)
+	if err == nil || !errors.Is(err, parse.ErrObjectNotFound) {
 		return u, err
 	}
 	nu := NewUser()
 	nu.SetUsername(username)
 	nu.SetPassword(password)
-	if err := c.SignUp(ctx, nu); err != nil {
+	if err := c.Users.SignUp(ctx, nu); err != nil {
 		return nil, err
 	}
 	return nu, nil
 }
 
-// LogInWithAuthData signs in through an auth provider (POST users {"authData":{provider: authData}}): the server
-// signs a new identity up (201) and logs a known one in (200). The user becomes the current user.
-func (c *Client) LogInWithAuthData(ctx context.Context, provider string, authData map[string]any) (*User, error) {
+// LogInWith signs in through an auth provider (POST users {"authData":{provider: authData}}): the server
+// signs a new identity up (201) and logs a known one in (200). It keeps nothing (see CurrentUser).
+func (s *UsersService) LogInWith(ctx context.Context, provider string, authData map[string]any) (*User, error) {
+	c := s.client
 	if provider == "" {
-		return nil, errors.New("moralis: LogInWithAuthData needs a provider name")
+		return nil, errors.New("moralis: Users.LogInWith needs a provider name")
 	}
 	body := map[string]any{"authData": map[string]any{provider: authData}}
 	var resp map[string]any
@@ -186,16 +170,18 @@ func (c *Client) LogInWithAuthData(ctx context.Context, provider string, authDat
 	if u.SessionToken() == "" {
 		return nil, ErrCouldNotGetUser
 	}
-	return u, c.SetCurrentUser(u)
+	return u, nil
 }
 
-// LinkWith links an auth provider to the signed-in user u (PUT users/{id} with u's session token).
-func (c *Client) LinkWith(ctx context.Context, u *User, provider string, authData map[string]any) error {
+// Link links an auth provider to the signed-in user u (PUT users/{id} with u's session token).
+func (s *UsersService) Link(ctx context.Context, u *User, provider string, authData map[string]any) error {
+	c := s.client
 	return c.setAuthData(ctx, u, provider, authData)
 }
 
-// UnlinkFrom removes an auth provider from the signed-in user u.
-func (c *Client) UnlinkFrom(ctx context.Context, u *User, provider string) error {
+// Unlink removes an auth provider from the signed-in user u.
+func (s *UsersService) Unlink(ctx context.Context, u *User, provider string) error {
+	c := s.client
 	return c.setAuthData(ctx, u, provider, nil)
 }
 
@@ -234,7 +220,8 @@ func (c *Client) setAuthData(ctx context.Context, u *User, provider string, data
 }
 
 // Me returns the user of the view's session token (GET users/me). A bad token gives ErrInvalidSessionToken.
-func (c *Client) Me(ctx context.Context) (*User, error) {
+func (s *UsersService) Me(ctx context.Context) (*User, error) {
+	c := s.client
 	if c.sessionToken == "" {
 		return nil, fmt.Errorf("moralis: users/me: %w", ErrSessionTokenRequired)
 	}
@@ -254,37 +241,25 @@ func (c *Client) Me(ctx context.Context) (*User, error) {
 	return u, nil
 }
 
-// Become signs in as the user of a session token and makes it the current user.
-func (c *Client) Become(ctx context.Context, sessionToken string) (*User, error) {
-	u, err := c.WithSessionToken(sessionToken).Me(ctx)
-	if err != nil {
-		return nil, err
+// LogOut revokes the view's session on the server (POST logout). A session the server no longer knows counts as
+// logged out. Without a session token it fails with ErrSessionTokenRequired before any request. It keeps no
+// state: to forget a kept user as well, use CurrentUser.LogOut.
+func (s *UsersService) LogOut(ctx context.Context) error {
+	c := s.client
+	if c.sessionToken == "" {
+		return fmt.Errorf("moralis: logout: %w", ErrSessionTokenRequired)
 	}
-	return u, c.SetCurrentUser(u)
-}
-
-// LogOut revokes the session of the view's token (or of the current user) on the server and clears the current
-// user.
-func (c *Client) LogOut(ctx context.Context) error {
-	tok := c.sessionToken
-	if tok == "" {
-		if u, err := c.CurrentUser(); err == nil && u != nil {
-			tok = u.SessionToken()
-		}
+	rc := c.call(http.MethodPost, "logout", nil)
+	rc.Replay = httpx.ReplayAlways // a repeated log-out of a revoked session is refused, harmlessly
+	if err := c.do(ctx, rc, nil); err != nil && !errors.Is(err, parse.ErrInvalidSessionToken) {
+		return err
 	}
-	if tok != "" {
-		rc := c.call(http.MethodPost, "logout", nil)
-		rc.Replay = httpx.ReplayAlways // a repeated log-out of a revoked session is refused, harmlessly
-		rc.SessionToken = tok
-		if err := c.do(ctx, rc, nil); err != nil && !errors.Is(err, ErrInvalidSessionToken) {
-			return err
-		}
-	}
-	return c.storage.Remove(CurrentUserKey(c.cfg.AppID))
+	return nil
 }
 
 // RequestPasswordReset asks the server to mail a password reset link to email.
-func (c *Client) RequestPasswordReset(ctx context.Context, email string) error {
+func (s *UsersService) RequestPasswordReset(ctx context.Context, email string) error {
+	c := s.client
 	if email == "" {
 		return errors.New("moralis: RequestPasswordReset needs an email")
 	}
@@ -292,7 +267,8 @@ func (c *Client) RequestPasswordReset(ctx context.Context, email string) error {
 }
 
 // RequestEmailVerification asks the server to mail a verification link to email.
-func (c *Client) RequestEmailVerification(ctx context.Context, email string) error {
+func (s *UsersService) RequestEmailVerification(ctx context.Context, email string) error {
+	c := s.client
 	if email == "" {
 		return errors.New("moralis: RequestEmailVerification needs an email")
 	}
@@ -300,7 +276,8 @@ func (c *Client) RequestEmailVerification(ctx context.Context, email string) err
 }
 
 // VerifyPassword checks a username and password without signing in, and returns the user (without a session).
-func (c *Client) VerifyPassword(ctx context.Context, username, password string) (*User, error) {
+func (s *UsersService) VerifyPassword(ctx context.Context, username, password string) (*User, error) {
+	c := s.client
 	var resp map[string]any
 	if err := c.do(ctx, c.call(http.MethodGet, "verifyPassword", map[string]any{"username": username, "password": password}), &resp); err != nil {
 		return nil, err
@@ -308,9 +285,10 @@ func (c *Client) VerifyPassword(ctx context.Context, username, password string) 
 	return c.userFromAnswer(resp, nil)
 }
 
-// UpgradeToRevocableSession exchanges a legacy session token for a revocable one and returns the new token.
+// Upgrade exchanges a legacy session token for a revocable one and returns the new token.
 // Without a session token it gives "Cannot upgrade a user with no session token" before any request.
-func (c *Client) UpgradeToRevocableSession(ctx context.Context) (string, error) {
+func (s *SessionsService) Upgrade(ctx context.Context) (string, error) {
+	c := s.client
 	if c.sessionToken == "" {
 		return "", ErrNoSessionToken
 	}
@@ -321,35 +299,4 @@ func (c *Client) UpgradeToRevocableSession(ctx context.Context) (string, error) 
 		return "", err
 	}
 	return resp.SessionToken, nil
-}
-
-// SetCurrentUser keeps u (with its session token) as the current user in the client's Storage.
-func (c *Client) SetCurrentUser(u *User) error {
-	b, err := json.Marshal(u.Object)
-	if err != nil {
-		return fmt.Errorf("moralis: keeping the current user: %w", err)
-	}
-	return c.storage.Set(CurrentUserKey(c.cfg.AppID), string(b))
-}
-
-// CurrentUser returns the kept current user, or nil (and no error) when nobody is signed in.
-func (c *Client) CurrentUser() (*User, error) {
-	s, ok, err := c.storage.Get(CurrentUserKey(c.cfg.AppID))
-	if err != nil || !ok || s == "" {
-		return nil, err
-	}
-	o := parse.NewObject(UserClass)
-	if err := o.UnmarshalJSON([]byte(s)); err != nil {
-		return nil, fmt.Errorf("moralis: the stored current user is unreadable: %w", err)
-	}
-	return UserFromObject(o), nil
-}
-
-// AsCurrentUser returns a view of c acting as the kept current user (c itself when nobody is signed in).
-func (c *Client) AsCurrentUser() (*Client, error) {
-	u, err := c.CurrentUser()
-	if err != nil || u == nil {
-		return c, err
-	}
-	return c.WithSessionToken(u.SessionToken()), nil
 }
