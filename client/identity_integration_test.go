@@ -484,10 +484,10 @@ func TestIdentitySchemaLifecycle(t *testing.T) {
 	require.ErrorIs(t, err, client.ErrMasterKeyRequired)
 
 	s := client.NewSchema(class).
-		AddString("title", client.FieldRequired()).
-		AddNumber("score", client.FieldDefault(7)).
-		AddBoolean("done", client.FieldDefault(false)).
-		AddDate("at", client.FieldDefault(at)).
+		AddString("title", client.FieldOptions{Required: true}).
+		AddNumber("score", client.FieldOptions{DefaultValue: 7}).
+		AddBoolean("done", client.FieldOptions{DefaultValue: false}).
+		AddDate("at", client.FieldOptions{DefaultValue: at}).
 		AddFile("pic").
 		AddGeoPoint("where").
 		AddPolygon("area").

@@ -182,14 +182,15 @@ func NewSchema(className string) *Schema {
 	return &Schema{ClassName: className, Fields: map[string]Field{}, Indexes: map[string]Index{}}
 }
 
-// FieldOption sets an option of a field being added.
-type FieldOption func(*Field)
-
-// FieldRequired makes the field required.
-func FieldRequired() FieldOption { return func(f *Field) { f.Required = true } }
-
-// FieldDefault gives the field a default value.
-func FieldDefault(v any) FieldOption { return func(f *Field) { f.DefaultValue = v } }
+// FieldOptions are the optional settings of a field being added, as the original's addString(name, options):
+// give at most one (AddString("title", FieldOptions{Required: true})); none means neither required nor defaulted.
+type FieldOptions struct {
+	// Required makes the server refuse objects without the field.
+	Required bool
+	// DefaultValue is given to new objects without the field (nil: none). Go values are encoded like object
+	// fields (time.Time becomes a Date, and so on).
+	DefaultValue any
+}
 
 func (s *Schema) fail(format string, args ...any) *Schema {
 	s.errs = append(s.errs, fmt.Errorf("moralis: schema %s: "+format, append([]any{s.ClassName}, args...)...))
@@ -198,14 +199,14 @@ func (s *Schema) fail(format string, args ...any) *Schema {
 
 // AddField adds a field of any of FieldTypes. Pointer and Relation fields need a target class: use AddPointer
 // and AddRelation.
-func (s *Schema) AddField(name, fieldType string, opts ...FieldOption) *Schema {
+func (s *Schema) AddField(name, fieldType string, opts ...FieldOptions) *Schema {
 	if fieldType == FieldPointer || fieldType == FieldRelation {
 		return s.fail("a %s field needs a target class: use Add%s", fieldType, fieldType)
 	}
 	return s.addField(name, Field{Type: fieldType}, opts)
 }
 
-func (s *Schema) addField(name string, f Field, opts []FieldOption) *Schema {
+func (s *Schema) addField(name string, f Field, opts []FieldOptions) *Schema {
 	if s.Fields == nil {
 		s.Fields = map[string]Field{}
 	}
@@ -229,8 +230,12 @@ func (s *Schema) addField(name string, f Field, opts []FieldOption) *Schema {
 			}
 		}
 	}
-	for _, o := range opts {
-		o(&f)
+	switch len(opts) {
+	case 0:
+	case 1:
+		f.Required, f.DefaultValue = opts[0].Required, opts[0].DefaultValue
+	default:
+		return s.fail("field %s: give at most one FieldOptions", name)
 	}
 	if f.Type == FieldRelation && (f.Required || f.DefaultValue != nil) {
 		return s.fail("field %s: a Relation field cannot be required or have a default value", name)
@@ -246,52 +251,52 @@ func (s *Schema) addField(name string, f Field, opts []FieldOption) *Schema {
 }
 
 // AddString adds a String field.
-func (s *Schema) AddString(name string, opts ...FieldOption) *Schema {
+func (s *Schema) AddString(name string, opts ...FieldOptions) *Schema {
 	return s.addField(name, Field{Type: FieldString}, opts)
 }
 
 // AddNumber adds a Number field.
-func (s *Schema) AddNumber(name string, opts ...FieldOption) *Schema {
+func (s *Schema) AddNumber(name string, opts ...FieldOptions) *Schema {
 	return s.addField(name, Field{Type: FieldNumber}, opts)
 }
 
 // AddBoolean adds a Boolean field.
-func (s *Schema) AddBoolean(name string, opts ...FieldOption) *Schema {
+func (s *Schema) AddBoolean(name string, opts ...FieldOptions) *Schema {
 	return s.addField(name, Field{Type: FieldBoolean}, opts)
 }
 
 // AddDate adds a Date field.
-func (s *Schema) AddDate(name string, opts ...FieldOption) *Schema {
+func (s *Schema) AddDate(name string, opts ...FieldOptions) *Schema {
 	return s.addField(name, Field{Type: FieldDate}, opts)
 }
 
 // AddFile adds a File field.
-func (s *Schema) AddFile(name string, opts ...FieldOption) *Schema {
+func (s *Schema) AddFile(name string, opts ...FieldOptions) *Schema {
 	return s.addField(name, Field{Type: FieldFile}, opts)
 }
 
 // AddGeoPoint adds a GeoPoint field (a class has at most one).
-func (s *Schema) AddGeoPoint(name string, opts ...FieldOption) *Schema {
+func (s *Schema) AddGeoPoint(name string, opts ...FieldOptions) *Schema {
 	return s.addField(name, Field{Type: FieldGeoPoint}, opts)
 }
 
 // AddPolygon adds a Polygon field.
-func (s *Schema) AddPolygon(name string, opts ...FieldOption) *Schema {
+func (s *Schema) AddPolygon(name string, opts ...FieldOptions) *Schema {
 	return s.addField(name, Field{Type: FieldPolygon}, opts)
 }
 
 // AddArray adds an Array field.
-func (s *Schema) AddArray(name string, opts ...FieldOption) *Schema {
+func (s *Schema) AddArray(name string, opts ...FieldOptions) *Schema {
 	return s.addField(name, Field{Type: FieldArray}, opts)
 }
 
 // AddObject adds an Object (JSON map) field.
-func (s *Schema) AddObject(name string, opts ...FieldOption) *Schema {
+func (s *Schema) AddObject(name string, opts ...FieldOptions) *Schema {
 	return s.addField(name, Field{Type: FieldObject}, opts)
 }
 
 // AddPointer adds a Pointer field to targetClass.
-func (s *Schema) AddPointer(name, targetClass string, opts ...FieldOption) *Schema {
+func (s *Schema) AddPointer(name, targetClass string, opts ...FieldOptions) *Schema {
 	if targetClass == "" {
 		return s.fail("pointer field %s needs a target class", name)
 	}

@@ -49,14 +49,14 @@ func TestCreateSchemaWire(t *testing.T) {
 	clp.SetRequiresAuthentication(true, CLPFind)
 	clp.SetRoleAccess("Admins", true, CLPCreate)
 	s := NewSchema("Game").
-		AddString("title", FieldRequired()).
-		AddNumber("score", FieldDefault(0)).
-		AddBoolean("done", FieldDefault(false)).
-		AddDate("at", FieldDefault(at)).
+		AddString("title", FieldOptions{Required: true}).
+		AddNumber("score", FieldOptions{DefaultValue: 0}).
+		AddBoolean("done", FieldOptions{DefaultValue: false}).
+		AddDate("at", FieldOptions{DefaultValue: at}).
 		AddFile("pic").
 		AddGeoPoint("where").
 		AddPolygon("area").
-		AddArray("tags", FieldDefault([]string{"a"})).
+		AddArray("tags", FieldOptions{DefaultValue: []string{"a"}}).
 		AddObject("meta").
 		AddPointer("owner", "_User").
 		AddRelation("fans", "_User").
@@ -202,8 +202,9 @@ func TestSchemaBuilderMistakesNeverSend(t *testing.T) {
 		"empty field name":         NewSchema("A").AddString(""),
 		"field added twice":        NewSchema("A").AddString("x").AddNumber("x"),
 		"two GeoPoints":            NewSchema("A").AddGeoPoint("a").AddGeoPoint("b"),
-		"required relation":        NewSchema("A").addField("r", Field{Type: FieldRelation, TargetClass: "B"}, []FieldOption{FieldRequired()}),
-		"bad default":              NewSchema("A").AddObject("o", FieldDefault(map[string]any{"f": func() {}})),
+		"required relation":        NewSchema("A").addField("r", Field{Type: FieldRelation, TargetClass: "B"}, []FieldOptions{{Required: true}}),
+		"bad default":              NewSchema("A").AddObject("o", FieldOptions{DefaultValue: map[string]any{"f": func() {}}}),
+		"two FieldOptions":         NewSchema("A").AddString("x", FieldOptions{}, FieldOptions{Required: true}),
 		"bad class name":           NewSchema("1A").AddString("x"),
 		"index without keys":       NewSchema("A").AddIndex("i"),
 		"index key without field":  NewSchema("A").AddIndex("i", IndexKey{Value: 1}),
@@ -299,8 +300,8 @@ func ExampleNewSchema() {
 	clp.SetPublicAccess(false, CLPCreate, CLPUpdate, CLPDelete, CLPAddField)
 	clp.SetRoleAccess("Editors", true, CLPCreate, CLPUpdate, CLPDelete)
 	s := NewSchema("Article").
-		AddString("title", FieldRequired()).
-		AddNumber("views", FieldDefault(0)).
+		AddString("title", FieldOptions{Required: true}).
+		AddNumber("views", FieldOptions{DefaultValue: 0}).
 		AddPointer("author", "_User").
 		AddRelation("likes", "_User").
 		AddIndex("by_views", IndexKey{"views", -1}).
