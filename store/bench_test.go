@@ -34,7 +34,7 @@ func BenchmarkLocalQuery(b *testing.B) {
 	ctx := context.Background()
 	n := benchSize(b)
 	dir := b.TempDir()
-	s, err := store.Open(filepath.Join(dir, "bench.db"), nil)
+	s, err := store.Open(filepath.Join(dir, "bench.db"), store.Config{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -20,7 +20,7 @@ import (
 func TestWrittenRecordsAnswerAsReadBack(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "pins.db")
-	s, err := store.Open(path, nil)
+	s, err := store.Open(path, store.Config{})
 	require.NoError(t, err)
 	mk := func(i int) *parse.Object {
 		o := parse.NewObjectWithID("Thing", fmt.Sprintf("t%d", i))
@@ -74,7 +74,7 @@ func TestWrittenRecordsAnswerAsReadBack(t *testing.T) {
 	assert.Equal(t, 1000.0, live[3][0].Get("n"), "the changed object sorts first")
 	require.NoError(t, s.Close())
 
-	again, err := store.Open(path, nil)
+	again, err := store.Open(path, store.Config{})
 	require.NoError(t, err)
 	defer again.Close()
 	assert.Equal(t, answers(again), live)
@@ -83,8 +83,8 @@ func TestWrittenRecordsAnswerAsReadBack(t *testing.T) {
 // Sync also takes its answers from a runner that hands over objects (here another store).
 func TestSyncFromARunnerOfObjects(t *testing.T) {
 	ctx := context.Background()
-	source := store.NewMemory(nil)
-	local := store.NewMemory(nil)
+	source := store.NewMemory(store.Config{})
+	local := store.NewMemory(store.Config{})
 	defer source.Close()
 	defer local.Close()
 	mk := func(id string, n int) *parse.Object {

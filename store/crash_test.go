@@ -23,7 +23,7 @@ func TestHelperProcessPinsAndDies(t *testing.T) {
 	if path == "" {
 		return // only meaningful in the child process
 	}
-	s, err := store.Open(path, &store.Options{AppID: "crash"})
+	s, err := store.Open(path, store.Config{AppID: "crash"})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
@@ -49,7 +49,7 @@ func TestCrashWithoutCloseKeepsCommittedPins(t *testing.T) {
 	require.ErrorAs(t, err, &ee, "output: %s", out)
 	require.Equal(t, 3, ee.ExitCode(), "output: %s", out)
 
-	s, err := store.Open(path, &store.Options{AppID: "crash"})
+	s, err := store.Open(path, store.Config{AppID: "crash"})
 	require.NoError(t, err)
 	defer s.Close()
 	n, err := query.New[*parse.Object]("Crash").Count(context.Background(), s)

@@ -14,7 +14,7 @@ import (
 // Pin objects and run a query against them, offline.
 func Example() {
 	ctx := context.Background()
-	s := store.NewMemory(nil) // store.Open("app.db", &store.Options{AppID: "myApp"}) keeps it on disk
+	s := store.NewMemory(store.Config{}) // store.Open("app.db", store.Config{AppID: "myApp"}) keeps it on disk
 	defer s.Close()
 
 	for i, name := range []string{"Ann", "Bob", "Cid"} {
@@ -42,7 +42,7 @@ func Example() {
 // Named pins keep groups of objects apart; FromPin queries one group.
 func ExampleStore_PinWithName() {
 	ctx := context.Background()
-	s := store.NewMemory(nil)
+	s := store.NewMemory(store.Config{})
 	defer s.Close()
 
 	fav := parse.NewObjectWithID("Song", "s1")
@@ -65,7 +65,7 @@ func ExampleStore_PinWithName() {
 // distance too.
 func ExampleStore_RunQuery_near() {
 	ctx := context.Background()
-	s := store.NewMemory(nil)
+	s := store.NewMemory(store.Config{})
 	defer s.Close()
 	for _, c := range []struct {
 		name     string
@@ -106,7 +106,7 @@ func ExampleStore_RunQuery_near() {
 
 // Operators the store cannot evaluate are errors, never silently ignored.
 func ExampleStore_RunQuery_unsupported() {
-	s := store.NewMemory(nil)
+	s := store.NewMemory(store.Config{})
 	defer s.Close()
 	_, err := query.New[*parse.Object]("Place").FullText("description", "castle").Find(context.Background(), s)
 	fmt.Println(errors.Is(err, store.ErrUnsupportedQuery))

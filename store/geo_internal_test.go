@@ -151,7 +151,7 @@ func TestGeoInputRefused(t *testing.T) {
 // Polygon is unsupported; missing and null values never match.
 func TestGeoValueKinds(t *testing.T) {
 	ctx := context.Background()
-	s := NewMemory(nil)
+	s := NewMemory(Config{})
 	defer s.Close()
 	gp, err := parse.NewGeoPoint(10, 20)
 	require.NoError(t, err)

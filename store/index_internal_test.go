@@ -16,7 +16,7 @@ import (
 // scan of every record, and requires the same ids.
 func TestIndexedPlansEqualFullScans(t *testing.T) {
 	ctx := context.Background()
-	s := NewMemory(nil)
+	s := NewMemory(Config{})
 	defer s.Close()
 	rnd := rand.New(rand.NewPCG(1, 2))
 	colors := []any{"red", "green", "blue"}

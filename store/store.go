@@ -58,8 +58,8 @@ var (
 	ErrForeignFile = errors.New("store: not a moralis-go store file")
 )
 
-// Options configure Open and NewMemory. The zero value is usable.
-type Options struct {
+// Config configures Open and NewMemory. The zero value is usable; the store copies it.
+type Config struct {
 	// AppID, when set, is written into a new file and checked on every later Open: a file made for another
 	// application is refused, untouched. Empty: no check (a new file records no application).
 	AppID string
@@ -76,7 +76,7 @@ type Options struct {
 type Store struct {
 	kv     kv
 	path   string
-	opts   Options
+	opts   Config
 	closed atomic.Bool
 
 	mu    sync.Mutex             // guards cache and strs, and orders writes with cache updates
@@ -98,11 +98,8 @@ type classCache struct {
 }
 
 // NewMemory returns a store kept in memory only (for tests and short-lived programs). It is enabled at once.
-func NewMemory(opts *Options) *Store {
-	s := &Store{kv: newMemKV(), path: ":memory:", cache: map[string]*classCache{}}
-	if opts != nil {
-		s.opts = *opts
-	}
+func NewMemory(cfg Config) *Store {
+	s := &Store{kv: newMemKV(), path: ":memory:", cache: map[string]*classCache{}, opts: cfg}
 	_ = s.kv.update(func(tx kvTx) error { return writeMeta(tx, s.opts.AppID) })
 	return s
 }
@@ -111,11 +108,11 @@ func NewMemory(opts *Options) *Store {
 // and checked (bbolt's own checks, then this package's meta data: format and application id); a damaged file, a
 // file that is not a bbolt file, or a bbolt file of another program or application is refused with an error
 // wrapping ErrForeignFile, and is neither changed nor overwritten. Close the store when done.
-func Open(path string, opts *Options) (*Store, error) {
-	s := &Store{path: path, cache: map[string]*classCache{}}
-	if opts != nil {
-		s.opts = *opts
+func Open(path string, cfg Config) (*Store, error) {
+	if cfg.LockTimeout < 0 || cfg.SyncChunk < 0 {
+		return nil, errors.New("store: LockTimeout and SyncChunk must not be negative")
 	}
+	s := &Store{path: path, cache: map[string]*classCache{}, opts: cfg}
 	if path == "" {
 		return nil, errors.New("store: Open needs a file path (use NewMemory for a store in memory)")
 	}

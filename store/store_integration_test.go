@@ -67,7 +67,7 @@ func TestIntegrationSameAnswersLocallyAndOnServer(t *testing.T) {
 	fromServer, err := query.New[Obj](class).Limit(1000).Find(ctx, c)
 	require.NoError(t, err)
 	require.Len(t, fromServer, len(names))
-	s, err := store.Open(filepath.Join(t.TempDir(), "lds.db"), &store.Options{AppID: c.AppID()})
+	s, err := store.Open(filepath.Join(t.TempDir(), "lds.db"), store.Config{AppID: c.AppID()})
 	require.NoError(t, err)
 	defer s.Close()
 	require.NoError(t, s.Pin(ctx, fromServer...))
@@ -117,7 +117,7 @@ func TestIntegrationSyncSeesChangesAndDeletes(t *testing.T) {
 	c := newClient(t)
 	class := uniqueClass("StoreSync")
 	objs, names := seed(t, ctx, c, class)
-	s := store.NewMemory(&store.Options{AppID: c.AppID()})
+	s := store.NewMemory(store.Config{AppID: c.AppID()})
 	defer s.Close()
 	require.NoError(t, s.Pin(ctx, objs...))
 	draft := parse.NewObject(class)
@@ -159,7 +159,7 @@ func TestIntegrationSaveLocalThenFlush(t *testing.T) {
 	ctx := context.Background()
 	c := newClient(t)
 	class := uniqueClass("StoreOffline")
-	s, err := store.Open(filepath.Join(t.TempDir(), "lds.db"), &store.Options{AppID: c.AppID()})
+	s, err := store.Open(filepath.Join(t.TempDir(), "lds.db"), store.Config{AppID: c.AppID()})
 	require.NoError(t, err)
 	defer s.Close()
 
@@ -247,7 +247,7 @@ func TestIntegrationRawWhereParity(t *testing.T) {
 	seed(t, ctx, c, class)
 	fromServer, err := query.New[Obj](class).Limit(1000).Find(ctx, c)
 	require.NoError(t, err)
-	s := store.NewMemory(nil)
+	s := store.NewMemory(store.Config{})
 	defer s.Close()
 	require.NoError(t, s.Pin(ctx, fromServer...))
 
@@ -329,7 +329,7 @@ func TestIntegrationNorNullParity(t *testing.T) {
 	fromServer, err := query.New[Obj](class).Limit(1000).Find(ctx, c)
 	require.NoError(t, err)
 	require.Len(t, fromServer, len(rows))
-	s := store.NewMemory(nil)
+	s := store.NewMemory(store.Config{})
 	defer s.Close()
 	require.NoError(t, s.Pin(ctx, fromServer...))
 
@@ -524,7 +524,7 @@ func TestIntegrationGeoParity(t *testing.T) {
 	fromServer, err := query.New[Obj](class).Limit(1000).Find(ctx, c)
 	require.NoError(t, err)
 	require.Len(t, fromServer, len(places))
-	s := store.NewMemory(nil)
+	s := store.NewMemory(store.Config{})
 	defer s.Close()
 	require.NoError(t, s.Pin(ctx, fromServer...))
 

@@ -30,12 +30,12 @@ type Obj = *parse.Object
 // backends runs a test against a store in memory and one on disk.
 func backends(t *testing.T, fn func(t *testing.T, s *store.Store)) {
 	t.Run("memory", func(t *testing.T) {
-		s := store.NewMemory(nil)
+		s := store.NewMemory(store.Config{})
 		defer s.Close()
 		fn(t, s)
 	})
 	t.Run("bbolt", func(t *testing.T) {
-		s, err := store.Open(filepath.Join(t.TempDir(), "lds.db"), &store.Options{AppID: "app"})
+		s, err := store.Open(filepath.Join(t.TempDir(), "lds.db"), store.Config{AppID: "app"})
 		require.NoError(t, err)
 		defer s.Close()
 		fn(t, s)
@@ -354,7 +354,7 @@ func mapsKeys(m map[string]any) func(func(string) bool) {
 }
 
 func TestUnsupportedOperatorsAreErrors(t *testing.T) {
-	s := store.NewMemory(nil)
+	s := store.NewMemory(store.Config{})
 	defer s.Close()
 	ctx := context.Background()
 	for name, q := range map[string]*query.Query[Obj]{
@@ -378,7 +378,7 @@ func TestUnsupportedOperatorsAreErrors(t *testing.T) {
 func TestRestartKeepsEverything(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "lds.db")
-	s, err := store.Open(path, &store.Options{AppID: "app"})
+	s, err := store.Open(path, store.Config{AppID: "app"})
 	require.NoError(t, err)
 	require.NoError(t, s.Pin(ctx, dataset(t, "Fruit")...))
 	require.NoError(t, s.PinWithName(ctx, "favs", serverObject(t, "Fruit", "r3", map[string]any{"name": "cherry pie", "score": 30, "tags": []any{"red"}})))
@@ -404,7 +404,7 @@ func TestRestartKeepsEverything(t *testing.T) {
 	_, err = s.Get(ctx, "Fruit", "r1")
 	require.ErrorIs(t, err, store.ErrNotEnabled)
 
-	s2, err := store.Open(path, &store.Options{AppID: "app"})
+	s2, err := store.Open(path, store.Config{AppID: "app"})
 	require.NoError(t, err)
 	defer s2.Close()
 	assert.Equal(t, before, answers(s2))
@@ -441,7 +441,7 @@ func TestCorruptAndForeignFilesAreRefusedUntouched(t *testing.T) {
 	require.NoError(t, db.Close())
 
 	otherApp := filepath.Join(dir, "other.db")
-	s, err := store.Open(otherApp, &store.Options{AppID: "appA"})
+	s, err := store.Open(otherApp, store.Config{AppID: "appA"})
 	require.NoError(t, err)
 	require.NoError(t, s.Pin(context.Background(), serverObject(t, "Game", "g1", map[string]any{"score": 1})))
 	require.NoError(t, s.Close())
@@ -454,7 +454,7 @@ func TestCorruptAndForeignFilesAreRefusedUntouched(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			before := fileSum(t, tc.path)
-			st, err := store.Open(tc.path, &store.Options{AppID: "appB"})
+			st, err := store.Open(tc.path, store.Config{AppID: "appB"})
 			require.Error(t, err)
 			assert.Nil(t, st)
 			assert.ErrorIs(t, err, store.ErrForeignFile)
@@ -464,25 +464,25 @@ func TestCorruptAndForeignFilesAreRefusedUntouched(t *testing.T) {
 	}
 
 	// The other app's store still opens for its own app, with its data.
-	s, err = store.Open(otherApp, &store.Options{AppID: "appA"})
+	s, err = store.Open(otherApp, store.Config{AppID: "appA"})
 	require.NoError(t, err)
 	defer s.Close()
 	_, err = s.Get(context.Background(), "Game", "g1")
 	assert.NoError(t, err)
 
-	_, err = store.Open(dir, nil)
+	_, err = store.Open(dir, store.Config{})
 	assert.ErrorContains(t, err, "is a directory")
-	_, err = store.Open("", nil)
+	_, err = store.Open("", store.Config{})
 	assert.Error(t, err)
 }
 
 func TestSecondProcessLockTimesOut(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "lds.db")
-	s, err := store.Open(path, nil)
+	s, err := store.Open(path, store.Config{})
 	require.NoError(t, err)
 	defer s.Close()
 	start := time.Now()
-	_, err = store.Open(path, &store.Options{LockTimeout: 200 * time.Millisecond})
+	_, err = store.Open(path, store.Config{LockTimeout: 200 * time.Millisecond})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "in use by another process")
 	assert.Less(t, time.Since(start), 5*time.Second)
@@ -500,7 +500,7 @@ func TestNotEnabled(t *testing.T) {
 	assert.ErrorIs(t, err, store.ErrNotEnabled)
 
 	var logs bytes.Buffer
-	s := store.NewMemory(&store.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	s := store.NewMemory(store.Config{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	require.NoError(t, s.Close())
 	require.NoError(t, s.Close())
 	_, err = s.Sync(ctx, fakeRunner{})
@@ -584,7 +584,7 @@ func TestSyncQueriesByIDsUpdatesAndKeepsTheRest(t *testing.T) {
 
 func TestSecondConcurrentSyncIsRefused(t *testing.T) {
 	ctx := context.Background()
-	s := store.NewMemory(nil)
+	s := store.NewMemory(store.Config{})
 	defer s.Close()
 	require.NoError(t, s.Pin(ctx, serverObject(t, "Game", "a", nil)))
 	entered, release := make(chan struct{}), make(chan struct{})
@@ -665,7 +665,7 @@ func TestSaveLocalMarksPending(t *testing.T) {
 
 func TestSyncChunks(t *testing.T) {
 	ctx := context.Background()
-	s := store.NewMemory(&store.Options{SyncChunk: 2})
+	s := store.NewMemory(store.Config{SyncChunk: 2})
 	defer s.Close()
 	for _, id := range []string{"a", "b", "c", "d", "e"} {
 		require.NoError(t, s.Pin(ctx, serverObject(t, "Game", id, nil)))

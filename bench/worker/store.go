@@ -21,7 +21,7 @@ func init() {
 			return result{}, err
 		}
 		defer os.RemoveAll(dir)
-		st, err := store.Open(filepath.Join(dir, "pins.db"), nil)
+		st, err := store.Open(filepath.Join(dir, "pins.db"), store.Config{})
 		if err != nil {
 			return result{}, err
 		}

@@ -51,7 +51,7 @@ func (d *demo) pinning(ctx context.Context) (string, error) {
 		return "", err
 	}
 	defer os.RemoveAll(dir)
-	st, err := store.Open(filepath.Join(dir, "pins.db"), &store.Options{AppID: d.cfg.AppID})
+	st, err := store.Open(filepath.Join(dir, "pins.db"), store.Config{AppID: d.cfg.AppID})
 	if err != nil {
 		return "", err
 	}

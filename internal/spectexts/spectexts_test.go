@@ -68,7 +68,7 @@ func TestEverySpecErrorText(t *testing.T) {
 	require.NoError(t, err)
 	w3, err := web3api.New(web3api.WithAPIKey("k"), web3api.WithBaseURL(srv.URL))
 	require.NoError(t, err)
-	closedStore := store.NewMemory(nil)
+	closedStore := store.NewMemory(store.Config{})
 	require.NoError(t, closedStore.Close())
 
 	cases := []struct {
