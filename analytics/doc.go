@@ -7,7 +7,7 @@
 // the custom event must be provided") and every dimension key and value must be a string.
 //
 // A Tracker reports SDK usage (a POST with subdomain, event and options) and checks for a newer SDK version (a GET
-// of an endpoint that answers the latest version). It is off unless TrackerOptions.Enabled is set: a disabled
+// of an endpoint that answers the latest version). It is off unless TrackerConfig.Enabled is set: a disabled
 // Tracker sends nothing at all. Its failures never reach the caller; they are logged through an optional
 // slog.Logger. All its HTTP goes through internal/httpx.
 package analytics

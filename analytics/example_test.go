@@ -35,15 +35,15 @@ func ExampleTrack() {
 
 // Usage tracking is off unless enabled explicitly; a disabled tracker sends nothing.
 func ExampleNewTracker() {
-	tr, err := analytics.NewTracker(analytics.TrackerOptions{}) // Enabled: false
+	tr, err := analytics.NewTracker(analytics.TrackerConfig{}) // Enabled: false
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	fmt.Println(tr.Enabled(), tr.TrackUsage(context.Background(), "start", nil))
-	_, err = analytics.NewTracker(analytics.TrackerOptions{Enabled: true})
+	_, err = analytics.NewTracker(analytics.TrackerConfig{Enabled: true})
 	fmt.Println(err)
 	// Output:
 	// false false
-	// analytics: TrackerOptions.Endpoint must be an absolute http(s) URL, got ""
+	// analytics: TrackerConfig.Endpoint must be an absolute http(s) URL, got ""
 }

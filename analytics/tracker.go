@@ -19,8 +19,8 @@ import (
 // DefaultTrackerTimeout bounds each usage or version request of a Tracker.
 const DefaultTrackerTimeout = 5 * time.Second
 
-// TrackerOptions configure a Tracker. The zero value is a disabled Tracker.
-type TrackerOptions struct {
+// TrackerConfig configures a Tracker. The zero value is a disabled Tracker.
+type TrackerConfig struct {
 	// Enabled turns usage tracking and the version check on. Off by default: a disabled Tracker makes no request.
 	Enabled bool
 	// Endpoint is the URL the usage reports are POSTed to. Required when Enabled.
@@ -43,13 +43,13 @@ type TrackerOptions struct {
 // Tracker sends usage reports and checks the SDK version, when enabled. Its methods never return an error and
 // never panic on a network failure: failures are logged and otherwise ignored. Safe for concurrent use.
 type Tracker struct {
-	opts TrackerOptions
+	opts TrackerConfig
 	http *httpx.Client
 }
 
 // NewTracker checks opts and makes a Tracker. When Enabled, Endpoint must be an absolute http(s) URL, and
 // VersionURL too when set; a disabled Tracker accepts anything (it never uses them).
-func NewTracker(opts TrackerOptions) (*Tracker, error) {
+func NewTracker(opts TrackerConfig) (*Tracker, error) {
 	if opts.CurrentVersion == "" {
 		opts.CurrentVersion = client.Version
 	}
@@ -72,7 +72,7 @@ func NewTracker(opts TrackerOptions) (*Tracker, error) {
 func checkURL(name, s string) error {
 	u, err := url.Parse(s)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("analytics: TrackerOptions.%s must be an absolute http(s) URL, got %q", name, s)
+		return fmt.Errorf("analytics: TrackerConfig.%s must be an absolute http(s) URL, got %q", name, s)
 	}
 	return nil
 }

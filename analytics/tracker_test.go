@@ -59,7 +59,7 @@ func TestTrackerOffByDefaultSendsNothing(t *testing.T) {
 	u := newUsageServer(t)
 	ctx := context.Background()
 	// Enabled is false (the zero value) even though both URLs point at a live server.
-	tr, err := analytics.NewTracker(analytics.TrackerOptions{Endpoint: u.URL + "/usage", VersionURL: u.URL + "/version", Subdomain: "x"})
+	tr, err := analytics.NewTracker(analytics.TrackerConfig{Endpoint: u.URL + "/usage", VersionURL: u.URL + "/version", Subdomain: "x"})
 	require.NoError(t, err)
 	assert.False(t, tr.Enabled())
 	assert.False(t, tr.TrackUsage(ctx, "start", map[string]any{"a": 1}))
@@ -76,7 +76,7 @@ func TestTrackerSendsUsageAndChecksVersion(t *testing.T) {
 	u := newUsageServer(t)
 	ctx := context.Background()
 	var logs bytes.Buffer
-	tr, err := analytics.NewTracker(analytics.TrackerOptions{
+	tr, err := analytics.NewTracker(analytics.TrackerConfig{
 		Enabled: true, Endpoint: u.URL + "/usage", VersionURL: u.URL + "/version", Subdomain: "abc.example.com",
 		Logger: slog.New(slog.NewTextHandler(&logs, nil)),
 	})
@@ -105,7 +105,7 @@ func TestTrackerFailuresNeverReachTheCaller(t *testing.T) {
 	ctx := context.Background()
 	var logs bytes.Buffer
 	logger := slog.New(slog.NewTextHandler(&logs, nil))
-	tr, err := analytics.NewTracker(analytics.TrackerOptions{Enabled: true, Endpoint: u.URL + "/usage", VersionURL: u.URL + "/version", Logger: logger})
+	tr, err := analytics.NewTracker(analytics.TrackerConfig{Enabled: true, Endpoint: u.URL + "/usage", VersionURL: u.URL + "/version", Logger: logger})
 	require.NoError(t, err)
 
 	u.status = http.StatusInternalServerError
@@ -125,16 +125,16 @@ func TestTrackerFailuresNeverReachTheCaller(t *testing.T) {
 	assert.Contains(t, logs.String(), "usage report failed")
 
 	// No logger at all: still silent and safe.
-	quiet, err := analytics.NewTracker(analytics.TrackerOptions{Enabled: true, Endpoint: u.URL + "/usage"})
+	quiet, err := analytics.NewTracker(analytics.TrackerConfig{Enabled: true, Endpoint: u.URL + "/usage"})
 	require.NoError(t, err)
 	assert.False(t, quiet.TrackUsage(ctx, "start", nil))
 }
 
 func TestNewTrackerChecksURLsOnlyWhenEnabled(t *testing.T) {
-	_, err := analytics.NewTracker(analytics.TrackerOptions{Enabled: true})
+	_, err := analytics.NewTracker(analytics.TrackerConfig{Enabled: true})
 	assert.ErrorContains(t, err, "Endpoint must be an absolute http(s) URL")
-	_, err = analytics.NewTracker(analytics.TrackerOptions{Enabled: true, Endpoint: "http://127.0.0.1/u", VersionURL: "ftp://x"})
+	_, err = analytics.NewTracker(analytics.TrackerConfig{Enabled: true, Endpoint: "http://127.0.0.1/u", VersionURL: "ftp://x"})
 	assert.ErrorContains(t, err, "VersionURL")
-	_, err = analytics.NewTracker(analytics.TrackerOptions{Endpoint: "::bad"})
+	_, err = analytics.NewTracker(analytics.TrackerConfig{Endpoint: "::bad"})
 	assert.NoError(t, err, "a disabled tracker never uses its URLs")
 }
