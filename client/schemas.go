@@ -32,9 +32,12 @@ const (
 	FieldACL   = "ACL"
 )
 
-// FieldTypes are the types a schema field may be given.
-var FieldTypes = []string{FieldString, FieldNumber, FieldBoolean, FieldDate, FieldFile, FieldGeoPoint, FieldPolygon,
+// fieldTypes are the types a schema field may be given (FieldTypes returns a copy).
+var fieldTypes = []string{FieldString, FieldNumber, FieldBoolean, FieldDate, FieldFile, FieldGeoPoint, FieldPolygon,
 	FieldArray, FieldObject, FieldPointer, FieldRelation}
+
+// FieldTypes returns the types a schema field may be given (a new slice each time).
+func FieldTypes() []string { return slices.Clone(fieldTypes) }
 
 // ErrSchemaNotFound matches (errors.Is) the error of a schema call on a class that does not exist. The error
 // itself is a *SchemaNotFoundError, whose text is "Schema not found" and which also matches code 103
@@ -59,7 +62,7 @@ func (e *SchemaNotFoundError) Is(target error) bool { return target == ErrSchema
 
 // Field is one field of a schema.
 type Field struct {
-	// Type is one of FieldTypes (or FieldBytes/FieldACL as read from the server).
+	// Type is one of FieldTypes() (or FieldBytes/FieldACL as read from the server).
 	Type string
 	// TargetClass is the class a Pointer or Relation points to.
 	TargetClass string
@@ -197,7 +200,7 @@ func (s *Schema) fail(format string, args ...any) *Schema {
 	return s
 }
 
-// AddField adds a field of any of FieldTypes. Pointer and Relation fields need a target class: use AddPointer
+// AddField adds a field of any of FieldTypes(). Pointer and Relation fields need a target class: use AddPointer
 // and AddRelation.
 func (s *Schema) AddField(name, fieldType string, opts ...FieldOptions) *Schema {
 	if fieldType == FieldPointer || fieldType == FieldRelation {
@@ -215,7 +218,7 @@ func (s *Schema) addField(name string, f Field, opts []FieldOptions) *Schema {
 		return s.fail("a field needs a name")
 	case !parse.ValidKey(name):
 		return s.fail("invalid field name %q: letters, digits and underscores, starting with a letter", name)
-	case !slices.Contains(FieldTypes, f.Type):
+	case !slices.Contains(fieldTypes, f.Type):
 		return s.fail("field %s: %q is not a valid type", name, f.Type)
 	case slices.Contains(s.addFields, name):
 		return s.fail("field %s is added twice", name)

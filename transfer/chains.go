@@ -9,12 +9,12 @@ import (
 )
 
 // NodeURLTemplate is the hosted ("speedy node") endpoint template. {key} is the
-// node key and {path} the chain's entry in NodePaths.
+// node key and {path} the chain's NodePath.
 const NodeURLTemplate = "https://speedy-nodes-nyc.moralis.io/{key}/{path}"
 
-// NodePaths maps each chain id that has a hosted node endpoint to its path in
-// NodeURLTemplate. It is data: read it, do not modify it.
-var NodePaths = map[uint64]string{
+// nodePaths maps each chain id that has a hosted node endpoint to its path in
+// NodeURLTemplate.
+var nodePaths = map[uint64]string{
 	1:     "eth/mainnet",
 	3:     "eth/ropsten",
 	4:     "eth/rinkeby",
@@ -91,10 +91,18 @@ func ResolveChainID(chain any) (uint64, error) {
 	return 0, fmt.Errorf("transfer: invalid chain %v", chain)
 }
 
-// HostedChainIDs returns the chain ids of NodePaths in ascending order.
+// NodePath returns the path of a chain's hosted node endpoint in NodeURLTemplate
+// (e.g. "polygon/mainnet" for 137), and false for a chain without one.
+func NodePath(chainID uint64) (string, bool) {
+	p, ok := nodePaths[chainID]
+	return p, ok
+}
+
+// HostedChainIDs returns the ids of the chains that have a hosted node
+// endpoint, in ascending order (a new slice each time).
 func HostedChainIDs() []uint64 {
-	ids := make([]uint64, 0, len(NodePaths))
-	for id := range NodePaths {
+	ids := make([]uint64, 0, len(nodePaths))
+	for id := range nodePaths {
 		ids = append(ids, id)
 	}
 	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
@@ -103,7 +111,7 @@ func HostedChainIDs() []uint64 {
 
 // NodeURL returns the node endpoint for chain (anything ResolveChainID
 // accepts). A non-empty customURL wins for any chain. Otherwise the chain must
-// be in NodePaths and nodeKey non-empty, and the result is NodeURLTemplate
+// have a NodePath and nodeKey non-empty, and the result is NodeURLTemplate
 // filled in. Errors never contain the key.
 func NodeURL(chain any, nodeKey, customURL string) (string, error) {
 	if u := strings.TrimSpace(customURL); u != "" {
@@ -113,7 +121,7 @@ func NodeURL(chain any, nodeKey, customURL string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	path, ok := NodePaths[id]
+	path, ok := nodePaths[id]
 	if !ok {
 		return "", fmt.Errorf("transfer: no hosted node for chain %d; give a node URL", id)
 	}
