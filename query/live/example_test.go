@@ -21,7 +21,7 @@ func Example() {
 		panic(err)
 	}
 	defer lc.Close()
-	sub, err := lc.Subscribe(ctx, "Message", map[string]any{"room": "lobby"})
+	sub, err := lc.Subscribe(ctx, "Message", map[string]any{"room": "lobby"}, nil)
 	if err != nil {
 		panic(err)
 	}

@@ -52,7 +52,7 @@ func TestEveryEventKind(t *testing.T) {
 	lc, err := live.Dial(ctx, live.Config{URL: env.LiveQueryURL, AppID: env.AppID, JavaScriptKey: env.JavaScriptKey, Runner: c})
 	require.NoError(t, err)
 	defer lc.Close()
-	sub, err := lc.Subscribe(ctx, liveClass, map[string]any{"run": run, "score": map[string]any{"$gte": 10}})
+	sub, err := lc.Subscribe(ctx, liveClass, map[string]any{"run": run, "score": map[string]any{"$gte": 10}}, nil)
 	require.NoError(t, err)
 
 	o := parse.NewObject(liveClass)
@@ -110,7 +110,7 @@ func TestACLsAreRespected(t *testing.T) {
 		SessionToken: alice.SessionToken(), Runner: c.WithSessionToken(alice.SessionToken())})
 	require.NoError(t, err)
 	defer lc.Close()
-	sub, err := lc.Subscribe(ctx, liveClass, map[string]any{"run": run})
+	sub, err := lc.Subscribe(ctx, liveClass, map[string]any{"run": run}, nil)
 	require.NoError(t, err)
 
 	secret := parse.NewObject(liveClass)
@@ -139,18 +139,18 @@ func TestBadQueryReachesTheSubscriber(t *testing.T) {
 	lc, err := live.Dial(ctx, live.Config{URL: env.LiveQueryURL, AppID: env.AppID, JavaScriptKey: env.JavaScriptKey, Runner: c})
 	require.NoError(t, err)
 	defer lc.Close()
-	_, err = lc.Subscribe(ctx, liveClass, map[string]any{"$or": "x"})
+	_, err = lc.Subscribe(ctx, liveClass, map[string]any{"$or": "x"}, nil)
 	var se *live.ServerError
 	require.ErrorAs(t, err, &se, "the server's error reaches the subscriber")
 	assert.Equal(t, 102, int(se.Code))
 	assert.Equal(t, "$or must be an array", se.Message)
 	// The connection survives a refused subscription.
-	sub, err := lc.Subscribe(ctx, liveClass, map[string]any{"run": "still-works"})
+	sub, err := lc.Subscribe(ctx, liveClass, map[string]any{"run": "still-works"}, nil)
 	require.NoError(t, err)
 	require.NoError(t, sub.Unsubscribe())
-	_, err = lc.Subscribe(ctx, "", nil)
+	_, err = lc.Subscribe(ctx, "", nil, nil)
 	assert.Error(t, err)
-	_, err = lc.Subscribe(ctx, liveClass, map[string]any{"bad": func() {}})
+	_, err = lc.Subscribe(ctx, liveClass, map[string]any{"bad": func() {}}, nil)
 	assert.Error(t, err)
 	_, err = live.Dial(ctx, live.Config{URL: "http://x", AppID: "a"})
 	assert.Error(t, err)
@@ -241,7 +241,7 @@ func TestReconnectCatchesUp(t *testing.T) {
 		require.NoError(t, c.Objects.Save(ctx, o))
 		before = append(before, o)
 	}
-	sub, err := lc.Subscribe(ctx, liveClass, map[string]any{"run": run})
+	sub, err := lc.Subscribe(ctx, liveClass, map[string]any{"run": run}, nil)
 	require.NoError(t, err)
 	view := map[string]*parse.Object{}
 	for _, o := range sub.Snapshot() {

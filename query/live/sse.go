@@ -144,7 +144,7 @@ func NewSSEHandler(cfg SSEConfig) (http.Handler, error) {
 			return
 		}
 		defer lc.Close()
-		sub, err := lc.Subscribe(ctx, class, where)
+		sub, err := lc.Subscribe(ctx, class, where, nil)
 		if err != nil {
 			var se *ServerError
 			if errors.As(err, &se) {

@@ -30,19 +30,17 @@ type Subscription struct {
 	touched map[string]bool
 }
 
-// SubscribeOption adjusts a subscription.
-type SubscribeOption func(*Subscription)
-
-// WithKeys limits the fields sent in events.
-func WithKeys(keys ...string) SubscribeOption {
-	return func(s *Subscription) { s.keys = append([]string(nil), keys...) }
+// SubscribeOptions are the optional settings of Subscribe; nil means the defaults. Subscribe copies them.
+type SubscribeOptions struct {
+	// Keys limits the fields sent in events (nil: all fields).
+	Keys []string
 }
 
 // Subscribe subscribes to the objects of className matching where (the query's where JSON as a Go map, as
 // query.Request.Params["where"] holds it; nil means all). It returns once the server confirmed the subscription
 // and, with a Runner configured, the current matching objects were loaded (Snapshot). Server errors (a bad query,
 // no permission) are returned here, and later ones arrive as Error events.
-func (c *Client) Subscribe(ctx context.Context, className string, where map[string]any, opts ...SubscribeOption) (*Subscription, error) {
+func (c *Client) Subscribe(ctx context.Context, className string, where map[string]any, opts *SubscribeOptions) (*Subscription, error) {
 	if className == "" {
 		return nil, errors.New("live: Subscribe needs a class name")
 	}
@@ -61,8 +59,8 @@ func (c *Client) Subscribe(ctx context.Context, className string, where map[stri
 	c.nextID++
 	s := &Subscription{c: c, id: c.nextID, className: className, where: enc.(map[string]any),
 		events: make(chan Event, c.cfg.Buffer), view: map[string]*parse.Object{}}
-	for _, o := range opts {
-		o(s)
+	if opts != nil && opts.Keys != nil {
+		s.keys = append([]string(nil), opts.Keys...)
 	}
 	s.resetSubscribed()
 	c.subs[s.id] = s
