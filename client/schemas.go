@@ -45,7 +45,7 @@ var ErrSchemaNotFound = errors.New("Schema not found")
 // not exist."). Its text is "Schema not found"; Err is the server's answer.
 type SchemaNotFoundError struct {
 	ClassName string
-	Err       *Error
+	Err       *parse.Error
 }
 
 // Error returns "Schema not found".
@@ -167,7 +167,7 @@ type Schema struct {
 	// Indexes are the indexes by name.
 	Indexes map[string]Index
 	// CLP are the class-level permissions (nil: unset, the server keeps or defaults them).
-	CLP *CLP
+	CLP *parse.CLP
 
 	addFields  []string // in order of addition
 	delFields  []string
@@ -364,9 +364,9 @@ func (s *Schema) DeleteIndex(name string) *Schema {
 }
 
 // SetCLP sets the class-level permissions (sent by the next create or update). The CLP is copied.
-func (s *Schema) SetCLP(c *CLP) *Schema {
+func (s *Schema) SetCLP(c *parse.CLP) *Schema {
 	if c == nil {
-		return s.fail("SetCLP needs permissions (NewPublicCLP gives the default)")
+		return s.fail("SetCLP needs permissions (parse.NewPublicCLP gives the default)")
 	}
 	s.CLP = c.Clone()
 	s.clpSet = true
@@ -459,7 +459,7 @@ func (a *schemaAnswer) schema() (*Schema, error) {
 		s.Fields[name] = Field{Type: f.Type, TargetClass: f.TargetClass, Required: f.Required, DefaultValue: parse.Decode(f.DefaultValue)}
 	}
 	if a.ClassLevelPermissions != nil {
-		c, err := CLPFromWire(a.ClassLevelPermissions)
+		c, err := parse.CLPFromWire(a.ClassLevelPermissions)
 		if err != nil {
 			return nil, err
 		}
@@ -484,8 +484,8 @@ func (c *Client) schemaCall(ctx context.Context, method, path, className string,
 	rc.UseMasterKey = true
 	rc.SessionToken = ""
 	err := c.do(ctx, rc, out)
-	var perr *Error
-	if className != "" && errors.As(err, &perr) && perr.Code == ErrInvalidClassName.Code && perr.Message == "Class "+className+" does not exist." {
+	var perr *parse.Error
+	if className != "" && errors.As(err, &perr) && perr.Code == parse.ErrInvalidClassName.Code && perr.Message == "Class "+className+" does not exist." {
 		return &SchemaNotFoundError{ClassName: className, Err: perr}
 	}
 	return err
