@@ -16,21 +16,26 @@ import (
 // ErrEmptyName is returned when an event name is empty after trimming white space (the original's text).
 var ErrEmptyName = errors.New("A name for the custom event must be provided")
 
-// ErrDimensionType is wrapped by TrackAny's error when a dimension value is not a string.
-var ErrDimensionType = errors.New(`track() dimensions expects keys and values of type "string"`)
+// ErrDimensionType is wrapped by TrackAny's error when a dimension value is not a string (the original's text).
+var ErrDimensionType = errors.New(`track() dimensions expects keys and values of type "string".`)
 
 // AppOpenedEvent is the name of the app-opened event.
 const AppOpenedEvent = "AppOpened"
 
-// Track sends the custom event name with dimensions (nil = none): POST events/{name} {"dimensions": {...}}. The
-// name is trimmed of white space first and must not be empty then (ErrEmptyName); nothing is sent on a
-// validation error. Safe for concurrent use.
+// Track sends the custom event name with dimensions: POST events/{name} {"dimensions": {...}}. Without
+// dimensions (nil or empty) the body has no "dimensions" key at all, as the original sends it. The name is trimmed
+// of white space first and must not be empty then (ErrEmptyName); nothing is sent on a validation error. The map
+// is not kept. Safe for concurrent use.
 func Track(ctx context.Context, c *client.Client, name string, dimensions map[string]string) error {
-	dims := make(map[string]any, len(dimensions))
-	for k, v := range dimensions {
-		dims[k] = v
+	params := map[string]any{}
+	if len(dimensions) > 0 {
+		dims := make(map[string]any, len(dimensions))
+		for k, v := range dimensions {
+			dims[k] = v
+		}
+		params["dimensions"] = dims
 	}
-	return send(ctx, c, name, map[string]any{"dimensions": dims})
+	return send(ctx, c, name, params)
 }
 
 // TrackAny is Track for dimensions that arrive untyped (decoded JSON, form data): every value must be a string,

@@ -61,7 +61,34 @@ func TestTrackSendsDimensions(t *testing.T) {
 	assert.Equal(t, map[string]any{"item": "sword", "price": "10"}, got[0].body["dimensions"])
 	assert.Equal(t, "app", got[0].body["_ApplicationId"])
 	assert.Equal(t, "/parse/events/with space/slash", got[1].path, "the name is one escaped path segment (decoded by the server)")
-	assert.Equal(t, map[string]any{}, got[1].body["dimensions"])
+	assert.Equal(t, map[string]any{"dimensions": map[string]any{"item": "sword", "price": "10"}}, payload(got[0].body))
+}
+
+// payload is a request body without the transport's own keys (_ApplicationId, _ClientVersion, ...).
+func payload(body map[string]any) map[string]any {
+	out := map[string]any{}
+	for k, v := range body {
+		if !strings.HasPrefix(k, "_") {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// Without dimensions the body has no "dimensions" key at all (the original sends none), nil and empty alike.
+func TestTrackWithoutDimensionsSendsNoKey(t *testing.T) {
+	c, reqs := backend(t)
+	ctx := context.Background()
+	require.NoError(t, analytics.Track(ctx, c, "Open", nil))
+	require.NoError(t, analytics.Track(ctx, c, "Open", map[string]string{}))
+	require.NoError(t, analytics.TrackAny(ctx, c, "Open", nil))
+	got := reqs()
+	require.Len(t, got, 3)
+	for i, r := range got {
+		assert.Equal(t, map[string]any{}, payload(r.body), "request %d", i)
+		assert.NotContains(t, r.body, "dimensions", "request %d", i)
+		assert.Equal(t, "app", r.body["_ApplicationId"], "request %d: the transport keys are there", i)
+	}
 }
 
 func TestTrackValidationSendsNothing(t *testing.T) {
@@ -74,6 +101,7 @@ func TestTrackValidationSendsNothing(t *testing.T) {
 	}
 	err := analytics.TrackAny(ctx, c, "ev", map[string]any{"ok": "yes", "level": 3})
 	require.ErrorIs(t, err, analytics.ErrDimensionType)
+	assert.True(t, strings.HasSuffix(err.Error(), `track() dimensions expects keys and values of type "string".`), err.Error())
 	assert.Contains(t, err.Error(), `"level"`)
 	assert.Contains(t, err.Error(), "int")
 	err = analytics.TrackAny(ctx, c, "ev", map[string]any{"nested": map[string]any{"a": "b"}})

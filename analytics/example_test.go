@@ -16,7 +16,7 @@ func ExampleTrack() {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Println(r.Method, r.URL.Path)
 		b, _ := io.ReadAll(r.Body)
-		_ = b // the body holds {"dimensions":{...}} plus the application's keys
+		_ = b // the body holds {"dimensions":{...}} (none without dimensions) plus the application's keys
 		_, _ = w.Write([]byte(`{}`))
 	}))
 	defer srv.Close()
@@ -30,7 +30,7 @@ func ExampleTrack() {
 	// POST /parse/events/Purchase
 	// <nil>
 	// A name for the custom event must be provided
-	// analytics: dimension "level" is a int: track() dimensions expects keys and values of type "string"
+	// analytics: dimension "level" is a int: track() dimensions expects keys and values of type "string".
 }
 
 // Usage tracking is off unless enabled explicitly; a disabled tracker sends nothing.

@@ -402,10 +402,10 @@ func TestIdentityCLPDenials(t *testing.T) {
 	class := identName("Locked")
 	roleName := identName("LockAdmins")
 
-	clp := &client.CLP{}
-	require.NoError(t, clp.SetRequiresAuthentication(true, client.CLPFind))
-	require.NoError(t, clp.SetRoleAccess(roleName, true, client.CLPGet))
-	require.NoError(t, clp.SetUserAccess(u1.ID(), true, client.CLPCreate, client.CLPGet))
+	clp := &parse.CLP{}
+	require.NoError(t, clp.SetRequiresAuthentication(true, parse.CLPFind))
+	require.NoError(t, clp.SetRoleAccess(roleName, true, parse.CLPGet))
+	require.NoError(t, clp.SetUserAccess(u1.ID(), true, parse.CLPCreate, parse.CLPGet))
 	clp.SetProtectedFields("*", "secret")
 	s := client.NewSchema(class).AddString("title").AddString("secret").SetCLP(clp)
 	require.NoError(t, admin.Schemas.Create(ctx, s))
@@ -464,7 +464,7 @@ func TestIdentityCLPDenials(t *testing.T) {
 
 	// Opening the class through an update of the CLP lets u2 create.
 	open := read.CLP.Clone()
-	require.NoError(t, open.SetPublicAccess(true, client.CLPCreate))
+	require.NoError(t, open.SetPublicAccess(true, parse.CLPCreate))
 	require.NoError(t, admin.Schemas.Update(ctx, read.SetCLP(open)))
 	assert.True(t, read.CLP.Create.Public)
 	o2 := parse.NewObject(class)
@@ -647,9 +647,9 @@ func TestIdentityCLPPointerFields(t *testing.T) {
 	co, cx := base.WithSessionToken(owner.SessionToken()), base.WithSessionToken(other.SessionToken())
 	class := identName("Owned")
 
-	clp := &client.CLP{}
-	require.NoError(t, clp.SetPublicAccess(true, client.CLPCreate))
-	require.NoError(t, clp.SetPointerFields(client.CLPGet, "owner"))
+	clp := &parse.CLP{}
+	require.NoError(t, clp.SetPublicAccess(true, parse.CLPCreate))
+	require.NoError(t, clp.SetPointerFields(parse.CLPGet, "owner"))
 	clp.ReadUserFields = []string{"owner"}
 	clp.WriteUserFields = []string{"owner"}
 	require.NoError(t, admin.Schemas.Create(ctx, client.NewSchema(class).AddPointer("owner", "_User").AddString("title").SetCLP(clp)))

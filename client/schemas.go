@@ -170,7 +170,7 @@ type Schema struct {
 	// Indexes are the indexes by name.
 	Indexes map[string]Index
 	// CLP are the class-level permissions (nil: unset, the server keeps or defaults them).
-	CLP *CLP
+	CLP *parse.CLP
 
 	addFields  []string // in order of addition
 	delFields  []string
@@ -372,9 +372,9 @@ func (s *Schema) DeleteIndex(name string) *Schema {
 }
 
 // SetCLP sets the class-level permissions (sent by the next create or update). The CLP is copied.
-func (s *Schema) SetCLP(c *CLP) *Schema {
+func (s *Schema) SetCLP(c *parse.CLP) *Schema {
 	if c == nil {
-		return s.fail("SetCLP needs permissions (NewPublicCLP gives the default)")
+		return s.fail("SetCLP needs permissions (parse.NewPublicCLP gives the default)")
 	}
 	s.CLP = c.Clone()
 	s.clpSet = true
@@ -467,7 +467,7 @@ func (a *schemaAnswer) schema() (*Schema, error) {
 		s.Fields[name] = Field{Type: f.Type, TargetClass: f.TargetClass, Required: f.Required, DefaultValue: parse.Decode(f.DefaultValue)}
 	}
 	if a.ClassLevelPermissions != nil {
-		c, err := CLPFromWire(a.ClassLevelPermissions)
+		c, err := parse.CLPFromWire(a.ClassLevelPermissions)
 		if err != nil {
 			return nil, err
 		}

@@ -37,6 +37,9 @@ func Encode(v any) (any, error) {
 		if x == nil {
 			return nil, nil
 		}
+		if err := x.Err(); err != nil {
+			return nil, err
+		}
 		out := map[string]any{}
 		for k, p := range x.entries {
 			e := map[string]any{}

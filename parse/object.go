@@ -499,7 +499,8 @@ func (o *Object) MarshalJSON() ([]byte, error) {
 	return json.Marshal(m)
 }
 
-// UnmarshalJSON reads an object in the server's JSON form. The class comes from "className" when present.
+// UnmarshalJSON reads an object in the server's JSON form. The class comes from "className" when present (the
+// server sends it on the results of a query redirected to a relation's target class), else it is kept.
 func (o *Object) UnmarshalJSON(b []byte) error {
 	var m map[string]any
 	if err := json.Unmarshal(b, &m); err != nil {
@@ -507,6 +508,9 @@ func (o *Object) UnmarshalJSON(b []byte) error {
 	}
 	if m == nil {
 		return ErrNotJSONObject
+	}
+	if cn, ok := m["className"].(string); ok && cn != "" {
+		o.className = cn
 	}
 	if lid, ok := m["_localId"].(string); ok {
 		o.localID = lid
@@ -549,7 +553,12 @@ func (o *Object) Forget(key string) {
 }
 
 // ObjectFromServer makes an object of className from a result the server sent, already decoded by encoding/json.
+// A "className" in the result wins over className (the server sends one on the results of a query redirected to
+// a relation's target class).
 func ObjectFromServer(className string, m map[string]any) (*Object, error) {
+	if cn, ok := m["className"].(string); ok && cn != "" {
+		className = cn
+	}
 	o := NewObject(className)
 	if err := o.setFromServer(m); err != nil {
 		return nil, err

@@ -1,9 +1,3 @@
-// Package wire holds the Parse JSON codecs that the client, query and store packages share: the typed values
-// that travel as {"__type": ...} maps (Date, Pointer, Relation, File, GeoPoint, Polygon, Bytes, Object), the
-// field operations ({"__op": ...}), the ACL, and Encode/Decode between Go values and their wire form.
-//
-// The client package re-exports these types under its own names (client.Object is wire.Object); users never
-// import this package.
 package parse
 
 import (
@@ -12,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -61,9 +58,17 @@ func (p *Pointer) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// Relation is the placeholder the server sends for a relation field; query it with relatedTo.
+// Relation is a relation field: the objects of ClassName (the target class) held by the field Key of the object
+// Parent. The server sends {"__type":"Relation","className":...} for a relation field, which decodes with only
+// ClassName set; Object.Relation gives one with Parent and Key set too, ready for Query. Only ClassName travels
+// on the wire. A Relation is a plain value, safe to copy and to share between goroutines.
 type Relation struct {
+	// ClassName is the target class ("" when not known yet: Query then lets the server find it).
 	ClassName string `json:"className"`
+	// Parent is the object whose field holds the relation (zero when unknown).
+	Parent Pointer `json:"-"`
+	// Key is the name of the relation field ("" when unknown).
+	Key string `json:"-"`
 }
 
 // MarshalJSON writes {"__type":"Relation","className":...}.
@@ -100,12 +105,40 @@ type GeoPoint struct {
 	Longitude float64 `json:"longitude"`
 }
 
-// Errors of GeoPoint validation.
+// Errors of GeoPoint validation. ErrGeoPointNotNumber is returned as it is; a point out of range gives the
+// original client's text with the value, e.g. "GeoPoint latitude out of bounds: 91 > 90.0." or "GeoPoint longitude
+// out of bounds: -181 < -180.0.", which errors.Is matches with ErrLatitudeRange or ErrLongitudeRange.
 var (
 	ErrGeoPointNotNumber = errors.New("GeoPoint latitude and longitude must be valid numbers")
-	ErrLatitudeRange     = errors.New("GeoPoint latitude out of bounds: must be between -90.0 and 90.0")
-	ErrLongitudeRange    = errors.New("GeoPoint longitude out of bounds: must be between -180.0 and 180.0")
+	ErrLatitudeRange     = errors.New("GeoPoint latitude out of bounds")
+	ErrLongitudeRange    = errors.New("GeoPoint longitude out of bounds")
 )
+
+// geoRangeError is a coordinate out of range: its text names the value and the bound it crossed.
+type geoRangeError struct {
+	kind  error // ErrLatitudeRange or ErrLongitudeRange
+	value float64
+	bound string // "> 90.0", "< -90.0", "> 180.0", "< -180.0"
+}
+
+func (e *geoRangeError) Error() string {
+	return fmt.Sprintf("%s: %s %s.", e.kind.Error(), jsNumber(e.value), e.bound)
+}
+
+// Is matches the error's kind (ErrLatitudeRange or ErrLongitudeRange).
+func (e *geoRangeError) Is(target error) bool { return target == e.kind }
+
+// jsNumber renders f as JavaScript's String(f) does (91, -90.5, 1e+21, 1e-7), so texts match the original's.
+func jsNumber(f float64) string {
+	if a := math.Abs(f); a != 0 && (a >= 1e21 || a < 1e-6) {
+		s := strconv.FormatFloat(f, 'e', -1, 64) // 1e+21, 1.5e-07
+		mant, exp, _ := strings.Cut(s, "e")
+		sign := exp[:1]
+		exp = strings.TrimLeft(exp[1:], "0")
+		return mant + "e" + sign + exp
+	}
+	return strconv.FormatFloat(f, 'f', -1, 64)
+}
 
 // NewGeoPoint checks the coordinates: numbers, latitude in [-90, 90], longitude in [-180, 180].
 func NewGeoPoint(lat, lng float64) (GeoPoint, error) {
@@ -113,16 +146,21 @@ func NewGeoPoint(lat, lng float64) (GeoPoint, error) {
 	return g, g.Validate()
 }
 
-// Validate reports whether the point's coordinates are in range.
+// Validate reports whether the point's coordinates are numbers and in range, with the original client's texts:
+// ErrGeoPointNotNumber, or an error matching ErrLatitudeRange or ErrLongitudeRange (checked in that order).
 func (g GeoPoint) Validate() error {
 	if math.IsNaN(g.Latitude) || math.IsNaN(g.Longitude) || math.IsInf(g.Latitude, 0) || math.IsInf(g.Longitude, 0) {
 		return ErrGeoPointNotNumber
 	}
-	if g.Latitude < -90 || g.Latitude > 90 {
-		return ErrLatitudeRange
-	}
-	if g.Longitude < -180 || g.Longitude > 180 {
-		return ErrLongitudeRange
+	switch {
+	case g.Latitude < -90:
+		return &geoRangeError{ErrLatitudeRange, g.Latitude, "< -90.0"}
+	case g.Latitude > 90:
+		return &geoRangeError{ErrLatitudeRange, g.Latitude, "> 90.0"}
+	case g.Longitude < -180:
+		return &geoRangeError{ErrLongitudeRange, g.Longitude, "< -180.0"}
+	case g.Longitude > 180:
+		return &geoRangeError{ErrLongitudeRange, g.Longitude, "> 180.0"}
 	}
 	return nil
 }
@@ -148,13 +186,84 @@ func (g *GeoPoint) UnmarshalJSON(b []byte) error {
 	return g.Validate()
 }
 
-// Polygon is a closed shape of at least three GeoPoints.
+// Polygon is a closed shape of at least three GeoPoints. Its wire form lists [latitude, longitude] pairs. Make one
+// from GeoPoints or pairs with NewPolygon to have it checked.
 type Polygon struct {
 	Coordinates []GeoPoint
 }
 
-// ErrPolygonTooSmall is returned for a polygon of fewer than three points.
-var ErrPolygonTooSmall = errors.New("Polygon must have at least 3 GeoPoints or Points")
+// Errors of Polygon validation, with the original client's texts.
+var (
+	// ErrPolygonTooSmall is returned for a polygon of fewer than three points.
+	ErrPolygonTooSmall = errors.New("Polygon must have at least 3 GeoPoints or Points")
+	// ErrCoordinatesNotArray is returned when a polygon's coordinates are not a list.
+	ErrCoordinatesNotArray = errors.New("Coordinates must be an Array")
+	// ErrCoordinatesNotPoints is returned when a member of a polygon's coordinates is neither a GeoPoint nor a
+	// [latitude, longitude] pair.
+	ErrCoordinatesNotPoints = errors.New("Coordinates must be an Array of GeoPoints or Points")
+)
+
+// NewPolygon makes a polygon from coords, checked as the original client checks one: a list ([]GeoPoint,
+// [][2]float64, [][]float64, []any, or any other slice or array; a Polygon gives its own points) of at least
+// three members, each a GeoPoint (or *GeoPoint, or its decoded wire form) or a [latitude, longitude] pair of
+// numbers. The errors are ErrCoordinatesNotArray, ErrPolygonTooSmall, ErrCoordinatesNotPoints, and those of
+// NewGeoPoint for a pair that is not two numbers in range. It never panics.
+func NewPolygon(coords any) (Polygon, error) {
+	switch x := coords.(type) {
+	case Polygon:
+		coords = x.Coordinates
+	case *Polygon:
+		if x == nil {
+			return Polygon{}, ErrCoordinatesNotArray
+		}
+		coords = x.Coordinates
+	}
+	rv := reflect.ValueOf(coords)
+	if !rv.IsValid() || rv.Kind() != reflect.Slice && rv.Kind() != reflect.Array {
+		return Polygon{}, ErrCoordinatesNotArray
+	}
+	if rv.Len() < 3 {
+		return Polygon{}, ErrPolygonTooSmall
+	}
+	p := Polygon{Coordinates: make([]GeoPoint, 0, rv.Len())}
+	for i := range rv.Len() {
+		g, err := polygonPoint(rv.Index(i).Interface())
+		if err != nil {
+			return Polygon{}, err
+		}
+		p.Coordinates = append(p.Coordinates, g)
+	}
+	return p, nil
+}
+
+// polygonPoint reads one member of a polygon's coordinates: a GeoPoint or a [latitude, longitude] pair.
+func polygonPoint(v any) (GeoPoint, error) {
+	switch x := v.(type) {
+	case GeoPoint:
+		return x, x.Validate()
+	case *GeoPoint:
+		if x == nil {
+			return GeoPoint{}, ErrCoordinatesNotPoints
+		}
+		return *x, x.Validate()
+	case map[string]any:
+		g, ok := Decode(x).(GeoPoint)
+		if !ok {
+			return GeoPoint{}, ErrCoordinatesNotPoints
+		}
+		return g, g.Validate()
+	}
+	rv := reflect.ValueOf(v)
+	if !rv.IsValid() || rv.Kind() != reflect.Slice && rv.Kind() != reflect.Array || rv.Len() != 2 {
+		return GeoPoint{}, ErrCoordinatesNotPoints
+	}
+	lat, ok1 := toFloat(rv.Index(0).Interface())
+	lng, ok2 := toFloat(rv.Index(1).Interface())
+	if !ok1 || !ok2 {
+		return GeoPoint{}, ErrGeoPointNotNumber
+	}
+	return NewGeoPoint(lat, lng)
+}
 
 // Validate checks the polygon's size and each point.
 func (p Polygon) Validate() error {
@@ -185,22 +294,22 @@ func (p Polygon) pairs() [][2]float64 {
 	return out
 }
 
-// UnmarshalJSON reads a Polygon.
+// UnmarshalJSON reads {"__type":"Polygon","coordinates":[[lat,lng],...]}, checked as NewPolygon checks it
+// ("Coordinates must be an Array", "Coordinates must be an Array of GeoPoints or Points", ...); on an error the
+// polygon is left as it was.
 func (p *Polygon) UnmarshalJSON(b []byte) error {
 	var m struct {
-		Coordinates [][]float64 `json:"coordinates"`
+		Coordinates any `json:"coordinates"`
 	}
 	if err := json.Unmarshal(b, &m); err != nil {
 		return fmt.Errorf("parse: invalid Polygon: %w", err)
 	}
-	p.Coordinates = p.Coordinates[:0]
-	for _, c := range m.Coordinates {
-		if len(c) != 2 {
-			return errors.New("parse: invalid Polygon coordinate")
-		}
-		p.Coordinates = append(p.Coordinates, GeoPoint{Latitude: c[0], Longitude: c[1]})
+	out, err := NewPolygon(m.Coordinates)
+	if err != nil {
+		return err
 	}
-	return p.Validate()
+	*p = out
+	return nil
 }
 
 // Bytes is binary data sent as base64.

@@ -353,16 +353,55 @@ func (q *Query[T]) WithinGeoBox(key string, southwest, northeast parse.GeoPoint)
 }
 
 // WithinPolygon requires the GeoPoint field key to lie within, or on the edge of, the polygon through points
-// (at least three; the path is closed for you) ($geoWithin $polygon).
-func (q *Query[T]) WithinPolygon(key string, points ...parse.GeoPoint) *Query[T] {
-	if err := (parse.Polygon{Coordinates: points}).Validate(); err != nil {
+// (at least three; the path is closed for you) ($geoWithin $polygon). Each point is a parse.GeoPoint (or a
+// *parse.GeoPoint) or a [latitude, longitude] pair ([2]float64, []float64, []any of two numbers), the order of
+// Parse's Polygon; or pass the whole list as the one argument: []parse.GeoPoint, [][2]float64, [][]float64, []any
+// or a parse.Polygon. Pairs are checked as GeoPoints (range included) and sent as GeoPoints, since the server
+// would read a bare pair as [longitude, latitude]. Mistakes are kept with the original client's texts
+// ("Coordinates must be an Array of GeoPoints or Points", "Polygon must have at least 3 GeoPoints or Points",
+// "GeoPoint latitude out of bounds: 91 > 90.0.").
+func (q *Query[T]) WithinPolygon(key string, points ...any) *Query[T] {
+	var coords any = points
+	if len(points) == 1 && isPointList(points[0]) {
+		coords = points[0]
+	}
+	poly, err := parse.NewPolygon(coords)
+	if err != nil {
 		return q.fail(fmt.Errorf("query: WithinPolygon(%q): %w", key, err))
 	}
-	ps := make([]any, len(points))
-	for i, p := range points {
+	ps := make([]any, len(poly.Coordinates))
+	for i, p := range poly.Coordinates {
 		ps[i] = p
 	}
 	return q.addCondition("WithinPolygon", key, "$geoWithin", map[string]any{"$polygon": ps})
+}
+
+// isPointList reports whether v, given as WithinPolygon's only argument, is the whole list of points rather than
+// one point: a Polygon, or a slice or array whose members are not numbers (a pair's members are).
+func isPointList(v any) bool {
+	switch v.(type) {
+	case parse.Polygon, *parse.Polygon:
+		return true
+	case parse.GeoPoint, *parse.GeoPoint, nil:
+		return false
+	}
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Slice && rv.Kind() != reflect.Array {
+		return false
+	}
+	if rv.Len() == 0 {
+		return true
+	}
+	first := rv.Index(0)
+	for first.Kind() == reflect.Interface && !first.IsNil() {
+		first = first.Elem()
+	}
+	switch first.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8,
+		reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
+		return false
+	}
+	return true
 }
 
 // PolygonContains requires the Polygon field key to contain point ($geoIntersects $point).

@@ -31,8 +31,16 @@ var (
 	ErrCannotIterate = errors.New("Cannot iterate on a query with sort, skip, or limit.")
 	// ErrPipeline is returned by Aggregate for a pipeline that is neither a list of stages nor one stage.
 	ErrPipeline = errors.New("Invalid pipeline must be Array or Object")
-	// ErrInvalidClassName is returned for an empty or malformed class name.
-	ErrInvalidClassName = errors.New("invalid class name")
+	// ErrPipelineOrder is returned by Aggregate for a pipeline given as a Go map with several stages: a map has
+	// no order, and the order of stages changes the result. Give a list of stages, or JSON text (json.RawMessage),
+	// whose key order is kept.
+	ErrPipelineOrder = errors.New("query: a pipeline map with several stages has no order; give a list of stages or JSON text")
+	// ErrPipelineStage is returned by Aggregate for a stage that is not an object with exactly one key, the stage
+	// name (the server's rule: "Pipeline stages should only have one key").
+	ErrPipelineStage = errors.New("query: a pipeline stage must be an object with exactly one key, the stage name")
+	// ErrInvalidClassName is returned for an empty or malformed class name (the original's text for a query
+	// made without a class).
+	ErrInvalidClassName = errors.New("A ParseQuery must be constructed with a ParseObject or class name.")
 	// ErrNilQuery is returned when a method is called on a nil *Query.
 	ErrNilQuery = errors.New("query: nil query")
 	// ErrNilRunner is returned when a query is run with a nil Runner.

@@ -15,7 +15,8 @@ const maxWhereDepth = 32
 // FromJSON reads a query in its JSON form, the parameters the server takes on classes/{class}: where (an object,
 // or a string holding one, as in a URL), limit, skip, order ("a,-b"), count (true, false, 1 or 0), keys, include,
 // excludeKeys (comma-separated strings or arrays of strings), readPreference, includeReadPreference,
-// subqueryReadPreference, hint and explain. Keys starting with "_" (_method, _ApplicationId, ... of the transport)
+// subqueryReadPreference, hint, explain and redirectClassNameForKey (a relation field of className: the server
+// runs the query on that field's target class, as parse.Relation.Query asks it to). Keys starting with "_" (_method, _ApplicationId, ... of the transport)
 // are ignored; a "className" member, if present, must agree with className (which may be "" to take it from
 // there). Any other member is an error.
 //
@@ -36,6 +37,43 @@ func FromJSON[T any](className string, data []byte) (*Query[T], error) {
 		return nil, errors.New("query: FromJSON: the query must be a JSON object")
 	}
 	return FromMap[T](className, raw)
+}
+
+// FromRequest makes a typed query from a find request (Op "find" or ""), such as the one parse.Relation.Query
+// returns: its class and its parameters, read and checked as FromJSON reads them. The query can then be refined
+// and run like any other:
+//
+//	req, err := rel.Query()
+//	q, err := query.FromRequest[*client.Object](req)
+//	liked, err := q.Ascending("name").Find(ctx, c)
+//
+// The request is not changed, and the query keeps no reference to it.
+func FromRequest[T any](req *Request) (*Query[T], error) {
+	if req == nil {
+		return nil, errors.New("query: FromRequest: nil request")
+	}
+	if req.Op != "" && req.Op != OpFind {
+		return nil, fmt.Errorf("query: FromRequest: only a find request makes a query, got %q", req.Op)
+	}
+	params := map[string]any{}
+	if req.Params != nil {
+		v, err := normalize(req.Params)
+		if err != nil {
+			return nil, fmt.Errorf("query: FromRequest: %w", err)
+		}
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("query: FromRequest: the parameters are %s", jsonType(v))
+		}
+		params = m
+	}
+	if _, has := params["className"]; has {
+		return nil, errors.New("query: FromRequest: className belongs in the request, not its parameters")
+	}
+	if req.ClassName == "" {
+		return nil, fmt.Errorf("query: FromRequest: %w", ErrInvalidClassName)
+	}
+	return FromMap[T](req.ClassName, params)
 }
 
 // FromMap is FromJSON for a query already decoded by encoding/json (maps, []any, float64, string, bool, nil).
@@ -141,6 +179,15 @@ func FromMap[T any](className string, raw map[string]any) (*Query[T], error) {
 				continue
 			}
 			q = q.Hint(v)
+		case "redirectClassNameForKey":
+			key, ok := v.(string)
+			if !ok || !validKey(key) {
+				bad(fmt.Errorf("query: redirectClassNameForKey: %w: %s", ErrInvalidKey, short(v)))
+				continue
+			}
+			c := q.clone()
+			c.redirect = key
+			q = c
 		default:
 			if strings.HasPrefix(k, "_") {
 				continue

@@ -36,15 +36,18 @@ type Query[T any] struct {
 	subPref   string
 	hint      any
 	explain   bool
+	redirect  string // redirectClassNameForKey: the server runs the query on this relation field's target class
 	errs      []error
 }
 
 // New returns an empty query on className: no constraints, no order, no limit (the server's default of 100
-// applies), skip 0, no count.
+// applies), skip 0, no count. An empty or malformed class name (letters, digits and underscores, not starting
+// with a digit) is kept as an error wrapping ErrInvalidClassName ("A ParseQuery must be constructed with a
+// ParseObject or class name.").
 func New[T any](className string) *Query[T] {
 	q := &Query[T]{className: className, where: map[string]any{}, limit: -1}
 	if !validClassName(className) {
-		q.errs = append(q.errs, fmt.Errorf("query: %w: %q", ErrInvalidClassName, className))
+		q.errs = append(q.errs, fmt.Errorf("query: New(%q): %w", className, ErrInvalidClassName))
 	}
 	return q
 }
@@ -92,8 +95,8 @@ func (q *Query[T]) fail(err error) *Query[T] {
 }
 
 // Params returns the query's wire parameters (where, order, limit, skip, keys, excludeKeys, include, count,
-// readPreference, includeReadPreference, subqueryReadPreference, hint, explain), or the errors recorded while it
-// was built. The map is fresh: the caller may change it.
+// readPreference, includeReadPreference, subqueryReadPreference, hint, explain, redirectClassNameForKey), or the
+// errors recorded while it was built. The map is fresh: the caller may change it.
 func (q *Query[T]) Params() (map[string]any, error) {
 	if q == nil {
 		return nil, ErrNilQuery
@@ -141,6 +144,9 @@ func (q *Query[T]) params() map[string]any {
 	}
 	if q.explain {
 		p["explain"] = true
+	}
+	if q.redirect != "" {
+		p["redirectClassNameForKey"] = q.redirect
 	}
 	return p
 }

@@ -260,33 +260,18 @@ func Distinct[V, T any](ctx context.Context, r Runner, q *Query[T], key string) 
 	return out, nil
 }
 
-// pipelineStages checks a pipeline: a slice of stages (maps) or one stage (a map), returned as []any.
-func pipelineStages(pipeline any) ([]any, error) {
-	if pipeline == nil {
-		return nil, ErrPipeline
-	}
-	v, err := normalize(pipeline)
-	if err != nil {
-		return nil, fmt.Errorf("query: Aggregate: %w", err)
-	}
-	switch x := v.(type) {
-	case []any:
-		for i, st := range x {
-			if _, ok := st.(map[string]any); !ok {
-				return nil, fmt.Errorf("query: Aggregate: stage %d must be an object, got %s", i, jsonType(st))
-			}
-		}
-		return x, nil
-	case map[string]any:
-		return []any{x}, nil
-	}
-	return nil, ErrPipeline
-}
-
 // Aggregate runs an aggregation pipeline on the query's class (aggregate/{class}; master key required, which the
-// request asks for). pipeline is a list of stages ([]map[string]any, []any) or a single stage (map[string]any).
-// When the query has constraints they are put first, as a $match stage. The query's hint, explain and read
-// preference are sent too. Results are the stages' raw output, decoded with the Parse codecs.
+// request asks for). pipeline is one of:
+//   - a list of stages ([]map[string]any, []any, ...), each an object with exactly one key, the stage name;
+//   - a single stage (a map[string]any with one key);
+//   - JSON text (json.RawMessage) holding either: an object with several stages, {"match":{...},"group":{...}},
+//     becomes one stage per key in the order the keys appear, as parse-server splits such an object.
+//
+// A Go map with several stages is refused (ErrPipelineOrder): it has no order, and the order of stages changes
+// the result. Stage names are taken with or without "$" ("match" or "$match") and sent with it, as the server
+// requires; a "group" stage in the moralis-v1 form, with objectId and no _id, sends its objectId as _id. When the
+// query has constraints they are put first, as a $match stage. The query's hint, explain and read preference
+// are sent too. Results are the stages' raw output, decoded with the Parse codecs.
 func (q *Query[T]) Aggregate(ctx context.Context, r Runner, pipeline any) ([]map[string]any, error) {
 	return AggregateInto[map[string]any](ctx, r, q, pipeline)
 }

@@ -82,8 +82,8 @@ func TestEverySpecErrorText(t *testing.T) {
 			u.SetUsername("bob")
 			return c.Users.SignUp(ctx, u)
 		}},
-		{"GeoPoint latitude out of bounds: must be between -90.0 and 90.0", func() error { _, err := parse.NewGeoPoint(90.5, 0); return err }},
-		{"GeoPoint longitude out of bounds: must be between -180.0 and 180.0", func() error { _, err := parse.NewGeoPoint(0, -180.5); return err }},
+		{"GeoPoint latitude out of bounds: 90.5 > 90.0.", func() error { _, err := parse.NewGeoPoint(90.5, 0); return err }},
+		{"GeoPoint longitude out of bounds: -180.5 < -180.0.", func() error { _, err := parse.NewGeoPoint(0, -180.5); return err }},
 		{"A role's name can only be set before it has been saved.", func() error {
 			r := client.RoleFromObject(parse.NewObjectWithID(client.RoleClass, "saved"))
 			r.Object.MergeServer(map[string]any{"name": "Admins"})

@@ -1,10 +1,9 @@
-package client
+package parse
 
 import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/c13f5054/moralis-go/parse"
 	"slices"
 	"sort"
 	"strings"
@@ -21,10 +20,17 @@ const (
 	CLPAddField = "addField"
 )
 
-// CLPOperations lists the seven operations a CLP rules, in the server's order.
-var CLPOperations = []string{CLPGet, CLPFind, CLPCount, CLPCreate, CLPUpdate, CLPDelete, CLPAddField}
+// clpOps are the seven operations in the server's order; the index of an operation is its bit in CLP.set.
+var clpOps = [...]string{CLPGet, CLPFind, CLPCount, CLPCreate, CLPUpdate, CLPDelete, CLPAddField}
 
-// CLPRule says who may run one operation on a class. The zero value allows nobody but the master key.
+// CLPOperations returns the seven operations a CLP rules, in the server's order. The slice is fresh on every
+// call: the caller may change it. Safe for concurrent use.
+func CLPOperations() []string { return slices.Clone(clpOps[:]) }
+
+func clpIndex(op string) int { return slices.Index(clpOps[:], op) }
+
+// CLPRule says who may run one operation on a class. The zero value allows nobody but the master key. A CLPRule
+// is a plain value: not safe for concurrent mutation.
 //
 // Its wire form is one map: {"*":true} for the public, {"<userId>":true} per user, {"role:Name":true} per role,
 // {"requiresAuthentication":true} for any signed-in user, and {"pointerFields":["owner"]} for the users named by
@@ -74,19 +80,19 @@ func ruleFromWire(op string, v any) (CLPRule, error) {
 		if v == nil {
 			return r, nil
 		}
-		return r, fmt.Errorf("moralis: class-level permission %q is not a map", op)
+		return r, fmt.Errorf("parse: class-level permission %q is not a map", op)
 	}
 	for k, val := range m {
 		switch {
 		case k == "pointerFields":
 			arr, ok := val.([]any)
 			if !ok {
-				return r, fmt.Errorf("moralis: class-level permission %s.pointerFields is not an array", op)
+				return r, fmt.Errorf("parse: class-level permission %s.pointerFields is not an array", op)
 			}
 			for _, f := range arr {
 				s, ok := f.(string)
 				if !ok {
-					return r, fmt.Errorf("moralis: class-level permission %s.pointerFields holds a non-string", op)
+					return r, fmt.Errorf("parse: class-level permission %s.pointerFields holds a non-string", op)
 				}
 				r.PointerFields = append(r.PointerFields, s)
 			}
@@ -107,40 +113,54 @@ func ruleFromWire(op string, v any) (CLPRule, error) {
 	return r, nil
 }
 
-// CLP is a class's class-level permissions, read and written through the schema calls (Schema.CLP). Each
-// operation has its own CLPRule; ReadUserFields and WriteUserFields name pointer fields whose users may read
-// (get, find, count) or write (create, update, delete, addField) the object; ProtectedFields hides fields from a
-// scope: "*" (everyone), a user id, "role:Name", "authenticated" or "userField:field".
+// CLP is a class's class-level permissions, read and written through the schema calls (the client's
+// Schema.CLP). Each operation has its own CLPRule; ReadUserFields and WriteUserFields name pointer fields whose
+// users may read (get, find, count) or write (create, update, delete, addField) the object; ProtectedFields hides
+// fields from a scope: "*" (everyone), a user id, "role:Name", "authenticated" or "userField:field".
 //
-// The zero value denies every operation to everyone but the master key; NewPublicCLP gives the server's
-// default for new classes. A CLP is a plain value: not safe for concurrent mutation.
+// Only the operations the caller set are sent: an operation is set by a Set* method (even one that grants
+// nothing, such as SetPublicAccess(false, op), which sends it as {}: master key only), by being read from the
+// server (CLPFromWire, UnmarshalJSON, NewPublicCLP), or by a non-empty rule written directly into the field.
+// Every other operation is left out of the wire form, never sent as {}. Note what the server does with that:
+// parse-server stores the permissions a schema call sends as they are, and reads an operation left out as {}
+// (nobody but the master key), on create and on update alike. So to change one operation and keep the others,
+// start from the schema's current CLP (as the server sent it) or from NewPublicCLP, and change that.
+//
+// The zero value sets nothing (its wire form is {}). A CLP is a plain value: not safe for concurrent mutation;
+// Clone gives an independent copy.
 type CLP struct {
 	// Get, Find, Count, Create, Update, Delete and AddField are the rules of the seven operations.
 	Get, Find, Count, Create, Update, Delete, AddField CLPRule
-	// ReadUserFields are pointer fields (to _User, or arrays of them) whose users may get, find and count.
+	// ReadUserFields are pointer fields (to _User, or arrays of them) whose users may get, find and count (nil:
+	// not sent).
 	ReadUserFields []string
-	// WriteUserFields are pointer fields whose users may update and delete (and create, add fields).
+	// WriteUserFields are pointer fields whose users may update and delete (and create, add fields) (nil: not
+	// sent).
 	WriteUserFields []string
-	// ProtectedFields maps a scope to the fields hidden from it.
+	// ProtectedFields maps a scope to the fields hidden from it (nil: not sent).
 	ProtectedFields map[string][]string
+
+	set uint8 // bit i: clpOps[i] was set by a method or read from the wire
 }
 
-// NewPublicCLP returns the permissions the server gives a class created without any: every operation public,
-// no protected fields.
+// NewPublicCLP returns the permissions the server gives a class created without any: every operation public
+// (and set, so all seven are sent), no protected fields.
 func NewPublicCLP() *CLP {
 	c := &CLP{ProtectedFields: map[string][]string{"*": {}}}
-	for _, op := range CLPOperations {
-		c.Rule(op).Public = true
-	}
+	_ = c.SetPublicAccess(true)
 	return c
 }
 
 // ErrUnknownCLPOperation is returned (wrapped) for an operation name that is not one of CLPOperations.
-var ErrUnknownCLPOperation = errors.New("moralis: unknown class-level permission operation")
+var ErrUnknownCLPOperation = errors.New("parse: unknown class-level permission operation")
 
 // Rule returns the rule of an operation (one of CLPOperations) for reading or changing it, or nil for an unknown
-// operation.
+// operation (or a nil CLP). Changing the rule through the pointer does not mark the operation set: it is sent
+// when it ends up non-empty (use the Set* methods to send an empty one).
 func (c *CLP) Rule(op string) *CLPRule {
+	if c == nil {
+		return nil
+	}
 	switch op {
 	case CLPGet:
 		return &c.Get
@@ -160,18 +180,33 @@ func (c *CLP) Rule(op string) *CLPRule {
 	return nil
 }
 
-// each runs f on the rules of ops (all seven when ops is empty).
+// IsSet reports whether op is part of the wire form: set by a Set* method, read from the server, or holding a
+// non-empty rule. False for an unknown operation.
+func (c *CLP) IsSet(op string) bool {
+	i := clpIndex(op)
+	if c == nil || i < 0 {
+		return false
+	}
+	return c.set&(1<<i) != 0 || !c.Rule(op).Empty()
+}
+
+// each runs f on the rules of ops (all seven when ops is empty) and marks them set; for an unknown operation it
+// changes nothing and returns ErrUnknownCLPOperation.
 func (c *CLP) each(ops []string, f func(r *CLPRule)) error {
+	if c == nil {
+		return errors.New("parse: nil CLP")
+	}
 	if len(ops) == 0 {
-		ops = CLPOperations
+		ops = clpOps[:]
 	}
 	for _, op := range ops {
-		if c.Rule(op) == nil {
+		if clpIndex(op) < 0 {
 			return fmt.Errorf("%w: %q", ErrUnknownCLPOperation, op)
 		}
 	}
 	for _, op := range ops {
 		f(c.Rule(op))
+		c.set |= 1 << clpIndex(op)
 	}
 	return nil
 }
@@ -200,17 +235,17 @@ func (c *CLP) SetRequiresAuthentication(allowed bool, ops ...string) error {
 // SetUserAccess allows (or stops allowing) one user, by id, to run ops.
 func (c *CLP) SetUserAccess(userID string, allowed bool, ops ...string) error {
 	if userID == "" || userID == "*" || strings.HasPrefix(userID, "role:") {
-		return fmt.Errorf("moralis: SetUserAccess needs a user id, got %q", userID)
+		return fmt.Errorf("parse: SetUserAccess needs a user id, got %q", userID)
 	}
 	return c.each(ops, func(r *CLPRule) { r.Users = setMember(r.Users, userID, allowed) })
 }
 
 // SetRoleAccess allows (or stops allowing) the members of a role (its name, without "role:") to run ops.
 func (c *CLP) SetRoleAccess(role string, allowed bool, ops ...string) error {
-	if role == "" {
-		return errors.New("moralis: SetRoleAccess needs a role name")
-	}
 	role = strings.TrimPrefix(role, "role:")
+	if role == "" {
+		return errors.New("parse: SetRoleAccess needs a role name")
+	}
 	return c.each(ops, func(r *CLPRule) { r.Roles = setMember(r.Roles, role, allowed) })
 }
 
@@ -220,8 +255,11 @@ func (c *CLP) SetPointerFields(op string, fields ...string) error {
 }
 
 // SetProtectedFields hides fields from a scope ("*", a user id, "role:Name", "authenticated" or
-// "userField:field"); no fields clears the scope's list to empty.
+// "userField:field"); no fields clears the scope's list to empty. A nil CLP is left alone.
 func (c *CLP) SetProtectedFields(scope string, fields ...string) {
+	if c == nil {
+		return
+	}
 	if c.ProtectedFields == nil {
 		c.ProtectedFields = map[string][]string{}
 	}
@@ -231,13 +269,13 @@ func (c *CLP) SetProtectedFields(scope string, fields ...string) {
 	c.ProtectedFields[scope] = slices.Clone(fields)
 }
 
-// Clone returns an independent copy.
+// Clone returns an independent copy (which operations are set included).
 func (c *CLP) Clone() *CLP {
 	if c == nil {
 		return nil
 	}
-	out := &CLP{ReadUserFields: slices.Clone(c.ReadUserFields), WriteUserFields: slices.Clone(c.WriteUserFields)}
-	for _, op := range CLPOperations {
+	out := &CLP{ReadUserFields: slices.Clone(c.ReadUserFields), WriteUserFields: slices.Clone(c.WriteUserFields), set: c.set}
+	for _, op := range clpOps {
 		r := *c.Rule(op)
 		r.Users, r.Roles, r.PointerFields = slices.Clone(r.Users), slices.Clone(r.Roles), slices.Clone(r.PointerFields)
 		*out.Rule(op) = r
@@ -252,12 +290,18 @@ func (c *CLP) Clone() *CLP {
 }
 
 // Wire returns the CLP's wire form (the "classLevelPermissions" of a schema), e.g.
-// {"get":{"*":true},"find":{"requiresAuthentication":true},"create":{"role:Admins":true},...}. Every operation
-// is present (an empty map denies it); readUserFields, writeUserFields and protectedFields only when set.
+// {"get":{"*":true},"find":{"requiresAuthentication":true},"create":{"role:Admins":true}}. Only the operations
+// that are set (IsSet) are present, an empty one as {}; readUserFields, writeUserFields and protectedFields only
+// when not nil. A nil CLP gives an empty map. The map is fresh: the caller may change it.
 func (c *CLP) Wire() map[string]any {
 	m := make(map[string]any, 10)
-	for _, op := range CLPOperations {
-		m[op] = c.Rule(op).wire()
+	if c == nil {
+		return m
+	}
+	for _, op := range clpOps {
+		if c.IsSet(op) {
+			m[op] = c.Rule(op).wire()
+		}
 	}
 	if c.ReadUserFields != nil {
 		m["readUserFields"] = slices.Clone(c.ReadUserFields)
@@ -281,11 +325,11 @@ func (c *CLP) Wire() map[string]any {
 // MarshalJSON writes the wire form (see Wire).
 func (c *CLP) MarshalJSON() ([]byte, error) { return json.Marshal(c.Wire()) }
 
-// UnmarshalJSON reads the wire form.
+// UnmarshalJSON reads the wire form (see CLPFromWire); on an error the CLP is left as it was.
 func (c *CLP) UnmarshalJSON(b []byte) error {
 	var m map[string]any
 	if err := json.Unmarshal(b, &m); err != nil {
-		return fmt.Errorf("moralis: invalid class-level permissions: %w", err)
+		return fmt.Errorf("parse: invalid class-level permissions: %w", err)
 	}
 	out, err := CLPFromWire(m)
 	if err != nil {
@@ -295,26 +339,31 @@ func (c *CLP) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// CLPFromWire reads a CLP from its decoded wire form. Unknown keys are ignored.
+// CLPFromWire reads a CLP from its decoded wire form. Every operation present in m (and not null) is set, so it is
+// sent back as it came, {} included; the others are not. Unknown keys are ignored.
 func CLPFromWire(m map[string]any) (*CLP, error) {
 	c := &CLP{}
-	for _, op := range CLPOperations {
-		r, err := ruleFromWire(op, m[op])
+	for i, op := range clpOps {
+		v, present := m[op]
+		r, err := ruleFromWire(op, v)
 		if err != nil {
 			return nil, err
 		}
 		*c.Rule(op) = r
+		if present && v != nil {
+			c.set |= 1 << i
+		}
 	}
 	strs := func(key string, v any) ([]string, error) {
 		arr, ok := v.([]any)
 		if !ok {
-			return nil, fmt.Errorf("moralis: class-level permission %s is not an array", key)
+			return nil, fmt.Errorf("parse: class-level permission %s is not an array", key)
 		}
 		out := make([]string, 0, len(arr))
 		for _, e := range arr {
 			s, ok := e.(string)
 			if !ok {
-				return nil, fmt.Errorf("moralis: class-level permission %s holds a non-string", key)
+				return nil, fmt.Errorf("parse: class-level permission %s holds a non-string", key)
 			}
 			out = append(out, s)
 		}
@@ -334,7 +383,7 @@ func CLPFromWire(m map[string]any) (*CLP, error) {
 	if v, ok := m["protectedFields"]; ok && v != nil {
 		pm, ok := v.(map[string]any)
 		if !ok {
-			return nil, errors.New("moralis: class-level permission protectedFields is not a map")
+			return nil, errors.New("parse: class-level permission protectedFields is not a map")
 		}
 		c.ProtectedFields = make(map[string][]string, len(pm))
 		for scope, fv := range pm {
@@ -344,23 +393,4 @@ func CLPFromWire(m map[string]any) (*CLP, error) {
 		}
 	}
 	return c, nil
-}
-
-// ApplyDefaultACL gives every new object (no id yet) that has no ACL its own copy of acl, and returns how many
-// objects it changed. Call it before Save or SaveAll to give new objects a default ACL; objects with an ACL, or
-// already saved, are left alone. A nil acl changes nothing.
-func ApplyDefaultACL(acl *parse.ACL, objs ...Saver) int {
-	if acl == nil {
-		return 0
-	}
-	n := 0
-	for _, s := range objs {
-		o := objectOf(s)
-		if o == nil || o.ID() != "" || o.ACL() != nil {
-			continue
-		}
-		o.SetACL(acl.Clone())
-		n++
-	}
-	return n
 }
