@@ -17,6 +17,7 @@ import (
 
 	"github.com/c13f5054/moralis-go/analytics"
 	"github.com/c13f5054/moralis-go/client"
+	"github.com/c13f5054/moralis-go/parse"
 )
 
 type seen struct {
@@ -114,7 +115,7 @@ func TestTrackReportsServerErrors(t *testing.T) {
 	require.NoError(t, err)
 	err = analytics.Track(context.Background(), c, "x", nil)
 	require.Error(t, err)
-	var perr *client.Error
+	var perr *parse.Error
 	require.True(t, errors.As(err, &perr))
 	assert.Equal(t, 141, perr.Code)
 }

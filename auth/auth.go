@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/c13f5054/moralis-go/client"
+	"github.com/c13f5054/moralis-go/parse"
 	"github.com/mr-tron/base58"
 )
 
@@ -78,7 +79,7 @@ func (o *Options) addressObjects() bool { return o == nil || !o.NoAddressObjects
 // SigningMessage asks the backend for its time (getServerTime) and builds the message to sign:
 // text + "\n\nId: " + appId + ":" + serverTime.
 func SigningMessage(ctx context.Context, c *client.Client, opts *Options) (string, error) {
-	t, err := c.ServerTime(ctx)
+	t, err := c.Cloud.ServerTime(ctx)
 	if err != nil {
 		return "", fmt.Errorf("auth: getServerTime: %w", err)
 	}
@@ -146,16 +147,16 @@ func LogIn(ctx context.Context, c *client.Client, m SignedMessage, opts *Options
 		u.Set(addrKey, m.Address)
 	}
 	if !userOnlyACL(u.ACL(), u.ID()) {
-		u.SetACL(client.NewUserACL(u.ID()))
+		u.SetACL(parse.NewUserACL(u.ID()))
 	}
-	if err := c.WithSessionToken(u.SessionToken()).Save(ctx, u); err != nil {
+	if err := c.WithSessionToken(u.SessionToken()).Objects.Save(ctx, u); err != nil {
 		return nil, fmt.Errorf("auth: saving the signed-in user: %w", err)
 	}
 	return u, nil
 }
 
 // userOnlyACL reports whether a grants read and write to the user id and nothing to anyone else.
-func userOnlyACL(a *client.ACL, id string) bool {
+func userOnlyACL(a *parse.ACL, id string) bool {
 	return a != nil && len(a.Keys()) == 1 && a.ReadAccess(id) && a.WriteAccess(id)
 }
 
@@ -170,8 +171,8 @@ const loginRaceAttempts = 6
 // wrote this user": the login is retried, and then finds the user (a few attempts, with a short random wait).
 func logInWithAuthData(ctx context.Context, c *client.Client, provider string, data map[string]any) (*client.User, error) {
 	for attempt := 1; ; attempt++ {
-		u, err := c.LogInWithAuthData(ctx, provider, data)
-		if errors.Is(err, client.ErrObjectNotFound) {
+		u, err := c.Users.LogInWith(ctx, provider, data)
+		if errors.Is(err, parse.ErrObjectNotFound) {
 			u, err = signUpWithAuthData(ctx, c, provider, data)
 		}
 		// A ticket signs in once: after a lost race it is used up, and the caller retries with a new one.
@@ -189,7 +190,7 @@ func logInWithAuthData(ctx context.Context, c *client.Client, provider string, d
 
 // lostLoginRace reports the backend's answers to a login that raced another login of the same wallet.
 func lostLoginRace(err error) bool {
-	var ce *client.Error
+	var ce *parse.Error
 	if !errors.As(err, &ce) {
 		return false
 	}
@@ -200,7 +201,7 @@ func lostLoginRace(err error) bool {
 func signUpWithAuthData(ctx context.Context, c *client.Client, provider string, data map[string]any) (*client.User, error) {
 	u := client.NewUser()
 	u.Set("authData", map[string]any{provider: data})
-	if err := c.Save(ctx, u); err != nil {
+	if err := c.Objects.Save(ctx, u); err != nil {
 		return nil, err
 	}
 	return u, nil
@@ -288,7 +289,7 @@ func Link(ctx context.Context, c *client.Client, u *client.User, m SignedMessage
 		return ErrCouldNotGetUser
 	}
 	view := c.WithSessionToken(u.SessionToken())
-	if err := view.LinkWith(ctx, u, m.Chain.Provider(), m.AuthData()); err != nil {
+	if err := view.Users.Link(ctx, u, m.Chain.Provider(), m.AuthData()); err != nil {
 		return fmt.Errorf("auth: link %s: %w", m.Chain.Provider(), err)
 	}
 	if opts.addressObjects() {
@@ -303,7 +304,7 @@ func Link(ctx context.Context, c *client.Client, u *client.User, m SignedMessage
 		u.AddUnique("accounts", m.Address)
 		u.Set("ethAddress", m.Address)
 	}
-	if err := view.Save(ctx, u); err != nil {
+	if err := view.Objects.Save(ctx, u); err != nil {
 		return fmt.Errorf("auth: saving the linked address: %w", err)
 	}
 	return nil
@@ -313,14 +314,14 @@ func Link(ctx context.Context, c *client.Client, u *client.User, m SignedMessage
 var ErrAddressTaken = errors.New("auth: address is already linked to another user")
 
 func ensureAddressObject(ctx context.Context, view *client.Client, u *client.User, class, addr string) error {
-	acl := client.NewUserACL(u.ID())
+	acl := parse.NewUserACL(u.ID())
 	err := view.Post(ctx, "classes/"+class, map[string]any{"objectId": addr, "ACL": acl}, nil)
 	if err == nil {
 		return nil
 	}
-	var ce *client.Error
+	var ce *parse.Error
 	if errors.As(err, &ce) && ce.Code == 137 { // duplicate value: the object exists; ours if we can read it
-		if _, gerr := view.Get(ctx, class, addr); gerr == nil {
+		if _, gerr := view.Objects.Get(ctx, class, addr); gerr == nil {
 			return nil
 		}
 		return ErrAddressTaken
@@ -369,8 +370,8 @@ func Unlink(ctx context.Context, c *client.Client, u *client.User, chain Chain, 
 	}
 	view := c.WithSessionToken(u.SessionToken())
 	if opts.addressObjects() {
-		obj := client.NewObjectWithID(opts.addressClass(chain), addr)
-		if err := view.Destroy(ctx, obj); err != nil && !errors.Is(err, client.ErrObjectNotFound) {
+		obj := parse.NewObjectWithID(opts.addressClass(chain), addr)
+		if err := view.Objects.Destroy(ctx, obj); err != nil && !errors.Is(err, parse.ErrObjectNotFound) {
 			return fmt.Errorf("auth: destroying %s %s: %w", obj.ClassName(), addr, err)
 		}
 	}
@@ -390,7 +391,7 @@ func Unlink(ctx context.Context, c *client.Client, u *client.User, chain Chain, 
 	} else {
 		u.Unset(currentKey)
 	}
-	if err := view.Save(ctx, u); err != nil {
+	if err := view.Objects.Save(ctx, u); err != nil {
 		return fmt.Errorf("auth: saving the unlinked address: %w", err)
 	}
 	provider := chain.Provider()
@@ -399,7 +400,7 @@ func Unlink(ctx context.Context, c *client.Client, u *client.User, chain Chain, 
 			return nil
 		}
 	}
-	if err := view.UnlinkFrom(ctx, u, provider); err != nil {
+	if err := view.Users.Unlink(ctx, u, provider); err != nil {
 		return fmt.Errorf("auth: unlink %s: %w", provider, err)
 	}
 	return nil

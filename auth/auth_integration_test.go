@@ -14,6 +14,7 @@ import (
 
 	"github.com/c13f5054/moralis-go/client"
 	"github.com/c13f5054/moralis-go/internal/devstack"
+	"github.com/c13f5054/moralis-go/parse"
 	"github.com/google/uuid"
 	"github.com/mr-tron/base58"
 )
@@ -52,7 +53,7 @@ func sameSet(got []string, want ...string) bool {
 
 func mustMe(t *testing.T, ctx context.Context, c *client.Client, tok string) *client.User {
 	t.Helper()
-	u, err := c.WithSessionToken(tok).Me(ctx)
+	u, err := c.WithSessionToken(tok).Users.Me(ctx)
 	if err != nil {
 		t.Fatalf("users/me: %v", err)
 	}
@@ -69,7 +70,7 @@ func ctxT(t *testing.T) context.Context {
 // alone.
 func checkOwnACL(t *testing.T, ctx context.Context, mc *client.Client, id string) {
 	t.Helper()
-	o, err := mc.Get(ctx, client.UserClass, id)
+	o, err := mc.Objects.Get(ctx, client.UserClass, id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +95,7 @@ func TestIntegrationEthereumSignIn(t *testing.T) {
 		t.Fatalf("user %q token %q", u.ID(), u.SessionToken())
 	}
 	// What the server stored (read back through users/me with the new session).
-	me, err := c.WithSessionToken(u.SessionToken()).Me(ctx)
+	me, err := c.WithSessionToken(u.SessionToken()).Users.Me(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +155,7 @@ func TestIntegrationEthereumAdapterAgrees(t *testing.T) {
 	msg = rm.Message
 	osig, _ := other.SignMessage(ctx, []byte(msg))
 	_, err = LogIn(ctx, c, SignedMessage{Chain: ChainEVM, Address: s.Address(), Message: msg, Signature: "0x" + hex.EncodeToString(osig), Ticket: rm.Ticket}, nil)
-	var ce *client.Error
+	var ce *parse.Error
 	if !errors.As(err, &ce) || ce.Code != 101 || !strings.Contains(ce.Message, "signature does not match") {
 		t.Fatalf("other key: %v", err)
 	}
@@ -171,7 +172,7 @@ func TestIntegrationSolanaSignIn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	me, err := c.WithSessionToken(u.SessionToken()).Me(ctx)
+	me, err := c.WithSessionToken(u.SessionToken()).Users.Me(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +195,7 @@ func TestIntegrationSolanaSignIn(t *testing.T) {
 	}
 	sig, _ := s.SignMessage(ctx, []byte(rm.Message))
 	_, err = LogIn(ctx, c, SignedMessage{Chain: ChainSolana, Address: s.PublicKey(), Message: rm.Message + "!", Signature: base58.Encode(sig), Ticket: rm.Ticket}, nil)
-	if !errors.Is(err, client.ErrObjectNotFound) {
+	if !errors.Is(err, parse.ErrObjectNotFound) {
 		t.Fatalf("tampered: %v", err)
 	}
 }
@@ -288,7 +289,7 @@ func TestIntegrationAddressObjects(t *testing.T) {
 			err, DefaultEthAddressClass, DefaultEthAddressClass, DefaultSolAddressClass)
 	}
 	mc := masterClient(t, env)
-	o, err := mc.Get(ctx, DefaultEthAddressClass, s2.Address())
+	o, err := mc.Objects.Get(ctx, DefaultEthAddressClass, s2.Address())
 	if err != nil {
 		t.Fatalf("address object: %v", err)
 	}
@@ -299,19 +300,19 @@ func TestIntegrationAddressObjects(t *testing.T) {
 	if err := LinkSolana(ctx, c, u, sol, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := mc.Get(ctx, DefaultSolAddressClass, sol.PublicKey()); err != nil {
+	if _, err := mc.Objects.Get(ctx, DefaultSolAddressClass, sol.PublicKey()); err != nil {
 		t.Fatalf("solana address object: %v", err)
 	}
 	if err := UnlinkSolana(ctx, c, u, sol.PublicKey(), nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := mc.Get(ctx, DefaultSolAddressClass, sol.PublicKey()); !errors.Is(err, client.ErrObjectNotFound) {
+	if _, err := mc.Objects.Get(ctx, DefaultSolAddressClass, sol.PublicKey()); !errors.Is(err, parse.ErrObjectNotFound) {
 		t.Fatalf("solana address object not destroyed: %v", err)
 	}
 	if err := UnlinkEthereum(ctx, c, u, s2.Address(), nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := mc.Get(ctx, DefaultEthAddressClass, s2.Address()); !errors.Is(err, client.ErrObjectNotFound) {
+	if _, err := mc.Objects.Get(ctx, DefaultEthAddressClass, s2.Address()); !errors.Is(err, parse.ErrObjectNotFound) {
 		t.Fatalf("eth address object not destroyed: %v", err)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/c13f5054/moralis-go/client"
+	"github.com/c13f5054/moralis-go/parse"
 )
 
 // fakeParse is a scripted backend: each call is looked up by "METHOD path" and answered from a queue; an
@@ -169,7 +170,7 @@ func TestSignInRefusedTwice(t *testing.T) {
 	f.on("POST users", 404, `{"code":101,"error":"moralisEth: signature does not match address"}`)
 	f.on("POST users", 404, `{"code":101,"error":"moralisEth: signature does not match address"}`)
 	_, err := SignInEthereum(context.Background(), c, s, nil)
-	if !errors.Is(err, client.ErrObjectNotFound) {
+	if !errors.Is(err, parse.ErrObjectNotFound) {
 		t.Fatalf("err %v", err)
 	}
 }
@@ -208,7 +209,7 @@ func TestSignInLocalErrors(t *testing.T) {
 func TestLinkUnlinkWire(t *testing.T) {
 	f, c := newFakeParse(t)
 	ctx := context.Background()
-	u := client.UserFromObject(client.NewObjectWithID(client.UserClass, "u1"))
+	u := client.UserFromObject(parse.NewObjectWithID(client.UserClass, "u1"))
 	if err := u.MergeServer(map[string]any{"objectId": "u1", "sessionToken": "r:abc", "accounts": []any{"0xaaaa000000000000000000000000000000000001"},
 		"ethAddress": "0xaaaa000000000000000000000000000000000001",
 		"authData":   map[string]any{ProviderEth: map[string]any{"id": "0xaaaa000000000000000000000000000000000001"}}}); err != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/c13f5054/moralis-go/client"
+	"github.com/c13f5054/moralis-go/parse"
 	"github.com/google/uuid"
 )
 
@@ -107,7 +108,7 @@ func (b *ClientBackend) withTicket(ctx context.Context, m SignedMessage) (Signed
 
 func (b *ClientBackend) me(ctx context.Context, tok string) (*client.Client, *client.User, error) {
 	view := b.base.WithSessionToken(tok)
-	u, err := view.Me(ctx)
+	u, err := view.Users.Me(ctx)
 	if err != nil {
 		return nil, nil, mapClientError(err)
 	}
@@ -155,7 +156,7 @@ func (b *ClientBackend) Me(ctx context.Context, tok string) (*PublicUser, error)
 
 // SignOut implements Backend (POST logout with the session token).
 func (b *ClientBackend) SignOut(ctx context.Context, tok string) error {
-	return mapClientError(b.base.WithSessionToken(tok).LogOut(ctx))
+	return mapClientError(b.base.WithSessionToken(tok).Users.LogOut(ctx))
 }
 
 // PublicUserOf copies the fields of u that may be shown to a browser.
@@ -182,7 +183,7 @@ func mapClientError(err error) error {
 	if err == nil {
 		return nil
 	}
-	var ce *client.Error
+	var ce *parse.Error
 	switch {
 	case errors.Is(err, ErrCouldNotGetUser):
 		return &BackendError{Status: http.StatusBadGateway, Code: CodeObjectNotFound, Message: ErrCouldNotGetUser.Error(), Err: err}

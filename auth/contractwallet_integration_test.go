@@ -59,11 +59,11 @@ func TestIntegrationSmartWalletSignInThroughTheBackend(t *testing.T) {
 		t.Fatal(err)
 	}
 	m.Ticket = plain
-	if _, err := c.LogInWithAuthData(t.Context(), "moralisEth", m.AuthData()); err == nil {
+	if _, err := c.Users.LogInWith(t.Context(), "moralisEth", m.AuthData()); err == nil {
 		t.Fatal("a contract signature signed in with an ordinary ticket")
 	}
 	m.Ticket = ""
-	if _, err := c.LogInWithAuthData(t.Context(), "moralisEth", m.AuthData()); err == nil {
+	if _, err := c.Users.LogInWith(t.Context(), "moralisEth", m.AuthData()); err == nil {
 		t.Fatal("a contract signature signed in without a ticket")
 	}
 }

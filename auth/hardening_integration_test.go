@@ -309,7 +309,7 @@ func TestAttackUnlinkAddressNotOwned(t *testing.T) {
 	if a := e.postJSON("/unlink", map[string]string{"chain": "solana", "address": sol.PublicKey()}, atok); a.status != 404 {
 		t.Fatalf("unlink of an unknown Solana address: %d %s", a.status, a.raw)
 	}
-	if _, err := mc.Get(ctx, DefaultEthAddressClass, linked.Address()); err != nil {
+	if _, err := mc.Objects.Get(ctx, DefaultEthAddressClass, linked.Address()); err != nil {
 		t.Fatalf("the victim's address object is gone: %v", err)
 	}
 	vu := mustMe(t, ctx, mc, sessionOf(av))

@@ -304,7 +304,7 @@ func TestMultiInstanceSignInAcrossInstances(t *testing.T) {
 		}
 	}
 	// The user exists once, with the address, in the one database.
-	stored, err := cl.master.Get(ctx, client.UserClass, u["objectId"].(string))
+	stored, err := cl.master.Objects.Get(ctx, client.UserClass, u["objectId"].(string))
 	if err != nil {
 		t.Fatal(err)
 	}

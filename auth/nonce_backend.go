@@ -53,11 +53,11 @@ func (s *BackendNonceStore) Issue(ctx context.Context, ttl time.Duration) (Nonce
 		return Nonce{}, err
 	}
 	exp := s.now().Add(ttl).UTC()
-	o := client.NewObject(s.class)
+	o := parse.NewObject(s.class)
 	o.Set("secret", secret)
 	o.Set("expiresAt", exp)
-	o.SetACL(client.NewACL())
-	if err := s.c.Save(ctx, o); err != nil {
+	o.SetACL(parse.NewACL())
+	if err := s.c.Objects.Save(ctx, o); err != nil {
 		return Nonce{}, fmt.Errorf("auth: issuing a nonce: %w", err)
 	}
 	if len(o.ID()) == 0 {
@@ -73,12 +73,12 @@ func (s *BackendNonceStore) Bind(ctx context.Context, nonce string, b NonceBindi
 	if !ok {
 		return ErrNonceInvalid
 	}
-	o := client.NewObjectWithID(s.class, id)
+	o := parse.NewObjectWithID(s.class, id)
 	o.Set("chain", string(b.Chain))
 	o.Set("address", b.Address)
 	o.Set("message", b.Message)
-	if err := s.c.Save(ctx, o); err != nil {
-		if errors.Is(err, client.ErrObjectNotFound) {
+	if err := s.c.Objects.Save(ctx, o); err != nil {
+		if errors.Is(err, parse.ErrObjectNotFound) {
 			return ErrNonceInvalid
 		}
 		return fmt.Errorf("auth: binding a nonce: %w", err)
@@ -107,8 +107,8 @@ func (s *BackendNonceStore) Consume(ctx context.Context, nonce string, b NonceBi
 	if !ok {
 		return ErrNonceInvalid
 	}
-	o, err := s.c.Get(ctx, s.class, id)
-	if errors.Is(err, client.ErrObjectNotFound) || errors.Is(err, client.ErrInvalidClassName) {
+	o, err := s.c.Objects.Get(ctx, s.class, id)
+	if errors.Is(err, parse.ErrObjectNotFound) || errors.Is(err, parse.ErrInvalidClassName) {
 		return ErrNonceInvalid
 	}
 	if err != nil {
@@ -120,8 +120,8 @@ func (s *BackendNonceStore) Consume(ctx context.Context, nonce string, b NonceBi
 	if o.String("chain") != string(b.Chain) || o.String("address") != b.Address || o.String("message") != b.Message {
 		return ErrNonceMismatch
 	}
-	if err := s.c.Destroy(ctx, o); err != nil {
-		if errors.Is(err, client.ErrObjectNotFound) {
+	if err := s.c.Objects.Destroy(ctx, o); err != nil {
+		if errors.Is(err, parse.ErrObjectNotFound) {
 			return ErrNonceInvalid // another instance consumed it first
 		}
 		return fmt.Errorf("auth: consuming a nonce: %w", err)
@@ -136,20 +136,20 @@ func (s *BackendNonceStore) PurgeExpired(ctx context.Context) (int, error) {
 	}
 	where := map[string]any{"expiresAt": map[string]any{"$lt": map[string]any{"__type": "Date", "iso": parse.FormatDate(s.now())}}}
 	if err := s.c.Request(ctx, "GET", "classes/"+s.class, map[string]any{"where": where, "limit": 1000, "keys": "objectId"}, &resp); err != nil {
-		if errors.Is(err, client.ErrInvalidClassName) {
+		if errors.Is(err, parse.ErrInvalidClassName) {
 			return 0, nil
 		}
 		return 0, err
 	}
-	objs := make([]*client.Object, 0, len(resp.Results))
+	objs := make([]*parse.Object, 0, len(resp.Results))
 	for _, r := range resp.Results {
 		id, _ := r["objectId"].(string)
-		objs = append(objs, client.NewObjectWithID(s.class, id))
+		objs = append(objs, parse.NewObjectWithID(s.class, id))
 	}
 	if len(objs) == 0 {
 		return 0, nil
 	}
-	if err := s.c.DestroyAll(ctx, objs); err != nil {
+	if err := s.c.Objects.DestroyAll(ctx, objs); err != nil {
 		return 0, err
 	}
 	return len(objs), nil

@@ -12,6 +12,7 @@ import (
 	"github.com/c13f5054/moralis-go/auth"
 	"github.com/c13f5054/moralis-go/client"
 	"github.com/c13f5054/moralis-go/internal/devstack"
+	"github.com/c13f5054/moralis-go/parse"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -77,12 +78,12 @@ func TestBackendNonceStoreOneTimeAcrossInstances(t *testing.T) {
 	require.NoError(t, err)
 	n4, err := a.Issue(ctx, time.Minute)
 	require.NoError(t, err)
-	_, err = anon.Get(ctx, auth.DefaultNonceClass, n4.Value[:10])
-	assert.ErrorIs(t, err, client.ErrOperationForbidden, "class-level permissions: master key only")
+	_, err = anon.Objects.Get(ctx, auth.DefaultNonceClass, n4.Value[:10])
+	assert.ErrorIs(t, err, parse.ErrOperationForbidden, "class-level permissions: master key only")
 	// Nor create one (a forged nonce).
-	forged := client.NewObject(auth.DefaultNonceClass)
+	forged := parse.NewObject(auth.DefaultNonceClass)
 	forged.Set("secret", "forgedforgedforgedforg")
-	assert.ErrorIs(t, anon.Save(ctx, forged), client.ErrOperationForbidden)
+	assert.ErrorIs(t, anon.Objects.Save(ctx, forged), parse.ErrOperationForbidden)
 }
 
 func TestBackendNonceStoreConcurrentConsumeHasOneWinner(t *testing.T) {

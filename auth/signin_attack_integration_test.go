@@ -29,6 +29,7 @@ import (
 
 	"github.com/c13f5054/moralis-go/client"
 	"github.com/c13f5054/moralis-go/internal/devstack"
+	"github.com/c13f5054/moralis-go/parse"
 	"github.com/mr-tron/base58"
 )
 
@@ -106,7 +107,7 @@ func (s *atkStack) requestMessage(t *testing.T, i int, chain Chain, address stri
 // ticketExists reports whether the ticket's object is still stored (read with the master key).
 func (s *atkStack) ticketExists(t *testing.T, ticket string) bool {
 	t.Helper()
-	_, err := s.master.Get(t.Context(), DefaultTicketClass, ticket[:10])
+	_, err := s.master.Objects.Get(t.Context(), DefaultTicketClass, ticket[:10])
 	if err != nil && !strings.Contains(err.Error(), "101") {
 		t.Fatalf("reading ticket: %v", err)
 	}
@@ -211,14 +212,14 @@ func issueRawTicket(t *testing.T, s *atkStack, chain Chain, address, msg string)
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := client.NewObject(DefaultTicketClass)
+	o := parse.NewObject(DefaultTicketClass)
 	o.Set("secret", secret)
 	o.Set("expiresAt", time.Now().Add(time.Minute).UTC())
 	o.Set("chain", string(chain))
 	o.Set("address", address)
 	o.Set("message", msg)
-	o.SetACL(client.NewACL())
-	if err := s.master.Save(t.Context(), o); err != nil {
+	o.SetACL(parse.NewACL())
+	if err := s.master.Objects.Save(t.Context(), o); err != nil {
 		t.Fatal(err)
 	}
 	return o.ID() + secret
@@ -278,7 +279,7 @@ func TestWalletAttackReplayCapturedAuthDataAtBackend(t *testing.T) {
 			"moralisEth: authData requires a ticket issued by this server")
 	}
 	// The users table holds the address only: no signature, text or ticket to capture.
-	stored, err := s.master.Get(ctx, client.UserClass, uid)
+	stored, err := s.master.Objects.Get(ctx, client.UserClass, uid)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/c13f5054/moralis-go/client"
+	"github.com/c13f5054/moralis-go/parse"
 )
 
 // One-time sign-in tickets. A valid signature alone would let whoever captured a signed message (stored authData,
@@ -57,7 +58,7 @@ func issueTicket(ctx context.Context, c *client.Client, m SignedMessage, ttl tim
 	if err != nil {
 		return "", err
 	}
-	o := client.NewObject(DefaultTicketClass)
+	o := parse.NewObject(DefaultTicketClass)
 	o.Set("secret", secret)
 	o.Set("expiresAt", time.Now().Add(ttl).UTC())
 	o.Set("chain", string(m.Chain))
@@ -66,8 +67,8 @@ func issueTicket(ctx context.Context, c *client.Client, m SignedMessage, ttl tim
 	if contract {
 		o.Set("contract", true)
 	}
-	o.SetACL(client.NewACL())
-	if err := c.WithMasterKey().Save(ctx, o); err != nil {
+	o.SetACL(parse.NewACL())
+	if err := c.WithMasterKey().Objects.Save(ctx, o); err != nil {
 		return "", fmt.Errorf("auth: issuing a sign-in ticket: %w", err)
 	}
 	if len(o.ID()) != 10 {
@@ -93,10 +94,10 @@ func RequestMessage(ctx context.Context, c *client.Client, chain Chain, address 
 		Message string `json:"message"`
 		Ticket  string `json:"ticket"`
 	}
-	err = c.CallFunction(ctx, RequestMessageFunction, map[string]any{"chain": string(m.Chain), "address": m.Address,
+	err = c.Cloud.Call(ctx, RequestMessageFunction, map[string]any{"chain": string(m.Chain), "address": m.Address,
 		"text": opts.message()}, &out)
-	var ce *client.Error
-	if errors.As(err, &ce) && ce.Code == client.ErrScriptFailed.Code && strings.HasPrefix(ce.Message, "Invalid function") {
+	var ce *parse.Error
+	if errors.As(err, &ce) && ce.Code == parse.ErrScriptFailed.Code && strings.HasPrefix(ce.Message, "Invalid function") {
 		m.Message, err = SigningMessage(ctx, c, opts)
 		return m, err
 	}

@@ -263,10 +263,10 @@ func dropClass(env devstack.Env, class string) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	if err := c.PurgeClass(ctx, class); err != nil {
+	if err := c.Schemas.Purge(ctx, class); err != nil {
 		return fmt.Errorf("emptying %s: %w", class, err)
 	}
-	if err := c.DeleteSchema(ctx, class); err != nil {
+	if err := c.Schemas.Delete(ctx, class); err != nil {
 		return fmt.Errorf("dropping %s: %w", class, err)
 	}
 	return nil

@@ -62,8 +62,10 @@ type Config struct {
 	// BatchConcurrency is how many /batch calls run at once (0 = 4).
 	BatchConcurrency int
 	// DefaultACL, when set, is given to every new object saved without an ACL of its own (a copy each time).
-	DefaultACL *ACL
-	// Storage keeps the current user and the installation id. Nil: in memory for this process.
+	DefaultACL *parse.
+		// Storage keeps the current user and the installation id. Nil: in memory for this process.
+		ACL
+
 	Storage Storage
 	// HTTPClient is the HTTP client to use (nil: a shared keep-alive client). Deadlines come from contexts.
 	HTTPClient *http.Client
@@ -226,19 +228,19 @@ type (
 )
 
 // NewObject returns an empty, unsaved object of a class.
-func NewObject(className string) *Object { return parse.NewObject(className) }
+func NewObject(className string) *parse.Object { return parse.NewObject(className) }
 
 // NewObjectWithID returns a reference to an existing object; Fetch fills it.
-func NewObjectWithID(className, id string) *Object { return parse.NewObjectWithID(className, id) }
+func NewObjectWithID(className, id string) *parse.Object { return parse.NewObjectWithID(className, id) }
 
 // NewACL returns an empty ACL (no access but the master key's).
-func NewACL() *ACL { return parse.NewACL() }
+func NewACL() *parse.ACL { return parse.NewACL() }
 
 // NewUserACL returns an ACL granting read and write to one user only.
-func NewUserACL(userID string) *ACL { return parse.NewUserACL(userID) }
+func NewUserACL(userID string) *parse.ACL { return parse.NewUserACL(userID) }
 
 // NewGeoPoint checks and returns a GeoPoint.
-func NewGeoPoint(lat, lng float64) (GeoPoint, error) { return parse.NewGeoPoint(lat, lng) }
+func NewGeoPoint(lat, lng float64) (parse.GeoPoint, error) { return parse.NewGeoPoint(lat, lng) }
 
 // Field operations, for Object.Set.
 var (
@@ -253,22 +255,22 @@ var (
 
 // Errors matched with errors.Is by their Parse code.
 var (
-	ErrObjectNotFound      = &Error{Code: rest.CodeObjectNotFound}
-	ErrInvalidQuery        = &Error{Code: rest.CodeInvalidQuery}
-	ErrInvalidClassName    = &Error{Code: rest.CodeInvalidClassName}
-	ErrInvalidKeyName      = &Error{Code: rest.CodeInvalidKeyName}
-	ErrInvalidJSON         = &Error{Code: rest.CodeInvalidJSON}
-	ErrIncorrectType       = &Error{Code: rest.CodeIncorrectType}
-	ErrOperationForbidden  = &Error{Code: rest.CodeOperationForbidden}
-	ErrScriptFailed        = &Error{Code: rest.CodeScriptFailed}
-	ErrDuplicateRequest    = &Error{Code: rest.CodeDuplicateRequest}
-	ErrDuplicateValue      = &Error{Code: rest.CodeDuplicateValue}
-	ErrUsernameTaken       = &Error{Code: rest.CodeUsernameTaken}
-	ErrEmailTaken          = &Error{Code: rest.CodeEmailTaken}
-	ErrInvalidSessionToken = &Error{Code: rest.CodeInvalidSessionToken}
-	ErrUnsupportedService  = &Error{Code: rest.CodeUnsupportedService}
-	ErrConnectionFailed    = &Error{Code: rest.CodeConnectionFailed}
-	ErrInternalServer      = &Error{Code: rest.CodeInternalServerError}
+	ErrObjectNotFound      = &parse.Error{Code: rest.CodeObjectNotFound}
+	ErrInvalidQuery        = &parse.Error{Code: rest.CodeInvalidQuery}
+	ErrInvalidClassName    = &parse.Error{Code: rest.CodeInvalidClassName}
+	ErrInvalidKeyName      = &parse.Error{Code: rest.CodeInvalidKeyName}
+	ErrInvalidJSON         = &parse.Error{Code: rest.CodeInvalidJSON}
+	ErrIncorrectType       = &parse.Error{Code: rest.CodeIncorrectType}
+	ErrOperationForbidden  = &parse.Error{Code: rest.CodeOperationForbidden}
+	ErrScriptFailed        = &parse.Error{Code: rest.CodeScriptFailed}
+	ErrDuplicateRequest    = &parse.Error{Code: rest.CodeDuplicateRequest}
+	ErrDuplicateValue      = &parse.Error{Code: rest.CodeDuplicateValue}
+	ErrUsernameTaken       = &parse.Error{Code: rest.CodeUsernameTaken}
+	ErrEmailTaken          = &parse.Error{Code: rest.CodeEmailTaken}
+	ErrInvalidSessionToken = &parse.Error{Code: rest.CodeInvalidSessionToken}
+	ErrUnsupportedService  = &parse.Error{Code: rest.CodeUnsupportedService}
+	ErrConnectionFailed    = &parse.Error{Code: rest.CodeConnectionFailed}
+	ErrInternalServer      = &parse.Error{Code: rest.CodeInternalServerError}
 )
 
 // ErrWriteInDoubt is matched (errors.Is) by the error of every write whose outcome is unknown: an attempt may

@@ -75,7 +75,7 @@ func (c *Client) ServerTime(ctx context.Context) (time.Time, error) {
 	var r struct {
 		DateTime string `json:"dateTime"`
 	}
-	if err := c.CallFunction(ctx, "getServerTime", nil, &r); err != nil {
+	if err := c.Cloud.Call(ctx, "getServerTime", nil, &r); err != nil {
 		return time.Time{}, err
 	}
 	t, err := parse.ParseDate(r.DateTime)
@@ -122,38 +122,38 @@ func (p ChainParams) encode(withOrder bool, extra ...string) map[string]any {
 
 // GetAllERC20 calls the getAllERC20 cloud function (chain, address) and decodes its result into out.
 func (c *Client) GetAllERC20(ctx context.Context, p ChainParams, out any) error {
-	return c.CallFunction(ctx, "getAllERC20", p.encode(false), out)
+	return c.Cloud.Call(ctx, "getAllERC20", p.encode(false), out)
 }
 
 // GetERC20 calls getERC20 (chain, address, symbol, tokenAddress).
 func (c *Client) GetERC20(ctx context.Context, p ChainParams, out any) error {
-	return c.CallFunction(ctx, "getERC20", p.encode(false, "symbol", "tokenAddress"), out)
+	return c.Cloud.Call(ctx, "getERC20", p.encode(false, "symbol", "tokenAddress"), out)
 }
 
 // GetNFTsOld calls getNFTs_old (chain, address).
 func (c *Client) GetNFTsOld(ctx context.Context, p ChainParams, out any) error {
-	return c.CallFunction(ctx, "getNFTs_old", p.encode(false), out)
+	return c.Cloud.Call(ctx, "getNFTs_old", p.encode(false), out)
 }
 
 // GetNFTsCountOld calls getNFTsCount_old (chain, address).
 func (c *Client) GetNFTsCountOld(ctx context.Context, p ChainParams, out any) error {
-	return c.CallFunction(ctx, "getNFTsCount_old", p.encode(false), out)
+	return c.Cloud.Call(ctx, "getNFTsCount_old", p.encode(false), out)
 }
 
 // GetTransactions calls getTransactions (chain, address, order).
 func (c *Client) GetTransactions(ctx context.Context, p ChainParams, out any) error {
-	return c.CallFunction(ctx, "getTransactions", p.encode(true), out)
+	return c.Cloud.Call(ctx, "getTransactions", p.encode(true), out)
 }
 
 // GetTransactionsCount calls getTransactionsCount (chain, address).
 func (c *Client) GetTransactionsCount(ctx context.Context, p ChainParams, out any) error {
-	return c.CallFunction(ctx, "getTransactionsCount", p.encode(false), out)
+	return c.Cloud.Call(ctx, "getTransactionsCount", p.encode(false), out)
 }
 
 // GetPluginSpecs calls getPluginSpecs and returns the plugin specifications as decoded JSON.
 func (c *Client) GetPluginSpecs(ctx context.Context) ([]any, error) {
 	var out []any
-	if err := c.CallFunction(ctx, "getPluginSpecs", nil, &out); err != nil {
+	if err := c.Cloud.Call(ctx, "getPluginSpecs", nil, &out); err != nil {
 		return nil, err
 	}
 	return out, nil

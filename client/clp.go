@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/c13f5054/moralis-go/parse"
 	"slices"
 	"sort"
 	"strings"
@@ -348,7 +349,7 @@ func CLPFromWire(m map[string]any) (*CLP, error) {
 // ApplyDefaultACL gives every new object (no id yet) that has no ACL its own copy of acl, and returns how many
 // objects it changed. Call it before Save or SaveAll to give new objects a default ACL; objects with an ACL, or
 // already saved, are left alone. A nil acl changes nothing.
-func ApplyDefaultACL(acl *ACL, objs ...Saver) int {
+func ApplyDefaultACL(acl *parse.ACL, objs ...Saver) int {
 	if acl == nil {
 		return 0
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/c13f5054/moralis-go/parse"
 	"net/http"
 	"slices"
 	"testing"
@@ -105,12 +106,12 @@ func TestCLPFromServerAnswer(t *testing.T) {
 func TestACLWireThroughSave(t *testing.T) {
 	srv := newIDServer(t, func(idReq) (int, string) { return 201, `{"objectId":"O1","createdAt":"2026-11-21T22:00:00.000Z"}` })
 	c := srv.client(t, false)
-	o := NewObject("Doc")
-	acl := NewACL()
+	o := parse.NewObject("Doc")
+	acl := parse.NewACL()
 	acl.SetPublicReadAccess(true)
 	acl.SetRoleWriteAccess("Admins", true)
 	o.SetACL(acl)
-	if err := c.Save(t.Context(), o); err != nil {
+	if err := c.Objects.Save(t.Context(), o); err != nil {
 		t.Fatal(err)
 	}
 	r := srv.only(t)
@@ -118,7 +119,7 @@ func TestACLWireThroughSave(t *testing.T) {
 	jsonEq(t, r.Body["ACL"], `{"*":{"read":true},"role:Admins":{"write":true}}`)
 
 	// And is read back from a server answer.
-	o2 := NewObject("Doc")
+	o2 := parse.NewObject("Doc")
 	if err := o2.UnmarshalJSON([]byte(`{"objectId":"O1","ACL":{"*":{"read":true},"role:Admins":{"write":true},"u1":{"read":true,"write":true}}}`)); err != nil {
 		t.Fatal(err)
 	}
@@ -130,13 +131,13 @@ func TestACLWireThroughSave(t *testing.T) {
 }
 
 func TestApplyDefaultACL(t *testing.T) {
-	def := NewACL()
+	def := parse.NewACL()
 	def.SetPublicReadAccess(true)
-	own := NewUserACL("u1")
-	fresh := NewObject("A")
-	withACL := NewObject("A")
+	own := parse.NewUserACL("u1")
+	fresh := parse.NewObject("A")
+	withACL := parse.NewObject("A")
 	withACL.SetACL(own)
-	saved := NewObjectWithID("A", "X")
+	saved := parse.NewObjectWithID("A", "X")
 	u := NewUser()
 	var nilRole *Role
 	if n := ApplyDefaultACL(def, fresh, withACL, saved, u, nilRole, nil); n != 2 {
@@ -149,21 +150,21 @@ func TestApplyDefaultACL(t *testing.T) {
 	if def.PublicWriteAccess() || u.ACL().PublicWriteAccess() {
 		t.Fatal("objects share the default ACL")
 	}
-	if ApplyDefaultACL(nil, NewObject("A")) != 0 {
+	if ApplyDefaultACL(nil, parse.NewObject("A")) != 0 {
 		t.Fatal("nil ACL applied")
 	}
 }
 
 // ExampleApplyDefaultACL shows an ACL's wire form, given to new objects by ApplyDefaultACL.
 func ExampleApplyDefaultACL() {
-	acl := NewACL()
+	acl := parse.NewACL()
 	acl.SetPublicReadAccess(true)
 	acl.SetRoleWriteAccess("Admins", true)
 	b, _ := json.Marshal(acl)
 	fmt.Println(string(b))
 
-	post, draft := NewObject("Post"), NewObject("Post")
-	draft.SetACL(NewUserACL("authorId"))
+	post, draft := parse.NewObject("Post"), parse.NewObject("Post")
+	draft.SetACL(parse.NewUserACL("authorId"))
 	fmt.Println(ApplyDefaultACL(acl, post, draft))
 	body, _ := post.SaveBody()
 	b, _ = json.Marshal(body)

@@ -7,11 +7,12 @@ import (
 	"time"
 
 	"github.com/c13f5054/moralis-go/client"
+	"github.com/c13f5054/moralis-go/parse"
 )
 
 // The wire body of a save holds only the changed fields, with Parse types and field operations encoded.
 func ExampleObject_SaveBody() {
-	o := client.NewObject("GameScore")
+	o := parse.NewObject("GameScore")
 	o.Set("player", "Ann")
 	o.Set("at", time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
 	o.Increment("score", 5)
@@ -28,7 +29,7 @@ func ExampleObject_SaveBody() {
 
 // An ACL in its wire form.
 func ExampleNewACL() {
-	acl := client.NewACL()
+	acl := parse.NewACL()
 	acl.SetPublicReadAccess(true)
 	acl.SetRoleWriteAccess("Admins", true)
 	b, _ := json.Marshal(acl)
@@ -38,9 +39,9 @@ func ExampleNewACL() {
 
 // GeoPoints are checked when made.
 func ExampleNewGeoPoint() {
-	_, err := client.NewGeoPoint(91, 0)
+	_, err := parse.NewGeoPoint(91, 0)
 	fmt.Println(err)
-	p, _ := client.NewGeoPoint(40.7, -74)
+	p, _ := parse.NewGeoPoint(40.7, -74)
 	fmt.Printf("%.1f %.1f\n", p.Latitude, p.Longitude)
 	// Output:
 	// GeoPoint latitude out of bounds: must be between -90.0 and 90.0
@@ -56,8 +57,8 @@ func ExampleNew() {
 
 // Backend errors match by their Parse code.
 func ExampleError() {
-	var err error = &client.Error{Code: 101, Message: "Object not found.", Op: "GET classes/GameScore/x"}
-	fmt.Println(errors.Is(err, client.ErrObjectNotFound))
+	var err error = &parse.Error{Code: 101, Message: "Object not found.", Op: "GET classes/GameScore/x"}
+	fmt.Println(errors.Is(err, parse.ErrObjectNotFound))
 	fmt.Println(err)
 	// Output:
 	// true

@@ -15,6 +15,7 @@ import (
 	"github.com/c13f5054/moralis-go/client"
 	"github.com/c13f5054/moralis-go/internal/devstack"
 	"github.com/c13f5054/moralis-go/internal/faultproxy"
+	"github.com/c13f5054/moralis-go/parse"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -85,7 +86,7 @@ func (tl *tally) add(err error) {
 	switch {
 	case err == nil:
 		tl.ok.Add(1)
-	case errors.Is(err, client.ErrWriteInDoubt):
+	case errors.Is(err, parse.ErrWriteInDoubt):
 		tl.doubt.Add(1)
 	default:
 		tl.mu.Lock()
@@ -110,9 +111,9 @@ func TestFaultsDefault1000Creates(t *testing.T) {
 		go func(i int) {
 			defer wg.Done()
 			defer func() { <-sem }()
-			o := client.NewObject(cls)
+			o := parse.NewObject(cls)
 			o.Set("n", i)
-			err := c.Save(ctx, o)
+			err := c.Objects.Save(ctx, o)
 			tl.add(err)
 			done[i] = err == nil
 			if err == nil && len(o.ID()) != 10 {
@@ -142,12 +143,12 @@ func TestFaultsDefaultSaveAll2000(t *testing.T) {
 	c, direct, p := defaultFaultClient(t, 0.30, 13, nil)
 	cls := fmt.Sprintf("FaultSaveAll%d", rand.Uint32())
 	const n = 2000
-	objs := make([]*client.Object, n)
+	objs := make([]*parse.Object, n)
 	for i := range objs {
-		objs[i] = client.NewObject(cls)
+		objs[i] = parse.NewObject(cls)
 		objs[i].Set("n", i)
 	}
-	err := c.SaveAll(context.Background(), objs)
+	err := c.Objects.SaveAll(context.Background(), objs)
 	errs := make([]error, n)
 	var be *client.BatchError
 	if err != nil {
@@ -177,21 +178,21 @@ func TestFaultsDefault200Increments(t *testing.T) {
 	c, direct, p := defaultFaultClient(t, 0.30, 5, nil)
 	cls := fmt.Sprintf("FaultCounter%d", rand.Uint32())
 	ctx := context.Background()
-	seed := client.NewObject(cls)
+	seed := parse.NewObject(cls)
 	seed.Set("count", 0)
-	require.NoError(t, direct.Save(ctx, seed))
-	o := client.NewObjectWithID(cls, seed.ID())
+	require.NoError(t, direct.Objects.Save(ctx, seed))
+	o := parse.NewObjectWithID(cls, seed.ID())
 	var tl tally
 	for i := 0; i < 200; i++ {
 		require.NoError(t, o.Increment("count", 1))
-		err := c.Save(ctx, o)
+		err := c.Objects.Save(ctx, o)
 		tl.add(err)
 		if err != nil {
 			assert.Empty(t, o.DirtyKeys(), "an in-doubt increment is not pending any more")
 		}
 	}
 	require.Empty(t, tl.failures)
-	got, err := direct.Get(ctx, cls, seed.ID())
+	got, err := direct.Objects.Get(ctx, cls, seed.ID())
 	require.NoError(t, err)
 	count := int64(got.Int("count"))
 	assert.GreaterOrEqual(t, count, tl.ok.Load(), "an increment reported done was lost")
@@ -207,7 +208,7 @@ func TestFaultsDefault100FunctionCalls(t *testing.T) {
 	done := map[string]bool{}
 	for i := 0; i < 100; i++ {
 		key := fmt.Sprintf("k%d", i)
-		err := c.CallFunction(context.Background(), "recordCall", map[string]any{"className": cls, "key": key}, nil)
+		err := c.Cloud.Call(context.Background(), "recordCall", map[string]any{"className": cls, "key": key}, nil)
 		tl.add(err)
 		done[key] = err == nil
 	}
@@ -241,9 +242,9 @@ func TestFaultsOptionsOffNeverDouble(t *testing.T) {
 	cls := fmt.Sprintf("FaultNoIdem%d", rand.Uint32())
 	var tl tally
 	for i := 0; i < 300; i++ {
-		o := client.NewObject(cls)
+		o := parse.NewObject(cls)
 		o.Set("n", i)
-		tl.add(c.Save(context.Background(), o))
+		tl.add(c.Objects.Save(context.Background(), o))
 	}
 	require.Empty(t, tl.failures)
 	rows := countRows(t, direct, cls)
@@ -257,12 +258,12 @@ func TestFaultsOptionsOffNeverDouble(t *testing.T) {
 func TestFaultsSaveAllReportsPerItem(t *testing.T) {
 	c, direct, _ := defaultFaultClient(t, 0.5, 3, func(cfg *client.Config) { cfg.MaxAttempts = 1; cfg.BatchSize = 10 })
 	cls := fmt.Sprintf("FaultBatch%d", rand.Uint32())
-	objs := make([]*client.Object, 200)
+	objs := make([]*parse.Object, 200)
 	for i := range objs {
-		objs[i] = client.NewObject(cls)
+		objs[i] = parse.NewObject(cls)
 		objs[i].Set("n", i)
 	}
-	err := c.SaveAll(context.Background(), objs)
+	err := c.Objects.SaveAll(context.Background(), objs)
 	var be *client.BatchError
 	require.ErrorAs(t, err, &be)
 	require.Len(t, be.Errors, 200)
@@ -273,7 +274,7 @@ func TestFaultsSaveAllReportsPerItem(t *testing.T) {
 			assert.Empty(t, objs[i].ID(), "a create not reported saved has no id")
 			assert.Equal(t, []string{"n"}, objs[i].DirtyKeys(), "it keeps its changes")
 		} else {
-			_, err := direct.Get(context.Background(), cls, objs[i].ID())
+			_, err := direct.Objects.Get(context.Background(), cls, objs[i].ID())
 			require.NoError(t, err, "every item reported saved is on the server")
 		}
 	}
@@ -288,7 +289,7 @@ func TestFaultsRetriesHonourDeadline(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	err := c.Save(ctx, client.NewObject("Whatever"))
+	err := c.Objects.Save(ctx, parse.NewObject("Whatever"))
 	require.Error(t, err)
 	assert.Less(t, time.Since(start), 2*time.Second)
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/c13f5054/moralis-go/internal/rest"
+	"github.com/c13f5054/moralis-go/parse"
 )
 
 // Errors of the file calls (the original client's texts). They are returned before any request.
@@ -49,7 +50,7 @@ func DetectContentType(name string, data []byte) string {
 // the view's session token or master key). contentType "" is detected with DetectContentType. The server makes
 // the name unique (it prefixes a random part), so use the returned File's Name and URL, never the one passed
 // in; Hash and IPFS are kept when the server sends them. Set the File on an object field to attach it.
-func (c *Client) UploadFile(ctx context.Context, name string, data []byte, contentType string) (*File, error) {
+func (c *Client) UploadFile(ctx context.Context, name string, data []byte, contentType string) (*parse.File, error) {
 	if ctx == nil {
 		return nil, errors.New("moralis: nil context")
 	}
@@ -73,9 +74,9 @@ func (c *Client) UploadFile(ctx context.Context, name string, data []byte, conte
 	if err != nil {
 		return nil, err
 	}
-	var f File
+	var f parse.File
 	if err := json.Unmarshal(res.Body, &f); err != nil || f.Name == "" || f.URL == "" {
-		return nil, &Error{Code: rest.CodeInvalidJSON, Status: res.Status, Op: "POST files/" + name,
+		return nil, &parse.Error{Code: rest.CodeInvalidJSON, Status: res.Status, Op: "POST files/" + name,
 			Message: "the upload answered no file name and url"}
 	}
 	return &f, nil
@@ -83,7 +84,7 @@ func (c *Client) UploadFile(ctx context.Context, name string, data []byte, conte
 
 // UploadFileFromReader is UploadFile for data read from r (read to its end into memory before sending, so that a
 // retried upload resends the same bytes; the server's default upload limit is 20 MB).
-func (c *Client) UploadFileFromReader(ctx context.Context, name string, r io.Reader, contentType string) (*File, error) {
+func (c *Client) UploadFileFromReader(ctx context.Context, name string, r io.Reader, contentType string) (*parse.File, error) {
 	if name == "" {
 		return nil, ErrFileNoName
 	}
@@ -94,11 +95,11 @@ func (c *Client) UploadFileFromReader(ctx context.Context, name string, r io.Rea
 	if err != nil {
 		return nil, fmt.Errorf("moralis: reading file %s: %w", name, err)
 	}
-	return c.UploadFile(ctx, name, data, contentType)
+	return c.Files.Upload(ctx, name, data, contentType)
 }
 
 // UploadFileFromPath uploads the file at path, named by its base name.
-func (c *Client) UploadFileFromPath(ctx context.Context, path, contentType string) (*File, error) {
+func (c *Client) UploadFileFromPath(ctx context.Context, path, contentType string) (*parse.File, error) {
 	if path == "" {
 		return nil, ErrFileNoName
 	}
@@ -106,12 +107,12 @@ func (c *Client) UploadFileFromPath(ctx context.Context, path, contentType strin
 	if err != nil {
 		return nil, fmt.Errorf("moralis: %w", err)
 	}
-	return c.UploadFile(ctx, filepath.Base(path), data, contentType)
+	return c.Files.Upload(ctx, filepath.Base(path), data, contentType)
 }
 
 // FileData downloads a stored file's contents (GET its URL through the SDK's HTTP layer, with its retries; no keys
 // are sent). A File without a URL gives "Cannot retrieve data for unsaved file" before any request.
-func (c *Client) FileData(ctx context.Context, f *File) ([]byte, error) {
+func (c *Client) FileData(ctx context.Context, f *parse.File) ([]byte, error) {
 	if f == nil || f.URL == "" {
 		return nil, ErrFileNotSaved
 	}
@@ -128,7 +129,7 @@ func (c *Client) FileData(ctx context.Context, f *File) ([]byte, error) {
 // DeleteFile deletes a stored file (a real HTTP DELETE files/{name} with the master key, which must be
 // configured: else ErrMasterKeyRequired before any request). A File without a name gives "Cannot delete an
 // unnamed file". Objects that still reference the file keep a dangling File value.
-func (c *Client) DeleteFile(ctx context.Context, f *File) error {
+func (c *Client) DeleteFile(ctx context.Context, f *parse.File) error {
 	if f == nil || f.Name == "" {
 		return ErrFileUnnamed
 	}

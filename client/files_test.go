@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"errors"
+	"github.com/c13f5054/moralis-go/parse"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -32,7 +33,7 @@ func fileServer(t *testing.T) *idServer {
 func TestUploadFileWire(t *testing.T) {
 	srv := fileServer(t)
 	c := srv.client(t, false).WithSessionToken("r:up")
-	f, err := c.UploadFile(t.Context(), "hello.txt", []byte("hello, world"), "")
+	f, err := c.Files.Upload(t.Context(), "hello.txt", []byte("hello, world"), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +69,7 @@ func TestUploadContentTypes(t *testing.T) {
 		{"a.png", "application/x-custom", []byte("x"), "application/x-custom"},
 	}
 	for _, tc := range cases {
-		if _, err := c.UploadFile(t.Context(), tc.name, tc.data, tc.given); err != nil {
+		if _, err := c.Files.Upload(t.Context(), tc.name, tc.data, tc.given); err != nil {
 			t.Fatal(err)
 		}
 		reqs := srv.requests()
@@ -82,7 +83,7 @@ func TestUploadContentTypes(t *testing.T) {
 func TestUploadFromReaderAndPath(t *testing.T) {
 	srv := fileServer(t)
 	c := srv.client(t, true).WithMasterKey()
-	f, err := c.UploadFileFromReader(t.Context(), "r.txt", strings.NewReader("from a reader"), "")
+	f, err := c.Files.UploadReader(t.Context(), "r.txt", strings.NewReader("from a reader"), "")
 	if err != nil || f.Name != "abc_r.txt" {
 		t.Fatalf("reader: %+v %v", f, err)
 	}
@@ -90,7 +91,7 @@ func TestUploadFromReaderAndPath(t *testing.T) {
 	if err := os.WriteFile(path, []byte("a,b\n1,2\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	f, err = c.UploadFileFromPath(t.Context(), path, "")
+	f, err = c.Files.UploadPath(t.Context(), path, "")
 	if err != nil || f.Name != "abc_p.csv" {
 		t.Fatalf("path: %+v %v", f, err)
 	}
@@ -105,22 +106,22 @@ func TestUploadFromReaderAndPath(t *testing.T) {
 		t.Fatalf("csv content type: %q", reqs[1].Header.Get("Content-Type"))
 	}
 	// Failures before any request.
-	if _, err := c.UploadFileFromPath(t.Context(), filepath.Join(t.TempDir(), "missing"), ""); !errors.Is(err, os.ErrNotExist) {
+	if _, err := c.Files.UploadPath(t.Context(), filepath.Join(t.TempDir(), "missing"), ""); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("missing path: %v", err)
 	}
-	if _, err := c.UploadFileFromReader(t.Context(), "x", iotest.ErrReader(errors.New("boom")), ""); err == nil || !strings.Contains(err.Error(), "boom") {
+	if _, err := c.Files.UploadReader(t.Context(), "x", iotest.ErrReader(errors.New("boom")), ""); err == nil || !strings.Contains(err.Error(), "boom") {
 		t.Fatalf("failing reader: %v", err)
 	}
-	if _, err := c.UploadFileFromReader(t.Context(), "x", nil, ""); err == nil {
+	if _, err := c.Files.UploadReader(t.Context(), "x", nil, ""); err == nil {
 		t.Fatal("nil reader accepted")
 	}
 	for _, f := range []func() error{
-		func() error { _, err := c.UploadFile(t.Context(), "", []byte("x"), ""); return err },
+		func() error { _, err := c.Files.Upload(t.Context(), "", []byte("x"), ""); return err },
 		func() error {
-			_, err := c.UploadFileFromReader(t.Context(), "", strings.NewReader("x"), "")
+			_, err := c.Files.UploadReader(t.Context(), "", strings.NewReader("x"), "")
 			return err
 		},
-		func() error { _, err := c.UploadFileFromPath(t.Context(), "", ""); return err },
+		func() error { _, err := c.Files.UploadPath(t.Context(), "", ""); return err },
 	} {
 		if err := f(); !errors.Is(err, ErrFileNoName) {
 			t.Fatalf("empty name: %v", err)
@@ -133,13 +134,13 @@ func TestUploadFromReaderAndPath(t *testing.T) {
 
 func TestUploadErrorAnswer(t *testing.T) {
 	srv := newIDServer(t, func(idReq) (int, string) { return 400, `{"code":122,"error":"Filename contains invalid characters."}` })
-	_, err := srv.client(t, false).UploadFile(t.Context(), "bad name", []byte("x"), "")
-	var perr *Error
+	_, err := srv.client(t, false).Files.Upload(t.Context(), "bad name", []byte("x"), "")
+	var perr *parse.Error
 	if !errors.As(err, &perr) || perr.Code != 122 {
 		t.Fatalf("err = %v", err)
 	}
 	srv2 := newIDServer(t, func(idReq) (int, string) { return 201, `{"nothing":1}` })
-	if _, err := srv2.client(t, false).UploadFile(t.Context(), "a.txt", []byte("x"), ""); !errors.Is(err, ErrInvalidJSON) {
+	if _, err := srv2.client(t, false).Files.Upload(t.Context(), "a.txt", []byte("x"), ""); !errors.Is(err, parse.ErrInvalidJSON) {
 		t.Fatalf("answer without name/url: %v", err)
 	}
 }
@@ -147,16 +148,16 @@ func TestUploadErrorAnswer(t *testing.T) {
 func TestFileDataWire(t *testing.T) {
 	srv := fileServer(t)
 	c := srv.client(t, true).WithSessionToken("r:secret")
-	if _, err := c.FileData(t.Context(), &File{Name: "x"}); !errors.Is(err, ErrFileNotSaved) || err.Error() != "Cannot retrieve data for unsaved file" {
+	if _, err := c.Files.Data(t.Context(), &parse.File{Name: "x"}); !errors.Is(err, ErrFileNotSaved) || err.Error() != "Cannot retrieve data for unsaved file" {
 		t.Fatalf("unsaved: %v", err)
 	}
-	if _, err := c.FileData(t.Context(), nil); !errors.Is(err, ErrFileNotSaved) {
+	if _, err := c.Files.Data(t.Context(), nil); !errors.Is(err, ErrFileNotSaved) {
 		t.Fatalf("nil: %v", err)
 	}
 	if srv.count() != 0 {
 		t.Fatal("a request was sent for an unsaved file")
 	}
-	data, err := c.FileData(t.Context(), &File{Name: "abc_hello.txt", URL: srv.URL + "/parse/files/app1/abc_hello.txt"})
+	data, err := c.Files.Data(t.Context(), &parse.File{Name: "abc_hello.txt", URL: srv.URL + "/parse/files/app1/abc_hello.txt"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,12 +173,12 @@ func TestFileDataWire(t *testing.T) {
 			t.Fatalf("the download sent %s", k)
 		}
 	}
-	_, err = c.FileData(t.Context(), &File{Name: "gone", URL: srv.URL + "/parse/files/app1/gone"})
-	var perr *Error
+	_, err = c.Files.Data(t.Context(), &parse.File{Name: "gone", URL: srv.URL + "/parse/files/app1/gone"})
+	var perr *parse.Error
 	if !errors.As(err, &perr) || perr.Status != 404 {
 		t.Fatalf("404: %v", err)
 	}
-	if _, err := c.FileData(t.Context(), &File{Name: "x", URL: "ftp://host/x"}); err == nil {
+	if _, err := c.Files.Data(t.Context(), &parse.File{Name: "x", URL: "ftp://host/x"}); err == nil {
 		t.Fatal("ftp URL accepted")
 	}
 }
@@ -185,15 +186,15 @@ func TestFileDataWire(t *testing.T) {
 func TestDeleteFileWire(t *testing.T) {
 	srv := fileServer(t)
 	c := srv.client(t, true)
-	for _, f := range []*File{nil, {URL: "http://x/y"}} {
-		if err := c.DeleteFile(t.Context(), f); !errors.Is(err, ErrFileUnnamed) || err.Error() != "Cannot delete an unnamed file" {
+	for _, f := range []*parse.File{nil, {URL: "http://x/y"}} {
+		if err := c.Files.Delete(t.Context(), f); !errors.Is(err, ErrFileUnnamed) || err.Error() != "Cannot delete an unnamed file" {
 			t.Fatalf("unnamed: %v", err)
 		}
 	}
 	if srv.count() != 0 {
 		t.Fatal("a request was sent for an unnamed file")
 	}
-	if err := c.WithSessionToken("r:x").DeleteFile(t.Context(), &File{Name: "abc_hello.txt"}); err != nil {
+	if err := c.WithSessionToken("r:x").Files.Delete(t.Context(), &parse.File{Name: "abc_hello.txt"}); err != nil {
 		t.Fatal(err)
 	}
 	r := srv.only(t)
@@ -207,9 +208,9 @@ func TestDeleteFileWire(t *testing.T) {
 
 func TestFileFieldEncoding(t *testing.T) {
 	srv := newIDServer(t, func(idReq) (int, string) { return 201, `{"objectId":"D1","createdAt":"2026-11-21T22:00:00.000Z"}` })
-	o := NewObject("Doc")
-	o.Set("pdf", File{Name: "abc_a.pdf", URL: "http://files.example/abc_a.pdf"})
-	if err := srv.client(t, false).Save(t.Context(), o); err != nil {
+	o := parse.NewObject("Doc")
+	o.Set("pdf", parse.File{Name: "abc_a.pdf", URL: "http://files.example/abc_a.pdf"})
+	if err := srv.client(t, false).Objects.Save(t.Context(), o); err != nil {
 		t.Fatal(err)
 	}
 	jsonEq(t, srv.only(t).Body["pdf"], `{"__type":"File","name":"abc_a.pdf","url":"http://files.example/abc_a.pdf"}`)
@@ -230,7 +231,7 @@ func TestFileDataRetriesThroughHTTPLayer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := c.FileData(t.Context(), &File{Name: "f", URL: srv.URL + "/parse/files/app1/f"})
+	data, err := c.Files.Data(t.Context(), &parse.File{Name: "f", URL: srv.URL + "/parse/files/app1/f"})
 	if err != nil || string(data) != "payload" {
 		t.Fatalf("data %q err %v", data, err)
 	}

@@ -22,6 +22,7 @@ import (
 
 	"github.com/c13f5054/moralis-go/client"
 	"github.com/c13f5054/moralis-go/internal/devstack"
+	"github.com/c13f5054/moralis-go/parse"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -53,7 +54,7 @@ func identSignUp(t *testing.T, c *client.Client, prefix string) (*client.User, s
 	u.SetUsername(name)
 	u.SetPassword("pw-" + name)
 	u.SetEmail(strings.ToLower(name) + "@example.com")
-	require.NoError(t, c.SignUp(t.Context(), u))
+	require.NoError(t, c.Users.SignUp(t.Context(), u))
 	require.NotEmpty(t, u.SessionToken())
 	return u, "pw-" + name
 }
@@ -67,19 +68,19 @@ func TestIdentityUserCalls(t *testing.T) {
 	dup := client.NewUser()
 	dup.SetUsername(u.Username())
 	dup.SetPassword("other")
-	err := c.SignUp(ctx, dup)
-	require.ErrorIs(t, err, client.ErrUsernameTaken)
-	var perr *client.Error
+	err := c.Users.SignUp(ctx, dup)
+	require.ErrorIs(t, err, parse.ErrUsernameTaken)
+	var perr *parse.Error
 	require.ErrorAs(t, err, &perr)
 	assert.Equal(t, 202, perr.Code)
 	assert.Equal(t, "Account already exists for this username.", perr.Message)
 
 	// LogIn gives a new session; Me and Become see the same user.
-	lu, err := c.LogIn(ctx, u.Username(), pw)
+	lu, err := c.Users.LogIn(ctx, u.Username(), pw)
 	require.NoError(t, err)
 	assert.Equal(t, u.ID(), lu.ID())
 	require.True(t, strings.HasPrefix(lu.SessionToken(), "r:"), "revocable session token")
-	me, err := c.WithSessionToken(lu.SessionToken()).Me(ctx)
+	me, err := c.WithSessionToken(lu.SessionToken()).Users.Me(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, u.Username(), me.Username())
 	assert.Equal(t, u.Email(), me.Email())
@@ -91,19 +92,19 @@ func TestIdentityUserCalls(t *testing.T) {
 	assert.Equal(t, u.ID(), cur.ID())
 
 	// VerifyPassword checks without making a session.
-	vu, err := c.VerifyPassword(ctx, u.Username(), pw)
+	vu, err := c.Users.VerifyPassword(ctx, u.Username(), pw)
 	require.NoError(t, err)
 	assert.Equal(t, u.ID(), vu.ID())
 	assert.Empty(t, vu.SessionToken())
-	_, err = c.VerifyPassword(ctx, u.Username(), "wrong")
-	require.ErrorIs(t, err, client.ErrObjectNotFound)
+	_, err = c.Users.VerifyPassword(ctx, u.Username(), "wrong")
+	require.ErrorIs(t, err, parse.ErrObjectNotFound)
 
 	// LogInOrSignUp logs an existing user in and signs a new one up.
-	again, err := c.LogInOrSignUp(ctx, u.Username(), pw)
+	again, err := c.Users.LogInOrSignUp(ctx, u.Username(), pw)
 	require.NoError(t, err)
 	assert.Equal(t, u.ID(), again.ID())
 	newName := identName("bob")
-	fresh, err := c.LogInOrSignUp(ctx, newName, "pw-bob")
+	fresh, err := c.Users.LogInOrSignUp(ctx, newName, "pw-bob")
 	require.NoError(t, err)
 	assert.NotEqual(t, u.ID(), fresh.ID())
 	assert.Equal(t, newName, fresh.Username())
@@ -112,13 +113,13 @@ func TestIdentityUserCalls(t *testing.T) {
 	// LogOut revokes the server session.
 	tok := again.SessionToken()
 	view := c.WithSessionToken(tok)
-	_, err = view.CurrentSession(ctx)
+	_, err = view.Sessions.Current(ctx)
 	require.NoError(t, err)
-	require.NoError(t, view.LogOut(ctx))
-	_, err = view.Me(ctx)
-	require.ErrorIs(t, err, client.ErrInvalidSessionToken)
-	_, err = view.CurrentSession(ctx)
-	require.ErrorIs(t, err, client.ErrInvalidSessionToken)
+	require.NoError(t, view.Users.LogOut(ctx))
+	_, err = view.Users.Me(ctx)
+	require.ErrorIs(t, err, parse.ErrInvalidSessionToken)
+	_, err = view.Sessions.Current(ctx)
+	require.ErrorIs(t, err, parse.ErrInvalidSessionToken)
 	cur, err = c.CurrentUser()
 	require.NoError(t, err)
 	assert.Nil(t, cur)
@@ -131,38 +132,38 @@ func TestIdentitySessionsPerDevice(t *testing.T) {
 	u, pw := identSignUp(t, devA, "sess")
 	tokA1 := u.SessionToken()
 
-	s, err := devA.WithSessionToken(tokA1).CurrentSession(ctx)
+	s, err := devA.WithSessionToken(tokA1).Sessions.Current(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, instA, s.InstallationID())
 	assert.Equal(t, u.ID(), s.User().ObjectID)
 	assert.Equal(t, tokA1, s.SessionToken())
 	assert.True(t, s.ExpiresAt().After(time.Now().Add(300*24*time.Hour)), "expires in about a year: %v", s.ExpiresAt())
 
-	lb, err := devB.LogIn(ctx, u.Username(), pw)
+	lb, err := devB.Users.LogIn(ctx, u.Username(), pw)
 	require.NoError(t, err)
 	tokB := lb.SessionToken()
-	sessions, err := devB.WithSessionToken(tokB).Sessions(ctx)
+	sessions, err := devB.WithSessionToken(tokB).Sessions.List(ctx)
 	require.NoError(t, err)
 	require.Len(t, sessions, 2, "one session per device")
 	insts := []string{sessions[0].InstallationID(), sessions[1].InstallationID()}
 	assert.ElementsMatch(t, []string{instA, instB}, insts)
 
 	// A new login on device A ends device A's older session (the server does it); B's stays.
-	la, err := devA.LogIn(ctx, u.Username(), pw)
+	la, err := devA.Users.LogIn(ctx, u.Username(), pw)
 	require.NoError(t, err)
 	tokA2 := la.SessionToken()
 	require.NotEqual(t, tokA1, tokA2)
-	_, err = devA.WithSessionToken(tokA1).CurrentSession(ctx)
-	require.ErrorIs(t, err, client.ErrInvalidSessionToken, "the older session of device A was ended")
-	_, err = devB.WithSessionToken(tokB).CurrentSession(ctx)
+	_, err = devA.WithSessionToken(tokA1).Sessions.Current(ctx)
+	require.ErrorIs(t, err, parse.ErrInvalidSessionToken, "the older session of device A was ended")
+	_, err = devB.WithSessionToken(tokB).Sessions.Current(ctx)
 	require.NoError(t, err, "device B's session is untouched")
-	sessions, err = devA.WithSessionToken(tokA2).Sessions(ctx)
+	sessions, err = devA.WithSessionToken(tokA2).Sessions.List(ctx)
 	require.NoError(t, err)
 	require.Len(t, sessions, 2)
 
 	// Another user never sees these sessions.
 	other, _ := identSignUp(t, identClient(t, identName("instC"), false), "oth")
-	theirs, err := devA.WithSessionToken(other.SessionToken()).Sessions(ctx)
+	theirs, err := devA.WithSessionToken(other.SessionToken()).Sessions.List(ctx)
 	require.NoError(t, err)
 	require.Len(t, theirs, 1)
 	assert.Equal(t, other.ID(), theirs[0].User().ObjectID)
@@ -175,29 +176,29 @@ func TestIdentitySessionsPerDevice(t *testing.T) {
 		}
 	}
 	require.NotEmpty(t, idB)
-	require.NoError(t, devA.WithSessionToken(tokA2).RevokeSession(ctx, idB))
-	_, err = devB.WithSessionToken(tokB).Me(ctx)
-	require.ErrorIs(t, err, client.ErrInvalidSessionToken)
-	sessions, err = devA.WithSessionToken(tokA2).Sessions(ctx)
+	require.NoError(t, devA.WithSessionToken(tokA2).Sessions.Revoke(ctx, idB))
+	_, err = devB.WithSessionToken(tokB).Users.Me(ctx)
+	require.ErrorIs(t, err, parse.ErrInvalidSessionToken)
+	sessions, err = devA.WithSessionToken(tokA2).Sessions.List(ctx)
 	require.NoError(t, err)
 	require.Len(t, sessions, 1)
 	// The other user cannot revoke A's session.
-	err = devA.WithSessionToken(other.SessionToken()).RevokeSession(ctx, sessions[0].ID())
-	require.ErrorIs(t, err, client.ErrObjectNotFound)
-	_, err = devA.WithSessionToken(tokA2).CurrentSession(ctx)
+	err = devA.WithSessionToken(other.SessionToken()).Sessions.Revoke(ctx, sessions[0].ID())
+	require.ErrorIs(t, err, parse.ErrObjectNotFound)
+	_, err = devA.WithSessionToken(tokA2).Sessions.Current(ctx)
 	require.NoError(t, err)
 }
 
 func TestIdentityUpgradeToRevocableSessionServerError(t *testing.T) {
 	c := identClient(t, identName("inst"), false)
 	u, _ := identSignUp(t, c, "upg")
-	_, err := c.WithSessionToken(u.SessionToken()).UpgradeToRevocableSession(t.Context())
+	_, err := c.WithSessionToken(u.SessionToken()).Sessions.Upgrade(t.Context())
 	require.Error(t, err)
-	var perr *client.Error
+	var perr *parse.Error
 	require.ErrorAs(t, err, &perr)
 	assert.Equal(t, 1, perr.Code, "%v", err)
 	assert.Equal(t, http.StatusInternalServerError, perr.Status)
-	assert.ErrorIs(t, err, client.ErrInternalServer)
+	assert.ErrorIs(t, err, parse.ErrInternalServer)
 }
 
 // identWaitMail waits for a mail of kind to address in the stack's mail file and returns it.
@@ -236,9 +237,9 @@ func TestIdentityPasswordResetAndVerificationMails(t *testing.T) {
 	first := identWaitMail(t, "verifyEmail", email, 0) // sent by the sign-up itself
 	assert.Contains(t, first["link"], "verify_email?token=")
 
-	require.NoError(t, c.RequestEmailVerification(ctx, email))
+	require.NoError(t, c.Users.RequestEmailVerification(ctx, email))
 	identWaitMail(t, "verifyEmail", email, 1)
-	require.NoError(t, c.RequestPasswordReset(ctx, email))
+	require.NoError(t, c.Users.RequestPasswordReset(ctx, email))
 	reset := identWaitMail(t, "passwordReset", email, 0)
 	assert.Contains(t, reset["link"], "request_password_reset?token=")
 	assert.Contains(t, reset["text"], u.Username())
@@ -252,42 +253,42 @@ func TestIdentityACLHidesObjects(t *testing.T) {
 	c1, c2 := base.WithSessionToken(u1.SessionToken()), base.WithSessionToken(u2.SessionToken())
 	class := identName("Secret")
 
-	private := client.NewObject(class)
+	private := parse.NewObject(class)
 	private.Set("v", 1)
-	private.SetACL(client.NewUserACL(u1.ID()))
-	require.NoError(t, c1.Save(ctx, private))
-	_, err := c1.Get(ctx, class, private.ID())
+	private.SetACL(parse.NewUserACL(u1.ID()))
+	require.NoError(t, c1.Objects.Save(ctx, private))
+	_, err := c1.Objects.Get(ctx, class, private.ID())
 	require.NoError(t, err)
-	_, err = c2.Get(ctx, class, private.ID())
-	require.ErrorIs(t, err, client.ErrObjectNotFound, "no ACL read access: the object is hidden")
-	var perr *client.Error
+	_, err = c2.Objects.Get(ctx, class, private.ID())
+	require.ErrorIs(t, err, parse.ErrObjectNotFound, "no ACL read access: the object is hidden")
+	var perr *parse.Error
 	require.ErrorAs(t, err, &perr)
 	assert.Equal(t, 101, perr.Code)
-	_, err = base.Get(ctx, class, private.ID())
-	require.ErrorIs(t, err, client.ErrObjectNotFound, "anonymous neither")
+	_, err = base.Objects.Get(ctx, class, private.ID())
+	require.ErrorIs(t, err, parse.ErrObjectNotFound, "anonymous neither")
 
 	// Public read, owner write: the other user reads but cannot write.
-	acl := client.NewACL()
+	acl := parse.NewACL()
 	acl.SetPublicReadAccess(true)
 	acl.SetWriteAccess(u1.ID(), true)
-	shared := client.NewObject(class)
+	shared := parse.NewObject(class)
 	shared.SetACL(acl)
-	require.NoError(t, c1.Save(ctx, shared))
-	got, err := c2.Get(ctx, class, shared.ID())
+	require.NoError(t, c1.Objects.Save(ctx, shared))
+	got, err := c2.Objects.Get(ctx, class, shared.ID())
 	require.NoError(t, err)
 	assert.True(t, got.ACL().PublicReadAccess())
 	assert.True(t, got.ACL().WriteAccess(u1.ID()))
 	got.Set("v", 2)
-	require.ErrorIs(t, c2.Save(ctx, got), client.ErrObjectNotFound)
+	require.ErrorIs(t, c2.Objects.Save(ctx, got), parse.ErrObjectNotFound)
 	shared.Set("v", 3)
-	require.NoError(t, c1.Save(ctx, shared))
+	require.NoError(t, c1.Objects.Save(ctx, shared))
 
 	// A default ACL given with ApplyDefaultACL reaches the server.
-	d := client.NewObject(class)
-	assert.Equal(t, 1, client.ApplyDefaultACL(client.NewUserACL(u2.ID()), d))
-	require.NoError(t, c2.Save(ctx, d))
-	_, err = c1.Get(ctx, class, d.ID())
-	require.ErrorIs(t, err, client.ErrObjectNotFound)
+	d := parse.NewObject(class)
+	assert.Equal(t, 1, client.ApplyDefaultACL(parse.NewUserACL(u2.ID()), d))
+	require.NoError(t, c2.Objects.Save(ctx, d))
+	_, err = c1.Objects.Get(ctx, class, d.ID())
+	require.ErrorIs(t, err, parse.ErrObjectNotFound)
 }
 
 func TestIdentityRoleAccess(t *testing.T) {
@@ -298,84 +299,84 @@ func TestIdentityRoleAccess(t *testing.T) {
 	cm := base.WithSessionToken(member.SessionToken())
 	class := identName("RoleDoc")
 
-	roleACL := client.NewACL()
+	roleACL := parse.NewACL()
 	roleACL.SetPublicReadAccess(true)
 	readers, err := client.NewRole(identName("Readers"), roleACL)
 	require.NoError(t, err)
-	require.NoError(t, admin.SaveRole(ctx, readers))
+	require.NoError(t, admin.Roles.Save(ctx, readers))
 	require.NotEmpty(t, readers.ID())
 	editors, err := client.NewRole(identName("Editors"), roleACL)
 	require.NoError(t, err)
-	require.NoError(t, admin.SaveRole(ctx, editors))
+	require.NoError(t, admin.Roles.Save(ctx, editors))
 
 	// A role without ACL is refused before any request; a saved role cannot be renamed.
 	noACL, err := client.NewRole(identName("NoACL"), nil)
 	require.NoError(t, err)
-	require.ErrorIs(t, admin.SaveRole(ctx, noACL), client.ErrRoleACLRequired)
+	require.ErrorIs(t, admin.Roles.Save(ctx, noACL), client.ErrRoleACLRequired)
 	require.ErrorIs(t, readers.SetName("Other"), client.ErrRoleNameSaved)
 
-	docACL := client.NewACL()
+	docACL := parse.NewACL()
 	docACL.SetRoleReadAccess(readers.Name(), true)
-	doc := client.NewObject(class)
+	doc := parse.NewObject(class)
 	doc.Set("title", "for readers")
 	doc.SetACL(docACL)
-	require.NoError(t, admin.Save(ctx, doc))
+	require.NoError(t, admin.Objects.Save(ctx, doc))
 
-	_, err = cm.Get(ctx, class, doc.ID())
-	require.ErrorIs(t, err, client.ErrObjectNotFound, "not a member yet")
+	_, err = cm.Objects.Get(ctx, class, doc.ID())
+	require.ErrorIs(t, err, parse.ErrObjectNotFound, "not a member yet")
 
 	// Joining the role grants access.
 	require.NoError(t, readers.AddUsers(member))
-	require.NoError(t, admin.SaveRole(ctx, readers))
-	got, err := cm.Get(ctx, class, doc.ID())
+	require.NoError(t, admin.Roles.Save(ctx, readers))
+	got, err := cm.Objects.Get(ctx, class, doc.ID())
 	require.NoError(t, err)
 	assert.Equal(t, "for readers", got.String("title"))
-	roles, err := cm.UserRoles(ctx, member)
+	roles, err := cm.Roles.ForUser(ctx, member)
 	require.NoError(t, err)
 	require.Len(t, roles, 1)
 	assert.Equal(t, readers.Name(), roles[0].Name())
-	users, err := cm.RoleUsers(ctx, readers)
+	users, err := cm.Roles.Users(ctx, readers)
 	require.NoError(t, err)
 	require.Len(t, users, 1)
 	assert.Equal(t, member.ID(), users[0].ID())
-	byName, err := cm.RoleByName(ctx, readers.Name())
+	byName, err := cm.Roles.ByName(ctx, readers.Name())
 	require.NoError(t, err)
 	assert.Equal(t, readers.ID(), byName.ID())
 
 	// Leaving the role ends it.
 	require.NoError(t, readers.RemoveUsers(member))
-	require.NoError(t, admin.SaveRole(ctx, readers))
-	_, err = cm.Get(ctx, class, doc.ID())
-	require.ErrorIs(t, err, client.ErrObjectNotFound, "access ends when the user leaves the role")
+	require.NoError(t, admin.Roles.Save(ctx, readers))
+	_, err = cm.Objects.Get(ctx, class, doc.ID())
+	require.ErrorIs(t, err, parse.ErrObjectNotFound, "access ends when the user leaves the role")
 
 	// Nested: Editors is a child of Readers, so Editors' members get Readers' access. UserRoles lists the direct
 	// role only (the server does not expand nested roles in that query).
 	require.NoError(t, readers.AddChildRoles(editors))
-	require.NoError(t, admin.SaveRole(ctx, readers))
+	require.NoError(t, admin.Roles.Save(ctx, readers))
 	require.NoError(t, editors.AddUsers(member))
-	require.NoError(t, admin.SaveRole(ctx, editors))
-	_, err = cm.Get(ctx, class, doc.ID())
+	require.NoError(t, admin.Roles.Save(ctx, editors))
+	_, err = cm.Objects.Get(ctx, class, doc.ID())
 	require.NoError(t, err, "access through a child role")
-	roles, err = cm.UserRoles(ctx, member)
+	roles, err = cm.Roles.ForUser(ctx, member)
 	require.NoError(t, err)
 	require.Len(t, roles, 1)
 	assert.Equal(t, editors.Name(), roles[0].Name())
-	every, err := cm.AllUserRoles(ctx, member)
+	every, err := cm.Roles.AllForUser(ctx, member)
 	require.NoError(t, err)
 	require.Len(t, every, 2, "AllUserRoles follows the nesting")
 	assert.ElementsMatch(t, []string{readers.ID(), editors.ID()}, []string{every[0].ID(), every[1].ID()})
-	parents, err := cm.ParentRoles(ctx, editors)
+	parents, err := cm.Roles.Parents(ctx, editors)
 	require.NoError(t, err)
 	require.Len(t, parents, 1)
 	assert.Equal(t, readers.Name(), parents[0].Name())
-	kids, err := cm.ChildRoles(ctx, readers)
+	kids, err := cm.Roles.Children(ctx, readers)
 	require.NoError(t, err)
 	require.Len(t, kids, 1)
 	assert.Equal(t, editors.ID(), kids[0].ID())
 	require.NoError(t, readers.RemoveChildRoles(editors))
-	require.NoError(t, admin.SaveRole(ctx, readers))
-	_, err = cm.Get(ctx, class, doc.ID())
-	require.ErrorIs(t, err, client.ErrObjectNotFound, "access ends when the child role leaves")
+	require.NoError(t, admin.Roles.Save(ctx, readers))
+	_, err = cm.Objects.Get(ctx, class, doc.ID())
+	require.ErrorIs(t, err, parse.ErrObjectNotFound, "access ends when the child role leaves")
 }
 
 func TestIdentityCLPDenials(t *testing.T) {
@@ -394,14 +395,14 @@ func TestIdentityCLPDenials(t *testing.T) {
 	require.NoError(t, clp.SetUserAccess(u1.ID(), true, client.CLPCreate, client.CLPGet))
 	clp.SetProtectedFields("*", "secret")
 	s := client.NewSchema(class).AddString("title").AddString("secret").SetCLP(clp)
-	require.NoError(t, admin.CreateSchema(ctx, s))
+	require.NoError(t, admin.Schemas.Create(ctx, s))
 	t.Cleanup(func() {
 		ctx := context.WithoutCancel(ctx)
-		_ = admin.PurgeClass(ctx, class)
-		_ = admin.DeleteSchema(ctx, class)
+		_ = admin.Schemas.Purge(ctx, class)
+		_ = admin.Schemas.Delete(ctx, class)
 	})
 	// The permissions read back as written.
-	read, err := admin.Schema(ctx, class)
+	read, err := admin.Schemas.Get(ctx, class)
 	require.NoError(t, err)
 	assert.True(t, read.CLP.Find.RequiresAuthentication)
 	assert.Equal(t, []string{roleName}, read.CLP.Get.Roles)
@@ -411,32 +412,32 @@ func TestIdentityCLPDenials(t *testing.T) {
 
 	wantCode := func(err error, code int, text string) {
 		t.Helper()
-		var perr *client.Error
+		var perr *parse.Error
 		require.ErrorAs(t, err, &perr)
 		assert.Equal(t, code, perr.Code, "%v", err)
 		assert.Contains(t, perr.Message, text)
 	}
-	o := client.NewObject(class)
+	o := parse.NewObject(class)
 	o.Set("title", "t")
-	wantCode(c2.Save(ctx, o), 119, "Permission denied for action create on class "+class)
-	assert.ErrorIs(t, c2.Save(ctx, o), client.ErrOperationForbidden)
+	wantCode(c2.Objects.Save(ctx, o), 119, "Permission denied for action create on class "+class)
+	assert.ErrorIs(t, c2.Objects.Save(ctx, o), parse.ErrOperationForbidden)
 	o.Set("secret", "s")
-	require.NoError(t, c1.Save(ctx, o))
+	require.NoError(t, c1.Objects.Save(ctx, o))
 
-	_, err = c2.Get(ctx, class, o.ID())
+	_, err = c2.Objects.Get(ctx, class, o.ID())
 	wantCode(err, 119, "Permission denied for action get on class "+class)
-	got, err := c1.Get(ctx, class, o.ID())
+	got, err := c1.Objects.Get(ctx, class, o.ID())
 	require.NoError(t, err)
 	assert.Equal(t, "t", got.String("title"))
 	assert.False(t, got.Has("secret"), "protected field hidden")
 
 	got.Set("title", "changed")
-	wantCode(c1.Save(ctx, got), 119, "Permission denied for action update on class "+class)
-	wantCode(c1.Destroy(ctx, got), 119, "Permission denied for action delete on class "+class)
-	anon := client.NewObject(class)
+	wantCode(c1.Objects.Save(ctx, got), 119, "Permission denied for action update on class "+class)
+	wantCode(c1.Objects.Destroy(ctx, got), 119, "Permission denied for action delete on class "+class)
+	anon := parse.NewObject(class)
 	anon.Set("title", "x")
 	anon.Set("newField", 1)
-	wantCode(c1.Save(ctx, anon), 119, "Permission denied for action addField on class "+class)
+	wantCode(c1.Objects.Save(ctx, anon), 119, "Permission denied for action addField on class "+class)
 
 	err = base.Request(ctx, http.MethodGet, "classes/"+class, nil, nil)
 	wantCode(err, 101, "Permission denied, user needs to be authenticated.")
@@ -451,11 +452,11 @@ func TestIdentityCLPDenials(t *testing.T) {
 	// Opening the class through an update of the CLP lets u2 create.
 	open := read.CLP.Clone()
 	require.NoError(t, open.SetPublicAccess(true, client.CLPCreate))
-	require.NoError(t, admin.UpdateSchema(ctx, read.SetCLP(open)))
+	require.NoError(t, admin.Schemas.Update(ctx, read.SetCLP(open)))
 	assert.True(t, read.CLP.Create.Public)
-	o2 := client.NewObject(class)
+	o2 := parse.NewObject(class)
 	o2.Set("title", "by u2")
-	require.NoError(t, c2.Save(ctx, o2))
+	require.NoError(t, c2.Objects.Save(ctx, o2))
 }
 
 func TestIdentitySchemaLifecycle(t *testing.T) {
@@ -466,7 +467,7 @@ func TestIdentitySchemaLifecycle(t *testing.T) {
 	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
 	// Without a master key configured: refused before any request.
-	_, err := identClient(t, identName("inst"), false).Schema(ctx, class)
+	_, err := identClient(t, identName("inst"), false).Schemas.Get(ctx, class)
 	require.ErrorIs(t, err, client.ErrMasterKeyRequired)
 
 	s := client.NewSchema(class).
@@ -482,16 +483,16 @@ func TestIdentitySchemaLifecycle(t *testing.T) {
 		AddPointer("owner", "_User").
 		AddRelation("items", target).
 		AddIndex("by_score_title", client.IndexKey{Field: "score", Value: -1}, client.IndexKey{Field: "title", Value: 1})
-	require.NoError(t, admin.CreateSchema(ctx, s))
+	require.NoError(t, admin.Schemas.Create(ctx, s))
 	t.Cleanup(func() {
 		ctx := context.WithoutCancel(ctx)
-		_ = admin.PurgeClass(ctx, class)
-		_ = admin.DeleteSchema(ctx, class)
+		_ = admin.Schemas.Purge(ctx, class)
+		_ = admin.Schemas.Delete(ctx, class)
 	})
 	want := map[string]string{"title": "String", "score": "Number", "done": "Boolean", "at": "Date", "pic": "File",
 		"where": "GeoPoint", "area": "Polygon", "tags": "Array", "meta": "Object", "owner": "Pointer", "items": "Relation",
 		"objectId": "String", "createdAt": "Date", "updatedAt": "Date", "ACL": "ACL"}
-	read, err := admin.Schema(ctx, class)
+	read, err := admin.Schemas.Get(ctx, class)
 	require.NoError(t, err)
 	for name, typ := range want {
 		assert.Equal(t, typ, read.Fields[name].Type, "field %s", name)
@@ -506,61 +507,61 @@ func TestIdentitySchemaLifecycle(t *testing.T) {
 	assert.Equal(t, client.Index{{Field: "score", Value: -1}, {Field: "title", Value: 1}}, read.Indexes["by_score_title"])
 	assert.True(t, read.CLP.Get.Public, "default permissions are public")
 
-	all, err := admin.Schemas(ctx)
+	all, err := admin.Schemas.List(ctx)
 	require.NoError(t, err)
 	assert.True(t, slices.ContainsFunc(all, func(s *client.Schema) bool { return s.ClassName == class }))
 
 	// The required field and the defaults act on saves.
 	user := admin.WithMasterKey()
-	o := client.NewObject(class)
+	o := parse.NewObject(class)
 	o.Set("tags", []any{"x"})
-	err = user.Save(ctx, o)
-	var perr *client.Error
+	err = user.Objects.Save(ctx, o)
+	var perr *parse.Error
 	require.ErrorAs(t, err, &perr)
 	assert.Equal(t, 142, perr.Code, "%v", err)
 	o.Set("title", "t")
-	require.NoError(t, user.Save(ctx, o))
-	got, err := user.Get(ctx, class, o.ID())
+	require.NoError(t, user.Objects.Save(ctx, o))
+	got, err := user.Objects.Get(ctx, class, o.ID())
 	require.NoError(t, err)
 	assert.EqualValues(t, 7, got.Int("score"))
 	assert.Equal(t, at, got.Time("at"))
 	o.Set("score", "not a number")
-	require.ErrorIs(t, user.Save(ctx, o), client.ErrIncorrectType)
+	require.ErrorIs(t, user.Objects.Save(ctx, o), parse.ErrIncorrectType)
 	o.Forget("score")
 
 	// Update: add and delete fields.
 	read.AddString("extra").DeleteField("meta").DeleteIndex("by_score_title")
-	require.NoError(t, admin.UpdateSchema(ctx, read))
+	require.NoError(t, admin.Schemas.Update(ctx, read))
 	assert.Equal(t, client.FieldString, read.Fields["extra"].Type)
 	assert.NotContains(t, read.Fields, "meta")
 	assert.NotContains(t, read.Indexes, "by_score_title")
-	again, err := admin.Schema(ctx, class)
+	again, err := admin.Schemas.Get(ctx, class)
 	require.NoError(t, err)
 	assert.Contains(t, again.Fields, "extra")
 	assert.NotContains(t, again.Fields, "meta")
 
 	// Creating it twice: 103, but not "Schema not found".
-	err = admin.CreateSchema(ctx, client.NewSchema(class).AddString("x"))
-	require.ErrorIs(t, err, client.ErrInvalidClassName)
+	err = admin.Schemas.Create(ctx, client.NewSchema(class).AddString("x"))
+	require.ErrorIs(t, err, parse.ErrInvalidClassName)
 	require.NotErrorIs(t, err, client.ErrSchemaNotFound)
 
 	// Delete refuses a non-empty class (255); purge empties it.
-	err = admin.DeleteSchema(ctx, class)
+	err = admin.Schemas.Delete(ctx, class)
 	require.ErrorAs(t, err, &perr)
 	assert.Equal(t, 255, perr.Code, "%v", err)
-	require.NoError(t, admin.PurgeClass(ctx, class))
-	_, err = user.Get(ctx, class, o.ID())
-	require.ErrorIs(t, err, client.ErrObjectNotFound)
-	require.NoError(t, admin.DeleteSchema(ctx, class))
+	require.NoError(t, admin.Schemas.Purge(ctx, class))
+	_, err = user.Objects.Get(ctx, class, o.ID())
+	require.ErrorIs(t, err, parse.ErrObjectNotFound)
+	require.NoError(t, admin.Schemas.Delete(ctx, class))
 
-	_, err = admin.Schema(ctx, class)
+	_, err = admin.Schemas.Get(ctx, class)
 	require.EqualError(t, err, "Schema not found")
 	require.ErrorIs(t, err, client.ErrSchemaNotFound)
-	require.ErrorIs(t, err, client.ErrInvalidClassName)
+	require.ErrorIs(t, err, parse.ErrInvalidClassName)
 	require.ErrorAs(t, err, &perr)
 	assert.Equal(t, 103, perr.Code)
 	assert.Equal(t, "Class "+class+" does not exist.", perr.Message)
-	err = admin.UpdateSchema(ctx, client.NewSchema(class).AddString("x"))
+	err = admin.Schemas.Update(ctx, client.NewSchema(class).AddString("x"))
 	require.ErrorIs(t, err, client.ErrSchemaNotFound)
 }
 
@@ -571,57 +572,57 @@ func TestIdentityFiles(t *testing.T) {
 	c := admin.WithSessionToken(u.SessionToken())
 
 	content := []byte("hello from moralis-go " + identName("f"))
-	f, err := c.UploadFile(ctx, "hello.txt", content, "")
+	f, err := c.Files.Upload(ctx, "hello.txt", content, "")
 	require.NoError(t, err)
 	assert.True(t, strings.HasSuffix(f.Name, "hello.txt") && f.Name != "hello.txt", "the server makes the name unique: %s", f.Name)
 	assert.Contains(t, f.URL, f.Name)
-	data, err := c.FileData(ctx, f)
+	data, err := c.Files.Data(ctx, f)
 	require.NoError(t, err)
 	assert.Equal(t, content, data)
 
-	fr, err := c.UploadFileFromReader(ctx, "r.bin", bytes.NewReader([]byte{0, 1, 2, 255}), "application/octet-stream")
+	fr, err := c.Files.UploadReader(ctx, "r.bin", bytes.NewReader([]byte{0, 1, 2, 255}), "application/octet-stream")
 	require.NoError(t, err)
-	data, err = c.FileData(ctx, fr)
+	data, err = c.Files.Data(ctx, fr)
 	require.NoError(t, err)
 	assert.Equal(t, []byte{0, 1, 2, 255}, data)
 
 	path := filepath.Join(t.TempDir(), "page.html")
 	require.NoError(t, os.WriteFile(path, []byte("<html><body>hi</body></html>"), 0o600))
-	fp, err := c.UploadFileFromPath(ctx, path, "")
+	fp, err := c.Files.UploadPath(ctx, path, "")
 	require.NoError(t, err)
-	data, err = c.FileData(ctx, fp)
+	data, err = c.Files.Data(ctx, fp)
 	require.NoError(t, err)
 	assert.Equal(t, "<html><body>hi</body></html>", string(data))
 
 	// A File field round-trips through an object.
 	class := identName("WithFile")
-	o := client.NewObject(class)
+	o := parse.NewObject(class)
 	o.Set("doc", *f)
-	require.NoError(t, c.Save(ctx, o))
-	got, err := c.Get(ctx, class, o.ID())
+	require.NoError(t, c.Objects.Save(ctx, o))
+	got, err := c.Objects.Get(ctx, class, o.ID())
 	require.NoError(t, err)
-	gf, ok := got.Get("doc").(client.File)
+	gf, ok := got.Get("doc").(parse.File)
 	require.True(t, ok, "doc decodes as a File: %#v", got.Get("doc"))
 	assert.Equal(t, f.Name, gf.Name)
 	assert.Equal(t, f.URL, gf.URL)
-	data, err = c.FileData(ctx, &gf)
+	data, err = c.Files.Data(ctx, &gf)
 	require.NoError(t, err)
 	assert.Equal(t, content, data)
 
 	// Validation before any request.
-	_, err = c.FileData(ctx, &client.File{Name: "x"})
+	_, err = c.Files.Data(ctx, &parse.File{Name: "x"})
 	require.EqualError(t, err, "Cannot retrieve data for unsaved file")
-	require.EqualError(t, c.DeleteFile(ctx, &client.File{}), "Cannot delete an unnamed file")
-	require.ErrorIs(t, identClient(t, identName("inst"), false).DeleteFile(ctx, f), client.ErrMasterKeyRequired)
+	require.EqualError(t, c.Files.Delete(ctx, &parse.File{}), "Cannot delete an unnamed file")
+	require.ErrorIs(t, identClient(t, identName("inst"), false).Files.Delete(ctx, f), client.ErrMasterKeyRequired)
 
 	// Deleting with the master key: the URL then answers 404.
-	require.NoError(t, admin.DeleteFile(ctx, f))
-	_, err = c.FileData(ctx, f)
-	var perr *client.Error
+	require.NoError(t, admin.Files.Delete(ctx, f))
+	_, err = c.Files.Data(ctx, f)
+	var perr *parse.Error
 	require.ErrorAs(t, err, &perr)
 	assert.Equal(t, http.StatusNotFound, perr.Status)
-	require.NoError(t, admin.DeleteFile(ctx, fr))
-	require.NoError(t, admin.DeleteFile(ctx, fp))
+	require.NoError(t, admin.Files.Delete(ctx, fr))
+	require.NoError(t, admin.Files.Delete(ctx, fp))
 }
 
 func TestIdentityCLPPointerFields(t *testing.T) {
@@ -638,31 +639,31 @@ func TestIdentityCLPPointerFields(t *testing.T) {
 	require.NoError(t, clp.SetPointerFields(client.CLPGet, "owner"))
 	clp.ReadUserFields = []string{"owner"}
 	clp.WriteUserFields = []string{"owner"}
-	require.NoError(t, admin.CreateSchema(ctx, client.NewSchema(class).AddPointer("owner", "_User").AddString("title").SetCLP(clp)))
+	require.NoError(t, admin.Schemas.Create(ctx, client.NewSchema(class).AddPointer("owner", "_User").AddString("title").SetCLP(clp)))
 	t.Cleanup(func() {
 		ctx := context.WithoutCancel(ctx)
-		_ = admin.PurgeClass(ctx, class)
-		_ = admin.DeleteSchema(ctx, class)
+		_ = admin.Schemas.Purge(ctx, class)
+		_ = admin.Schemas.Delete(ctx, class)
 	})
-	read, err := admin.Schema(ctx, class)
+	read, err := admin.Schemas.Get(ctx, class)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"owner"}, read.CLP.Get.PointerFields)
 	assert.Equal(t, []string{"owner"}, read.CLP.ReadUserFields)
 	assert.Equal(t, []string{"owner"}, read.CLP.WriteUserFields)
 	assert.True(t, read.CLP.Create.Public)
 
-	o := client.NewObject(class)
+	o := parse.NewObject(class)
 	o.Set("owner", owner.Pointer())
 	o.Set("title", "mine")
-	require.NoError(t, cx.Save(ctx, o), "create is public")
-	got, err := co.Get(ctx, class, o.ID())
+	require.NoError(t, cx.Objects.Save(ctx, o), "create is public")
+	got, err := co.Objects.Get(ctx, class, o.ID())
 	require.NoError(t, err, "the owner reads through the pointer permission")
 	assert.Equal(t, "mine", got.String("title"))
 	got.Set("title", "still mine")
-	require.NoError(t, co.Save(ctx, got), "the owner writes through writeUserFields")
+	require.NoError(t, co.Objects.Save(ctx, got), "the owner writes through writeUserFields")
 
-	_, err = cx.Get(ctx, class, o.ID())
-	require.ErrorIs(t, err, client.ErrObjectNotFound, "another user does not see it")
+	_, err = cx.Objects.Get(ctx, class, o.ID())
+	require.ErrorIs(t, err, parse.ErrObjectNotFound, "another user does not see it")
 	var found struct {
 		Results []map[string]any `json:"results"`
 	}

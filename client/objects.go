@@ -80,7 +80,7 @@ func (c *Client) Save(ctx context.Context, s Saver) error {
 		c.userSession(&rc, sessionToken)
 		var resp map[string]any
 		if err := c.do(ctx, rc, &resp); err != nil {
-			if errors.Is(err, ErrWriteInDoubt) {
+			if errors.Is(err, parse.ErrWriteInDoubt) {
 				o.DropSent(sent)
 				return fmt.Errorf("moralis: save %s %s: %w", o.ClassName(), o.ID(), err)
 			}
@@ -102,7 +102,7 @@ func (c *Client) Save(ctx context.Context, s Saver) error {
 	c.userSession(&rc, sessionToken)
 	var resp map[string]any
 	if err := c.do(ctx, rc, &resp); err != nil {
-		if errors.Is(err, ErrWriteInDoubt) {
+		if errors.Is(err, parse.ErrWriteInDoubt) {
 			return fmt.Errorf("moralis: save new %s: %w", o.ClassName(), err)
 		}
 		return err
@@ -126,7 +126,7 @@ func (c *Client) chooseIDs(className string) bool {
 
 // proposeID returns the id a create of o is sent with: the one an earlier create in doubt was sent with, or a
 // new one, recorded on o so that a save after an in-doubt outcome sends it again.
-func proposeID(o *Object) (string, error) {
+func proposeID(o *parse.Object) (string, error) {
 	if id := o.ProposedID(); id != "" {
 		return id, nil
 	}
@@ -143,7 +143,7 @@ var errCustomIDsRefused = errors.New("the server does not allow custom object id
 
 // refusesCustomIDs reports whether err is the server's refusal of a client-chosen object id.
 func refusesCustomIDs(err error) bool {
-	var pe *Error
+	var pe *parse.Error
 	return errors.As(err, &pe) && pe.Code == rest.CodeInvalidKeyName && strings.HasPrefix(pe.Message, "objectId is an invalid field name")
 }
 
@@ -154,7 +154,7 @@ func refusesCustomIDs(err error) bool {
 // it is sent once more. If an attempt may have created it and that stays unsettled (an ACL can hide the object
 // from its creator), the result is in doubt, never a definite failure. It returns errCustomIDsRefused (after
 // remembering it for the client) when the server does not allow custom ids.
-func (c *Client) createWithID(ctx context.Context, o *Object, body map[string]any, sessionToken string) (map[string]any, string, error) {
+func (c *Client) createWithID(ctx context.Context, o *parse.Object, body map[string]any, sessionToken string) (map[string]any, string, error) {
 	className := o.ClassName()
 	// An id proposed by an earlier save whose outcome stayed unknown may already be stored.
 	resending := o.ProposedID() != ""
@@ -184,7 +184,7 @@ func (c *Client) createWithID(ctx context.Context, o *Object, body map[string]an
 			o.SetProposedID("")
 			return nil, "", errCustomIDsRefused
 		}
-		if !mayHaveCreated(err) && !(doubt && errors.Is(err, ErrDuplicateValue)) {
+		if !mayHaveCreated(err) && !(doubt && errors.Is(err, parse.ErrDuplicateValue)) {
 			if doubt {
 				return nil, "", inDoubt(fmt.Sprintf("save new %s %s", className, id), err, nil)
 			}
@@ -196,7 +196,7 @@ func (c *Client) createWithID(ctx context.Context, o *Object, body map[string]an
 		if gerr == nil {
 			return stored, id, nil
 		}
-		if !errors.Is(gerr, ErrObjectNotFound) {
+		if !errors.Is(gerr, parse.ErrObjectNotFound) {
 			return nil, "", inDoubt(fmt.Sprintf("save new %s %s", className, id), err, gerr)
 		}
 		last = err
@@ -207,10 +207,10 @@ func (c *Client) createWithID(ctx context.Context, o *Object, body map[string]an
 // mayHaveCreated reports whether a create's error leaves open that an attempt of it created the object: it is in
 // doubt, or a retry was refused as a duplicate.
 func mayHaveCreated(err error) bool {
-	if errors.Is(err, ErrWriteInDoubt) {
+	if errors.Is(err, parse.ErrWriteInDoubt) {
 		return true
 	}
-	var pe *Error
+	var pe *parse.Error
 	return errors.As(err, &pe) && pe.MaybeAppliedBefore && (pe.Code == rest.CodeDuplicateValue || pe.Code == rest.CodeDuplicateRequest)
 }
 
@@ -228,8 +228,8 @@ func (c *Client) lookup(ctx context.Context, className, id, sessionToken string)
 // inDoubt makes the in-doubt error of a write that op names, from the write's error and, when a look-up could
 // not settle it, the look-up's error.
 func inDoubt(op string, err, lookupErr error) error {
-	e := &Error{Code: rest.CodeConnectionFailed, Message: "the outcome of the write is unknown", Op: op, InDoubt: true, Err: err}
-	var pe *Error
+	e := &parse.Error{Code: rest.CodeConnectionFailed, Message: "the outcome of the write is unknown", Op: op, InDoubt: true, Err: err}
+	var pe *parse.Error
 	if errors.As(err, &pe) {
 		e.Code, e.Message, e.Status = pe.Code, pe.Message, pe.Status
 		if e.Code == rest.CodeDuplicateValue || e.Code == rest.CodeDuplicateRequest {
@@ -246,9 +246,9 @@ func inDoubt(op string, err, lookupErr error) error {
 func newObjectID() (string, error) { return randid.Alnum(rand.Read, 10) }
 
 // Get loads one object by class and id. A missing or unreadable object gives ErrObjectNotFound.
-func (c *Client) Get(ctx context.Context, className, id string) (*Object, error) {
-	o := NewObjectWithID(className, id)
-	if err := c.Fetch(ctx, o); err != nil {
+func (c *Client) Get(ctx context.Context, className, id string) (*parse.Object, error) {
+	o := parse.NewObjectWithID(className, id)
+	if err := c.Objects.Fetch(ctx, o); err != nil {
 		return nil, err
 	}
 	return o, nil
@@ -282,7 +282,7 @@ func (c *Client) Destroy(ctx context.Context, s Saver) error {
 		return fmt.Errorf("moralis: destroy %s: the object has no id", o.ClassName())
 	}
 	err := c.do(ctx, c.call(http.MethodDelete, objectPath(o.ClassName(), o.ID()), nil), nil)
-	var pe *Error
+	var pe *parse.Error
 	if errors.As(err, &pe) && pe.Code == rest.CodeObjectNotFound && pe.MaybeAppliedBefore {
 		pe.InDoubt = true // an earlier attempt may have deleted it
 	}
@@ -418,7 +418,7 @@ func (e *BatchError) Unwrap() []error {
 func (e *BatchError) InDoubtItems() []int {
 	var out []int
 	for i, err := range e.Errors {
-		if err != nil && errors.Is(err, ErrWriteInDoubt) {
+		if err != nil && errors.Is(err, parse.ErrWriteInDoubt) {
 			out = append(out, i)
 		}
 	}
@@ -565,7 +565,7 @@ func (c *Client) batchChunk(ctx context.Context, items []batchItem, answers []ma
 	if err == nil {
 		if jerr := json.Unmarshal(res.Body, &resp); jerr != nil || len(resp) != len(items) {
 			// The server took the call (2xx), so its sub-requests may have been applied: in doubt.
-			err = &Error{Code: rest.CodeInvalidJSON, Message: fmt.Sprintf("batch answered %d results for %d requests", len(resp), len(items)), Op: "POST batch", Status: res.Status, InDoubt: true}
+			err = &parse.Error{Code: rest.CodeInvalidJSON, Message: fmt.Sprintf("batch answered %d results for %d requests", len(resp), len(items)), Op: "POST batch", Status: res.Status, InDoubt: true}
 		}
 	}
 	retried := res != nil && res.MaybeAppliedBefore
@@ -574,7 +574,7 @@ func (c *Client) batchChunk(ctx context.Context, items []batchItem, answers []ma
 		case err != nil:
 			errs[i] = err
 		case resp[i].Error != nil:
-			e := &Error{Code: resp[i].Error.Code, Message: resp[i].Error.Error, Op: items[i].method + " " + items[i].path, MaybeAppliedBefore: retried}
+			e := &parse.Error{Code: resp[i].Error.Code, Message: resp[i].Error.Error, Op: items[i].method + " " + items[i].path, MaybeAppliedBefore: retried}
 			if retried && items[i].method == http.MethodDelete && e.Code == rest.CodeObjectNotFound {
 				// An earlier attempt may have deleted it, or it was never there for us (an ACL): in doubt.
 				e.InDoubt = true
@@ -594,7 +594,7 @@ func (c *Client) batchChunk(ctx context.Context, items []batchItem, answers []ma
 // between). An object listed twice is saved once. Every object that succeeded is updated; when some did not, the
 // error is a *BatchError whose Errors are aligned with objs, telling which failed and which are in doubt
 // (ErrWriteInDoubt). Objects without changes are skipped.
-func (c *Client) SaveAll(ctx context.Context, objs []*Object) error {
+func (c *Client) SaveAll(ctx context.Context, objs []*parse.Object) error {
 	if ctx == nil {
 		return errors.New("moralis: nil context")
 	}
@@ -603,9 +603,9 @@ func (c *Client) SaveAll(ctx context.Context, objs []*Object) error {
 		items  []batchItem
 		index  []int
 		sent   []map[string]parse.Op
-		single []int               // objects saved one by one
-		first  = map[*Object]int{} // an object listed twice is saved once
-		dups   [][2]int            // (repeat, first)
+		single []int                     // objects saved one by one
+		first  = map[*parse.Object]int{} // an object listed twice is saved once
+		dups   [][2]int                  // (repeat, first)
 	)
 	for i, o := range objs {
 		if o == nil || o.ClassName() == "" {
@@ -660,7 +660,7 @@ func (c *Client) SaveAll(ctx context.Context, objs []*Object) error {
 			c.server.noCustomIDs.Store(true)
 			objs[i].SetProposedID("")
 			single = append(single, i)
-		case errors.Is(err, ErrWriteInDoubt):
+		case errors.Is(err, parse.ErrWriteInDoubt):
 			errs[i] = err // the object keeps its proposed id: saving it again cannot make a second object
 		default:
 			objs[i].SetProposedID("")
@@ -670,7 +670,7 @@ func (c *Client) SaveAll(ctx context.Context, objs []*Object) error {
 	if len(single) > 0 {
 		tasks := make([]func(), len(single))
 		for j, i := range single {
-			tasks[j] = func() { errs[i] = c.Save(ctx, objs[i]) }
+			tasks[j] = func() { errs[i] = c.Objects.Save(ctx, objs[i]) }
 		}
 		parallel(c.cfg.BatchConcurrency, tasks)
 	}
@@ -686,7 +686,7 @@ func batchResult(errs []error) error {
 	for _, err := range errs {
 		if err != nil {
 			be.Failed++
-			if errors.Is(err, ErrWriteInDoubt) {
+			if errors.Is(err, parse.ErrWriteInDoubt) {
 				be.InDoubt++
 			}
 		}
@@ -700,7 +700,7 @@ func batchResult(errs []error) error {
 // DestroyAll deletes many objects through /batch, like SaveAll. A delete is harmless to send twice, so a call is
 // retried after an ambiguous failure; an object a retried call answers "object not found" for is reported in
 // doubt (an earlier attempt may have deleted it, or it was never visible to the caller).
-func (c *Client) DestroyAll(ctx context.Context, objs []*Object) error {
+func (c *Client) DestroyAll(ctx context.Context, objs []*parse.Object) error {
 	if ctx == nil {
 		return errors.New("moralis: nil context")
 	}

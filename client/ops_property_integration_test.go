@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/c13f5054/moralis-go/client"
+	"github.com/c13f5054/moralis-go/parse"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -29,9 +30,9 @@ func TestPropertyLocalValuesEqualServerAfterSave(t *testing.T) {
 	rng := rand.New(rand.NewPCG(seed, 7))
 	t.Logf("seed %d", seed)
 
-	objs := make([]*client.Object, n)
+	objs := make([]*parse.Object, n)
 	for i := range objs {
-		o := client.NewObject(cls)
+		o := parse.NewObject(cls)
 		o.Set("i", i)
 		if rng.IntN(4) > 0 {
 			o.Set("num", float64(rng.IntN(20)))
@@ -45,7 +46,7 @@ func TestPropertyLocalValuesEqualServerAfterSave(t *testing.T) {
 		}
 		objs[i] = o
 	}
-	require.NoError(t, c.SaveAll(ctx, objs))
+	require.NoError(t, c.Objects.SaveAll(ctx, objs))
 
 	refused := 0
 	for _, o := range objs {
@@ -79,7 +80,7 @@ func TestPropertyLocalValuesEqualServerAfterSave(t *testing.T) {
 			}
 			if err != nil {
 				refused++
-				require.ErrorIs(t, err, client.ErrCannotMerge)
+				require.ErrorIs(t, err, parse.ErrCannotMerge)
 				require.Equal(t, before, fieldsJSON(t, o), "a refused change leaves the object as it was")
 				require.Equal(t, dirty, o.DirtyKeys())
 			}
@@ -87,9 +88,9 @@ func TestPropertyLocalValuesEqualServerAfterSave(t *testing.T) {
 	}
 	viaSave := objs[:n/10]
 	for _, o := range viaSave {
-		require.NoError(t, c.Save(ctx, o))
+		require.NoError(t, c.Objects.Save(ctx, o))
 	}
-	require.NoError(t, c.SaveAll(ctx, objs[n/10:]))
+	require.NoError(t, c.Objects.SaveAll(ctx, objs[n/10:]))
 
 	stored := map[string]map[string]any{}
 	var resp struct {
@@ -131,21 +132,21 @@ func TestPropertyRelationChangesAgreeWithServer(t *testing.T) {
 	c := newClient(t)
 	ctx := context.Background()
 	cls := uniqueClass("RelProp")
-	targets := make([]*client.Object, 6)
+	targets := make([]*parse.Object, 6)
 	for i := range targets {
-		targets[i] = client.NewObject(cls + "T")
+		targets[i] = parse.NewObject(cls + "T")
 		targets[i].Set("i", i)
 	}
-	require.NoError(t, c.SaveAll(ctx, targets))
+	require.NoError(t, c.Objects.SaveAll(ctx, targets))
 	rng := rand.New(rand.NewPCG(rand.Uint64(), 9))
 	for round := 0; round < 60; round++ {
-		o := client.NewObject(cls)
+		o := parse.NewObject(cls)
 		model := map[string]bool{}
 		for _, k := range rng.Perm(6)[:rng.IntN(3)] {
 			require.NoError(t, o.AddRelation("rel", targets[k].Pointer()))
 			model[targets[k].ID()] = true
 		}
-		require.NoError(t, c.Save(ctx, o))
+		require.NoError(t, c.Objects.Save(ctx, o))
 		for j := rng.IntN(4) + 1; j > 0; j-- {
 			k := rng.IntN(6)
 			p := targets[k].Pointer()
@@ -159,7 +160,7 @@ func TestPropertyRelationChangesAgreeWithServer(t *testing.T) {
 			}
 			require.NoError(t, err)
 		}
-		require.NoError(t, c.Save(ctx, o))
+		require.NoError(t, c.Objects.Save(ctx, o))
 		var resp struct {
 			Results []map[string]any `json:"results"`
 		}
@@ -176,7 +177,7 @@ func TestPropertyRelationChangesAgreeWithServer(t *testing.T) {
 	}
 }
 
-func fieldsJSON(t *testing.T, o *client.Object) string {
+func fieldsJSON(t *testing.T, o *parse.Object) string {
 	t.Helper()
 	b, err := json.Marshal(o.Fields())
 	require.NoError(t, err)

@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/c13f5054/moralis-go/client"
+	"github.com/c13f5054/moralis-go/parse"
 	"github.com/stretchr/testify/require"
 )
 
@@ -34,17 +35,17 @@ func TestRedTeamCreateHiddenByItsACLIsInDoubtNotFailed(t *testing.T) {
 		return pass, nil
 	}}
 	c, _, master, _ := rtClients(t, hp)
-	o := client.NewObject(cls)
+	o := parse.NewObject(cls)
 	o.Set("n", 1)
-	acl := client.NewACL()
+	acl := parse.NewACL()
 	acl.SetRoleReadAccess("Admins", true) // a write-only "inbox" object: the creator cannot read it
 	acl.SetPublicWriteAccess(true)
 	o.SetACL(acl)
-	err := c.Save(context.Background(), o)
+	err := c.Objects.Save(context.Background(), o)
 	rows := countAll(t, master, cls)
-	t.Logf("Save err=%v inDoubt=%v rows stored=%d", err, errors.Is(err, client.ErrWriteInDoubt), rows)
+	t.Logf("Save err=%v inDoubt=%v rows stored=%d", err, errors.Is(err, parse.ErrWriteInDoubt), rows)
 	if rows == 1 {
-		require.True(t, err == nil || errors.Is(err, client.ErrWriteInDoubt), "object stored but reported as a definite failure")
+		require.True(t, err == nil || errors.Is(err, parse.ErrWriteInDoubt), "object stored but reported as a definite failure")
 	}
 }
 
@@ -60,9 +61,9 @@ func countAll(t *testing.T, master *client.Client, cls string) int {
 func TestRedTeamSaveAllSameNewObjectTwiceSavesOnce(t *testing.T) {
 	cls := fmt.Sprintf("RT2_%d", rand.Uint32())
 	c, _, master, _ := rtClients(t, &hookProxy{})
-	o := client.NewObject(cls)
+	o := parse.NewObject(cls)
 	o.Set("n", 1)
-	err := c.SaveAll(context.Background(), []*client.Object{o, o})
+	err := c.Objects.SaveAll(context.Background(), []*parse.Object{o, o})
 	rows := countAll(t, master, cls)
 	t.Logf("SaveAll err=%v id=%s rows stored=%d", err, o.ID(), rows)
 	require.Equal(t, 1, rows, "one object saved, rows stored")
@@ -73,12 +74,12 @@ func TestRedTeamSaveAllSameIncrementTwiceAppliesOnce(t *testing.T) {
 	cls := fmt.Sprintf("RT3_%d", rand.Uint32())
 	c, _, master, _ := rtClients(t, &hookProxy{})
 	ctx := context.Background()
-	o := client.NewObject(cls)
+	o := parse.NewObject(cls)
 	o.Set("score", 0)
-	require.NoError(t, c.Save(ctx, o))
+	require.NoError(t, c.Objects.Save(ctx, o))
 	require.NoError(t, o.Increment("score", 1))
-	err := c.SaveAll(ctx, []*client.Object{o, o})
-	got, gerr := master.Get(ctx, cls, o.ID())
+	err := c.Objects.SaveAll(ctx, []*parse.Object{o, o})
+	got, gerr := master.Objects.Get(ctx, cls, o.ID())
 	require.NoError(t, gerr)
 	t.Logf("SaveAll err=%v local=%v server=%v", err, o.Get("score"), got.Get("score"))
 	require.Equal(t, 1.0, got.Float("score"), "one Increment(1) stored")
@@ -101,24 +102,24 @@ func TestRedTeamLostSetAnswerNeverUndoesAnotherWriter(t *testing.T) {
 			}}
 			c, direct, _, _ := rtClients(t, hp)
 			ctx := context.Background()
-			a := client.NewObject(cls)
+			a := parse.NewObject(cls)
 			a.Set("score", 0)
-			require.NoError(t, c.Save(ctx, a))
+			require.NoError(t, c.Objects.Save(ctx, a))
 			var bErr error
 			var bSaw float64
 			other = func() {
-				b := client.NewObjectWithID(cls, a.ID())
+				b := parse.NewObjectWithID(cls, a.ID())
 				b.Increment("score", 1)
-				bErr = direct.Save(ctx, b)
+				bErr = direct.Objects.Save(ctx, b)
 				bSaw = b.Float("score")
 			}
 			a.Set("score", 10)
 			armed.Store(true)
-			aErr := c.Save(ctx, a)
-			got, _ := direct.Get(ctx, cls, a.ID())
+			aErr := c.Objects.Save(ctx, a)
+			got, _ := direct.Objects.Get(ctx, cls, a.ID())
 			t.Logf("A Set(10): err=%v; B Increment(1): err=%v, B saw %v; stored=%v", aErr, bErr, bSaw, got.Get("score"))
 			require.Equal(t, 11.0, got.Float("score"), "B's increment, reported done and computed over A's 10, was lost")
-			require.ErrorIs(t, aErr, client.ErrWriteInDoubt)
+			require.ErrorIs(t, aErr, parse.ErrWriteInDoubt)
 		})
 	}
 }
@@ -136,14 +137,14 @@ func TestRedTeamDestroyAllNeverReportsAnUndeletedObjectDone(t *testing.T) {
 	}}
 	c, _, master, _ := rtClients(t, hp)
 	ctx := context.Background()
-	o := client.NewObject(cls)
-	acl := client.NewACL()
+	o := parse.NewObject(cls)
+	acl := parse.NewACL()
 	acl.SetPublicReadAccess(true)
 	o.SetACL(acl)
-	require.NoError(t, c.Save(ctx, o))
+	require.NoError(t, c.Objects.Save(ctx, o))
 	armed.Store(true)
-	err := c.DestroyAll(ctx, []*client.Object{o})
-	_, gerr := master.Get(ctx, cls, o.ID())
+	err := c.Objects.DestroyAll(ctx, []*parse.Object{o})
+	_, gerr := master.Objects.Get(ctx, cls, o.ID())
 	t.Logf("DestroyAll err=%v; object still stored: %v", err, gerr == nil)
 	require.False(t, err == nil && gerr == nil, "DestroyAll reported done, object still stored")
 }
@@ -160,13 +161,13 @@ func TestRedTeamLostDestroyAnswerIsNotADefiniteFailure(t *testing.T) {
 	}}
 	c, _, master, _ := rtClients(t, hp)
 	ctx := context.Background()
-	o := client.NewObject(cls)
-	require.NoError(t, c.Save(ctx, o))
+	o := parse.NewObject(cls)
+	require.NoError(t, c.Objects.Save(ctx, o))
 	armed.Store(true)
-	err := c.Destroy(ctx, o)
-	_, gerr := master.Get(ctx, cls, o.ID())
-	t.Logf("Destroy err=%v inDoubt=%v; deleted=%v", err, errors.Is(err, client.ErrWriteInDoubt), gerr != nil)
-	require.False(t, gerr != nil && err != nil && !errors.Is(err, client.ErrWriteInDoubt), "applied delete reported as definite failure")
+	err := c.Objects.Destroy(ctx, o)
+	_, gerr := master.Objects.Get(ctx, cls, o.ID())
+	t.Logf("Destroy err=%v inDoubt=%v; deleted=%v", err, errors.Is(err, parse.ErrWriteInDoubt), gerr != nil)
+	require.False(t, gerr != nil && err != nil && !errors.Is(err, parse.ErrWriteInDoubt), "applied delete reported as definite failure")
 }
 
 // a create left in doubt; the natural re-Save makes a second object.
@@ -185,12 +186,12 @@ func TestRedTeamSavingAgainAfterAnInDoubtCreateMakesNoSecondObject(t *testing.T)
 	}}
 	c, _, master, _ := rtClients(t, hp)
 	ctx := context.Background()
-	o := client.NewObject(cls)
+	o := parse.NewObject(cls)
 	o.Set("n", 1)
-	err := c.Save(ctx, o)
-	t.Logf("first Save: inDoubt=%v id=%q dirty=%v err=%v", errors.Is(err, client.ErrWriteInDoubt), o.ID(), o.DirtyKeys(), err)
+	err := c.Objects.Save(ctx, o)
+	t.Logf("first Save: inDoubt=%v id=%q dirty=%v err=%v", errors.Is(err, parse.ErrWriteInDoubt), o.ID(), o.DirtyKeys(), err)
 	faulty.Store(false)
-	err2 := c.Save(ctx, o)
+	err2 := c.Objects.Save(ctx, o)
 	rows := countAll(t, master, cls)
 	t.Logf("second Save err=%v id=%s rows stored=%d", err2, o.ID(), rows)
 	require.Equal(t, 1, rows)
@@ -207,13 +208,13 @@ func TestRedTeamInstallationCreateIsNotAppliedTwice(t *testing.T) {
 	}}
 	c, _, master, _ := rtClients(t, hp)
 	ctx := context.Background()
-	o := client.NewObject("_Installation")
+	o := parse.NewObject("_Installation")
 	o.Set("installationId", fmt.Sprintf("rt10-%d", rand.Uint32()))
 	o.Set("deviceType", "ios")
 	o.Add("channels", "news")
 	o.Increment("badge", 1)
-	err := c.Save(ctx, o)
-	require.True(t, err == nil || errors.Is(err, client.ErrWriteInDoubt), "%v", err)
+	err := c.Objects.Save(ctx, o)
+	require.True(t, err == nil || errors.Is(err, parse.ErrWriteInDoubt), "%v", err)
 	var resp struct {
 		Results []map[string]any `json:"results"`
 	}
@@ -235,15 +236,15 @@ func TestRedTeamSaveAllHiddenByACLIsInDoubt(t *testing.T) {
 		return pass, nil
 	}}
 	c, _, master, _ := rtClients(t, hp)
-	var objs []*client.Object
+	var objs []*parse.Object
 	for i := 0; i < 3; i++ {
-		o := client.NewObject(cls)
-		acl := client.NewACL()
+		o := parse.NewObject(cls)
+		acl := parse.NewACL()
 		acl.SetRoleReadAccess("Admins", true)
 		o.SetACL(acl)
 		objs = append(objs, o)
 	}
-	err := c.SaveAll(context.Background(), objs)
+	err := c.Objects.SaveAll(context.Background(), objs)
 	var be *client.BatchError
 	errors.As(err, &be)
 	t.Logf("SaveAll err=%v; rows stored=%d", err, countAll(t, master, cls))
@@ -262,19 +263,19 @@ func TestRedTeamCancelDuringRetryAndNilInputs(t *testing.T) {
 		return pass, nil
 	}}
 	c, _, master, _ := rtClients(t, hp)
-	o := client.NewObject(cls)
-	err := c.Save(ctx, o)
+	o := parse.NewObject(cls)
+	err := c.Objects.Save(ctx, o)
 	rows := countAll(t, master, cls)
-	t.Logf("err=%v inDoubt=%v rows=%d", err, errors.Is(err, client.ErrWriteInDoubt), rows)
-	require.True(t, rows == 0 || err == nil || errors.Is(err, client.ErrWriteInDoubt))
+	t.Logf("err=%v inDoubt=%v rows=%d", err, errors.Is(err, parse.ErrWriteInDoubt), rows)
+	require.True(t, rows == 0 || err == nil || errors.Is(err, parse.ErrWriteInDoubt))
 	var noCtx context.Context // a nil context must give an error, never a panic
-	require.Error(t, c.Save(noCtx, client.NewObject(cls)))
-	require.Error(t, c.SaveAll(noCtx, []*client.Object{client.NewObject(cls)}))
-	require.Error(t, c.DestroyAll(noCtx, []*client.Object{client.NewObjectWithID(cls, "x")}))
-	require.Error(t, c.Destroy(noCtx, client.NewObjectWithID(cls, "x")))
-	_, uerr := c.UploadFile(noCtx, "a.txt", []byte("x"), "text/plain")
+	require.Error(t, c.Objects.Save(noCtx, parse.NewObject(cls)))
+	require.Error(t, c.Objects.SaveAll(noCtx, []*parse.Object{parse.NewObject(cls)}))
+	require.Error(t, c.Objects.DestroyAll(noCtx, []*parse.Object{parse.NewObjectWithID(cls, "x")}))
+	require.Error(t, c.Objects.Destroy(noCtx, parse.NewObjectWithID(cls, "x")))
+	_, uerr := c.Files.Upload(noCtx, "a.txt", []byte("x"), "text/plain")
 	require.Error(t, uerr)
-	require.Error(t, c.SaveAll(context.Background(), []*client.Object{nil, client.NewObject("")}))
+	require.Error(t, c.Objects.SaveAll(context.Background(), []*parse.Object{nil, parse.NewObject("")}))
 }
 
 func TestRedTeamLostUploadAnswerIsInDoubt(t *testing.T) {
@@ -286,7 +287,7 @@ func TestRedTeamLostUploadAnswerIsInDoubt(t *testing.T) {
 		return pass, nil
 	}}
 	c, _, _, _ := rtClients(t, hp)
-	_, err := c.UploadFile(context.Background(), "a.txt", []byte("hello"), "text/plain")
-	t.Logf("upload err=%v inDoubt=%v", err, errors.Is(err, client.ErrWriteInDoubt))
-	require.True(t, errors.Is(err, client.ErrWriteInDoubt))
+	_, err := c.Files.Upload(context.Background(), "a.txt", []byte("hello"), "text/plain")
+	t.Logf("upload err=%v inDoubt=%v", err, errors.Is(err, parse.ErrWriteInDoubt))
+	require.True(t, errors.Is(err, parse.ErrWriteInDoubt))
 }

@@ -31,11 +31,11 @@ var (
 // The embedded Object gives Get, Set, SetACL and the rest. Save a role with (*Client).SaveRole, which checks it
 // first. Not safe for concurrent mutation.
 type Role struct {
-	*Object
+	*parse.Object
 }
 
 // NewRole returns an unsaved role with a name and an ACL. A bad name gives the role errors above.
-func NewRole(name string, acl *ACL) (*Role, error) {
+func NewRole(name string, acl *parse.ACL) (*Role, error) {
 	r := &Role{Object: parse.NewObject(RoleClass)}
 	if err := r.SetName(name); err != nil {
 		return nil, err
@@ -47,7 +47,7 @@ func NewRole(name string, acl *ACL) (*Role, error) {
 }
 
 // RoleFromObject views an object of class _Role as a Role.
-func RoleFromObject(o *Object) *Role { return &Role{Object: o} }
+func RoleFromObject(o *parse.Object) *Role { return &Role{Object: o} }
 
 // Name is the role's name.
 func (r *Role) Name() string { return r.String("name") }
@@ -107,8 +107,8 @@ func (r *Role) ValidateSave() error {
 	return nil
 }
 
-func pointersOf(field string, items []Saver) ([]Pointer, error) {
-	ptrs := make([]Pointer, 0, len(items))
+func pointersOf(field string, items []Saver) ([]parse.Pointer, error) {
+	ptrs := make([]parse.Pointer, 0, len(items))
 	for _, it := range items {
 		o := objectOf(it)
 		if o == nil {
@@ -123,11 +123,11 @@ func pointersOf(field string, items []Saver) ([]Pointer, error) {
 }
 
 // objectOf returns the object behind s, or nil for a nil Saver, a nil *User, *Role or *Object.
-func objectOf(s Saver) *Object {
+func objectOf(s Saver) *parse.Object {
 	switch v := s.(type) {
 	case nil:
 		return nil
-	case *Object:
+	case *parse.Object:
 		return v
 	case *User:
 		if v == nil {
@@ -206,11 +206,11 @@ func (c *Client) SaveRole(ctx context.Context, r *Role) error {
 	if err := r.ValidateSave(); err != nil {
 		return err
 	}
-	return c.Save(ctx, r)
+	return c.Objects.Save(ctx, r)
 }
 
 // findClass runs a find on a class's route (roles, users, sessions, classes/X) and decodes the results.
-func (c *Client) findClass(ctx context.Context, className string, where map[string]any, extra map[string]any) ([]*Object, error) {
+func (c *Client) findClass(ctx context.Context, className string, where map[string]any, extra map[string]any) ([]*parse.Object, error) {
 	params := map[string]any{}
 	for k, v := range extra {
 		params[k] = v
@@ -228,7 +228,7 @@ func (c *Client) findClass(ctx context.Context, className string, where map[stri
 	if err := c.do(ctx, c.call(http.MethodGet, classPath(className), params), &resp); err != nil {
 		return nil, err
 	}
-	out := make([]*Object, 0, len(resp.Results))
+	out := make([]*parse.Object, 0, len(resp.Results))
 	for _, raw := range resp.Results {
 		o := parse.NewObject(className)
 		if err := o.UnmarshalJSON(raw); err != nil {
@@ -239,7 +239,7 @@ func (c *Client) findClass(ctx context.Context, className string, where map[stri
 	return out, nil
 }
 
-func rolesOf(objs []*Object) []*Role {
+func rolesOf(objs []*parse.Object) []*Role {
 	out := make([]*Role, len(objs))
 	for i, o := range objs {
 		out[i] = RoleFromObject(o)
@@ -252,8 +252,8 @@ func (c *Client) GetRole(ctx context.Context, id string) (*Role, error) {
 	if id == "" {
 		return nil, errors.New("moralis: GetRole needs an id")
 	}
-	o := NewObjectWithID(RoleClass, id)
-	if err := c.Fetch(ctx, o); err != nil {
+	o := parse.NewObjectWithID(RoleClass, id)
+	if err := c.Objects.Fetch(ctx, o); err != nil {
 		return nil, err
 	}
 	return RoleFromObject(o), nil
@@ -269,7 +269,7 @@ func (c *Client) RoleByName(ctx context.Context, name string) (*Role, error) {
 		return nil, err
 	}
 	if len(objs) == 0 {
-		return nil, &Error{Code: ErrObjectNotFound.Code, Message: "no role named " + name, Op: "GET roles"}
+		return nil, &parse.Error{Code: parse.ErrObjectNotFound.Code, Message: "no role named " + name, Op: "GET roles"}
 	}
 	return RoleFromObject(objs[0]), nil
 }
@@ -300,7 +300,7 @@ const MaxRoleDepth = 20
 // one query per level (at most MaxRoleDepth levels), sees only the roles the view may read, and tolerates cycles.
 // The result is sorted by name.
 func (c *Client) AllUserRoles(ctx context.Context, user Saver) ([]*Role, error) {
-	frontier, err := c.UserRoles(ctx, user)
+	frontier, err := c.Roles.ForUser(ctx, user)
 	if err != nil {
 		return nil, err
 	}
@@ -363,7 +363,7 @@ func (c *Client) ChildRoles(ctx context.Context, role *Role) ([]*Role, error) {
 	return rolesOf(objs), nil
 }
 
-func (c *Client) relatedTo(ctx context.Context, className string, role *Role, key string) ([]*Object, error) {
+func (c *Client) relatedTo(ctx context.Context, className string, role *Role, key string) ([]*parse.Object, error) {
 	ptrs, err := pointersOf(key, []Saver{role})
 	if err != nil {
 		return nil, err

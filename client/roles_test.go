@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/c13f5054/moralis-go/parse"
 	"net/http"
 	"testing"
 )
@@ -11,7 +12,7 @@ import (
 func TestRoleNameValidationNeverSends(t *testing.T) {
 	srv := newIDServer(t, func(idReq) (int, string) { return 201, `{"objectId":"R1","createdAt":"2026-11-21T22:00:00.000Z"}` })
 	c := srv.client(t, true)
-	acl := NewACL()
+	acl := parse.NewACL()
 	acl.SetPublicReadAccess(true)
 
 	for _, name := range []string{"bad name!", "", "ä", "a/b", "tab\t"} {
@@ -25,22 +26,22 @@ func TestRoleNameValidationNeverSends(t *testing.T) {
 		t.Fatal("role error texts differ from the spec")
 	}
 	for _, name := range []any{5, nil, 1.5, []any{"x"}, map[string]any{"a": 1}, true} {
-		r := RoleFromObject(NewObject(RoleClass))
+		r := RoleFromObject(parse.NewObject(RoleClass))
 		if err := r.SetNameAny(name); !errors.Is(err, ErrRoleNameType) {
 			t.Errorf("SetNameAny(%v) err = %v, want ErrRoleNameType", name, err)
 		}
 		// A name that slipped in through Set (untyped) is caught by the save.
 		r.Set("name", name)
 		r.SetACL(acl)
-		if err := c.SaveRole(t.Context(), r); !errors.Is(err, ErrRoleNameType) {
+		if err := c.Roles.Save(t.Context(), r); !errors.Is(err, ErrRoleNameType) {
 			t.Errorf("SaveRole with name %v err = %v, want ErrRoleNameType", name, err)
 		}
 	}
 	// Set through the embedded object with bad characters.
-	r := RoleFromObject(NewObject(RoleClass))
+	r := RoleFromObject(parse.NewObject(RoleClass))
 	r.Set("name", "no!")
 	r.SetACL(acl)
-	if err := c.SaveRole(t.Context(), r); !errors.Is(err, ErrRoleNameInvalid) {
+	if err := c.Roles.Save(t.Context(), r); !errors.Is(err, ErrRoleNameInvalid) {
 		t.Fatalf("err = %v, want ErrRoleNameInvalid", err)
 	}
 	// Missing ACL.
@@ -48,11 +49,11 @@ func TestRoleNameValidationNeverSends(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.SaveRole(t.Context(), r); !errors.Is(err, ErrRoleACLRequired) {
+	if err := c.Roles.Save(t.Context(), r); !errors.Is(err, ErrRoleACLRequired) {
 		t.Fatalf("err = %v, want ErrRoleACLRequired", err)
 	}
 	// Name changed after the first save.
-	saved := RoleFromObject(NewObjectWithID(RoleClass, "R0"))
+	saved := RoleFromObject(parse.NewObjectWithID(RoleClass, "R0"))
 	saved.MergeServer(map[string]any{"objectId": "R0", "name": "Old"})
 	if err := saved.SetName("New"); !errors.Is(err, ErrRoleNameSaved) {
 		t.Fatalf("SetName on a saved role: %v", err)
@@ -64,7 +65,7 @@ func TestRoleNameValidationNeverSends(t *testing.T) {
 		t.Fatalf("SetNameAny on a saved role: %v", err)
 	}
 	saved.Set("name", "Sneaky")
-	if err := c.SaveRole(t.Context(), saved); !errors.Is(err, ErrRoleNameSaved) {
+	if err := c.Roles.Save(t.Context(), saved); !errors.Is(err, ErrRoleNameSaved) {
 		t.Fatalf("SaveRole after renaming: %v", err)
 	}
 	if n := srv.count(); n != 0 {
@@ -82,23 +83,23 @@ func TestRoleSaveWire(t *testing.T) {
 		return 200, `{"updatedAt":"2026-11-21T22:01:00.000Z"}`
 	})
 	c := srv.client(t, false).WithSessionToken("r:admin")
-	acl := NewACL()
+	acl := parse.NewACL()
 	acl.SetPublicReadAccess(true)
 	acl.SetRoleWriteAccess("Admins", true)
 	role, err := NewRole("Moderators", acl)
 	if err != nil {
 		t.Fatal(err)
 	}
-	u1 := UserFromObject(NewObjectWithID(UserClass, "U1"))
-	u2 := NewObjectWithID(UserClass, "U2")
-	child := RoleFromObject(NewObjectWithID(RoleClass, "C1"))
+	u1 := UserFromObject(parse.NewObjectWithID(UserClass, "U1"))
+	u2 := parse.NewObjectWithID(UserClass, "U2")
+	child := RoleFromObject(parse.NewObjectWithID(RoleClass, "C1"))
 	if err := role.AddUsers(u1, u2); err != nil {
 		t.Fatal(err)
 	}
 	if err := role.AddChildRoles(child); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.SaveRole(t.Context(), role); err != nil {
+	if err := c.Roles.Save(t.Context(), role); err != nil {
 		t.Fatal(err)
 	}
 	reqs := srv.requests()
@@ -122,7 +123,7 @@ func TestRoleSaveWire(t *testing.T) {
 	if err := role.RemoveUsers(u2); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.SaveRole(t.Context(), role); err != nil {
+	if err := c.Roles.Save(t.Context(), role); err != nil {
 		t.Fatal(err)
 	}
 	reqs = srv.requests()
@@ -137,11 +138,11 @@ func TestRoleSaveWire(t *testing.T) {
 }
 
 func TestRoleMembersMustBeSavedAndTyped(t *testing.T) {
-	role, _ := NewRole("R", NewACL())
+	role, _ := NewRole("R", parse.NewACL())
 	if err := role.AddUsers(NewUser()); err == nil {
 		t.Fatal("an unsaved user joined a role")
 	}
-	if err := role.AddUsers(NewObjectWithID("Game", "G1")); err == nil {
+	if err := role.AddUsers(parse.NewObjectWithID("Game", "G1")); err == nil {
 		t.Fatal("a Game object joined the users relation")
 	}
 	if err := role.AddChildRoles(nil); err == nil {
@@ -161,7 +162,7 @@ func TestUserRolesWire(t *testing.T) {
 		return 200, `{"results":[{"objectId":"R1","name":"Admins","ACL":{"*":{"read":true}},"users":{"__type":"Relation","className":"_User"},"roles":{"__type":"Relation","className":"_Role"}}]}`
 	})
 	c := srv.client(t, false).WithSessionToken("r:u")
-	roles, err := c.UserRoles(t.Context(), UserFromObject(NewObjectWithID(UserClass, "U1")))
+	roles, err := c.Roles.ForUser(t.Context(), UserFromObject(parse.NewObjectWithID(UserClass, "U1")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,13 +172,13 @@ func TestUserRolesWire(t *testing.T) {
 	if len(roles) != 1 || roles[0].Name() != "Admins" || roles[0].ID() != "R1" || !roles[0].ACL().PublicReadAccess() {
 		t.Fatalf("roles: %+v", roles)
 	}
-	if rel, ok := roles[0].Get("users").(Relation); !ok || rel.ClassName != UserClass {
+	if rel, ok := roles[0].Get("users").(parse.Relation); !ok || rel.ClassName != UserClass {
 		t.Fatalf("users relation: %#v", roles[0].Get("users"))
 	}
-	if _, err := c.UserRoles(t.Context(), NewUser()); err == nil {
+	if _, err := c.Roles.ForUser(t.Context(), NewUser()); err == nil {
 		t.Fatal("UserRoles of an unsaved user: want an error")
 	}
-	if _, err := c.ParentRoles(t.Context(), nil); err == nil {
+	if _, err := c.Roles.Parents(t.Context(), nil); err == nil {
 		t.Fatal("ParentRoles(nil): want an error")
 	}
 	if srv.count() != 1 {
@@ -193,16 +194,16 @@ func TestRoleUsersAndChildRolesWire(t *testing.T) {
 		return 200, `{"results":[{"objectId":"C1","name":"Kids"}]}`
 	})
 	c := srv.client(t, false)
-	role := RoleFromObject(NewObjectWithID(RoleClass, "R1"))
-	users, err := c.RoleUsers(t.Context(), role)
+	role := RoleFromObject(parse.NewObjectWithID(RoleClass, "R1"))
+	users, err := c.Roles.Users(t.Context(), role)
 	if err != nil {
 		t.Fatal(err)
 	}
-	kids, err := c.ChildRoles(t.Context(), role)
+	kids, err := c.Roles.Children(t.Context(), role)
 	if err != nil {
 		t.Fatal(err)
 	}
-	parents, err := c.ParentRoles(t.Context(), role)
+	parents, err := c.Roles.Parents(t.Context(), role)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,12 +224,12 @@ func TestRoleUsersAndChildRolesWire(t *testing.T) {
 func TestRoleByName(t *testing.T) {
 	srv := newIDServer(t, func(idReq) (int, string) { return 200, `{"results":[]}` })
 	c := srv.client(t, false)
-	_, err := c.RoleByName(t.Context(), "Nobody")
-	if !errors.Is(err, ErrObjectNotFound) {
+	_, err := c.Roles.ByName(t.Context(), "Nobody")
+	if !errors.Is(err, parse.ErrObjectNotFound) {
 		t.Fatalf("err = %v, want ErrObjectNotFound", err)
 	}
 	jsonEq(t, srv.only(t).Body["where"], `{"name":"Nobody"}`)
-	if _, err := c.RoleByName(t.Context(), "bad!"); !errors.Is(err, ErrRoleNameInvalid) {
+	if _, err := c.Roles.ByName(t.Context(), "bad!"); !errors.Is(err, ErrRoleNameInvalid) {
 		t.Fatalf("err = %v", err)
 	}
 	if srv.count() != 1 {
@@ -239,7 +240,7 @@ func TestRoleByName(t *testing.T) {
 // ExampleNewRole builds a role whose members may write what the public may read, and prints the body its first
 // save sends.
 func ExampleNewRole() {
-	acl := NewACL()
+	acl := parse.NewACL()
 	acl.SetPublicReadAccess(true)
 	acl.SetRoleWriteAccess("Admins", true)
 	role, err := NewRole("Moderators", acl)
@@ -247,7 +248,7 @@ func ExampleNewRole() {
 		fmt.Println(err)
 		return
 	}
-	alice := NewObjectWithID(UserClass, "aliceId")
+	alice := parse.NewObjectWithID(UserClass, "aliceId")
 	if err := role.AddUsers(alice); err != nil {
 		fmt.Println(err)
 		return
@@ -276,7 +277,7 @@ func TestAllUserRolesWalksParentsAndStopsOnCycles(t *testing.T) {
 		}
 		return 400, `{"code":102,"error":"unexpected query ` + string(w) + `"}`
 	})
-	roles, err := srv.client(t, false).AllUserRoles(t.Context(), NewObjectWithID(UserClass, "U1"))
+	roles, err := srv.client(t, false).Roles.AllForUser(t.Context(), parse.NewObjectWithID(UserClass, "U1"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/c13f5054/moralis-go/parse"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -99,10 +100,10 @@ func fakeClient(t *testing.T, f *fakeStore) (*Client, *idServer) {
 	return c, srv
 }
 
-func things(n int) []*Object {
-	objs := make([]*Object, n)
+func things(n int) []*parse.Object {
+	objs := make([]*parse.Object, n)
 	for i := range objs {
-		objs[i] = NewObject("Thing")
+		objs[i] = parse.NewObject("Thing")
 		objs[i].Set("n", i)
 	}
 	return objs
@@ -116,12 +117,12 @@ func TestSaveAllSettlesCreatesOfALostAnswer(t *testing.T) {
 	f := &fakeStore{customID: true, loseCall: map[int]bool{1: true}, unique: map[float64]bool{2: true}}
 	c, _ := fakeClient(t, f)
 	objs := things(6)
-	err := c.SaveAll(context.Background(), objs)
+	err := c.Objects.SaveAll(context.Background(), objs)
 	var be *BatchError
 	require.ErrorAs(t, err, &be)
 	assert.Equal(t, 1, be.Failed)
 	assert.Equal(t, 1, be.InDoubt)
-	assert.True(t, errors.Is(be.Errors[2], ErrWriteInDoubt), "%v", be.Errors[2])
+	assert.True(t, errors.Is(be.Errors[2], parse.ErrWriteInDoubt), "%v", be.Errors[2])
 	assert.Equal(t, []int{2}, be.InDoubtItems())
 	for i, o := range objs {
 		if i == 2 {
@@ -145,23 +146,23 @@ func TestSaveAllFallsBackToServerIDs(t *testing.T) {
 	f := &fakeStore{customID: false}
 	c, _ := fakeClient(t, f)
 	objs := things(4)
-	require.NoError(t, c.SaveAll(context.Background(), objs))
+	require.NoError(t, c.Objects.SaveAll(context.Background(), objs))
 	for i, o := range objs {
 		require.Contains(t, f.rows, o.ID(), "object %d", i)
 	}
 	assert.Len(t, f.rows, 4)
 	calls := f.calls
 	more := things(2)
-	require.NoError(t, c.SaveAll(context.Background(), more))
+	require.NoError(t, c.Objects.SaveAll(context.Background(), more))
 	assert.Equal(t, calls, f.calls, "no /batch of creates once the server is known to assign ids")
 	for _, r := range f.single {
 		assert.NotEmpty(t, r.Header.Get("X-Parse-Request-Id"), "a create without a chosen id carries a request id")
 		_, has := r.Body["objectId"]
 		assert.False(t, has)
 	}
-	one := NewObject("Thing")
+	one := parse.NewObject("Thing")
 	one.Set("n", 99)
-	require.NoError(t, c.Save(context.Background(), one))
+	require.NoError(t, c.Objects.Save(context.Background(), one))
 	assert.Len(t, f.rows, 7)
 }
 
@@ -196,12 +197,12 @@ func TestSaveAllSendsUpdatesOneByOne(t *testing.T) {
 	})
 	c, err := New(Config{ServerURL: srv.URL + "/parse", AppID: "app"})
 	require.NoError(t, err)
-	a := NewObjectWithID("Thing", "a")
+	a := parse.NewObjectWithID("Thing", "a")
 	require.NoError(t, a.Increment("score", 1))
-	b := NewObjectWithID("Thing", "b")
+	b := parse.NewObjectWithID("Thing", "b")
 	b.Set("name", "x")
 	require.NoError(t, b.AddUnique("tags", "t"))
-	require.NoError(t, c.SaveAll(context.Background(), []*Object{a, b, a}))
+	require.NoError(t, c.Objects.SaveAll(context.Background(), []*parse.Object{a, b, a}))
 	assert.Empty(t, batchPaths)
 	require.Len(t, puts, 2, "a listed twice is saved once")
 	for _, p := range puts {

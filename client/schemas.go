@@ -45,7 +45,7 @@ var ErrSchemaNotFound = errors.New("Schema not found")
 // not exist."). Its text is "Schema not found"; Err is the server's answer.
 type SchemaNotFoundError struct {
 	ClassName string
-	Err       *Error
+	Err       *parse.Error
 }
 
 // Error returns "Schema not found".
@@ -484,8 +484,8 @@ func (c *Client) schemaCall(ctx context.Context, method, path, className string,
 	rc.UseMasterKey = true
 	rc.SessionToken = ""
 	err := c.do(ctx, rc, out)
-	var perr *Error
-	if className != "" && errors.As(err, &perr) && perr.Code == ErrInvalidClassName.Code && perr.Message == "Class "+className+" does not exist." {
+	var perr *parse.Error
+	if className != "" && errors.As(err, &perr) && perr.Code == parse.ErrInvalidClassName.Code && perr.Message == "Class "+className+" does not exist." {
 		return &SchemaNotFoundError{ClassName: className, Err: perr}
 	}
 	return err

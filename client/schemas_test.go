@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/c13f5054/moralis-go/parse"
 	"net/http"
 	"strings"
 	"testing"
@@ -15,13 +16,13 @@ func TestSchemaCallsNeedMasterKeyBeforeRequest(t *testing.T) {
 	c := srv.client(t, false) // no master key configured
 	ctx := t.Context()
 	calls := map[string]func() error{
-		"Schema":       func() error { _, err := c.Schema(ctx, "A"); return err },
-		"Schemas":      func() error { _, err := c.Schemas(ctx); return err },
-		"CreateSchema": func() error { return c.CreateSchema(ctx, NewSchema("A").AddString("s")) },
-		"UpdateSchema": func() error { return c.UpdateSchema(ctx, NewSchema("A").AddString("s")) },
-		"DeleteSchema": func() error { return c.DeleteSchema(ctx, "A") },
-		"PurgeClass":   func() error { return c.PurgeClass(ctx, "A") },
-		"DeleteFile":   func() error { return c.DeleteFile(ctx, &File{Name: "x.txt"}) },
+		"Schema":       func() error { _, err := c.Schemas.Get(ctx, "A"); return err },
+		"Schemas":      func() error { _, err := c.Schemas.List(ctx); return err },
+		"CreateSchema": func() error { return c.Schemas.Create(ctx, NewSchema("A").AddString("s")) },
+		"UpdateSchema": func() error { return c.Schemas.Update(ctx, NewSchema("A").AddString("s")) },
+		"DeleteSchema": func() error { return c.Schemas.Delete(ctx, "A") },
+		"PurgeClass":   func() error { return c.Schemas.Purge(ctx, "A") },
+		"DeleteFile":   func() error { return c.Files.Delete(ctx, &parse.File{Name: "x.txt"}) },
 	}
 	for name, f := range calls {
 		if err := f(); !errors.Is(err, ErrMasterKeyRequired) {
@@ -62,7 +63,7 @@ func TestCreateSchemaWire(t *testing.T) {
 		AddField("extra", FieldString).
 		AddIndex("by_score", IndexKey{"score", -1}, IndexKey{"title", 1}).
 		SetCLP(clp)
-	if err := c.CreateSchema(t.Context(), s); err != nil {
+	if err := c.Schemas.Create(t.Context(), s); err != nil {
 		t.Fatal(err)
 	}
 	r := srv.only(t)
@@ -110,7 +111,7 @@ func TestUpdateSchemaSendsOnlyChanges(t *testing.T) {
 		return 200, `{"className":"Game","fields":{"objectId":{"type":"String"},"title":{"type":"String"},"extra":{"type":"Date"}}}`
 	})
 	c := srv.client(t, true)
-	s, err := c.Schema(t.Context(), "Game")
+	s, err := c.Schemas.Get(t.Context(), "Game")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,17 +119,17 @@ func TestUpdateSchemaSendsOnlyChanges(t *testing.T) {
 		t.Fatalf("read schema: %+v", s)
 	}
 	// Nothing changed: no request.
-	if err := c.UpdateSchema(t.Context(), s); err != nil || srv.count() != 1 {
+	if err := c.Schemas.Update(t.Context(), s); err != nil || srv.count() != 1 {
 		t.Fatalf("empty update: err %v, %d requests", err, srv.count())
 	}
 	// A second GeoPoint is refused before any request.
 	bad := *s
 	bad.Fields = map[string]Field{"loc": {Type: FieldGeoPoint}}
-	if err := c.UpdateSchema(t.Context(), bad.AddGeoPoint("loc2")); err == nil || srv.count() != 1 {
+	if err := c.Schemas.Update(t.Context(), bad.AddGeoPoint("loc2")); err == nil || srv.count() != 1 {
 		t.Fatalf("second GeoPoint: err %v", err)
 	}
 	s.AddDate("extra").DeleteField("old").DeleteIndex("old_idx").AddIndex("t", IndexKey{"title", 1})
-	if err := c.UpdateSchema(t.Context(), s); err != nil {
+	if err := c.Schemas.Update(t.Context(), s); err != nil {
 		t.Fatal(err)
 	}
 	reqs := srv.requests()
@@ -154,14 +155,14 @@ func TestSchemaNotFound(t *testing.T) {
 		return 400, `{"code":103,"error":"Class Nope does not exist."}`
 	})
 	c := srv.client(t, true)
-	_, err := c.Schema(t.Context(), "Nope")
+	_, err := c.Schemas.Get(t.Context(), "Nope")
 	if err == nil || err.Error() != "Schema not found" {
 		t.Fatalf("err = %v, want \"Schema not found\"", err)
 	}
-	if !errors.Is(err, ErrSchemaNotFound) || !errors.Is(err, ErrInvalidClassName) {
+	if !errors.Is(err, ErrSchemaNotFound) || !errors.Is(err, parse.ErrInvalidClassName) {
 		t.Fatalf("errors.Is fails: %v", err)
 	}
-	var perr *Error
+	var perr *parse.Error
 	if !errors.As(err, &perr) || perr.Code != 103 || perr.Status != 400 {
 		t.Fatalf("errors.As: %+v", perr)
 	}
@@ -170,8 +171,8 @@ func TestSchemaNotFound(t *testing.T) {
 		t.Fatalf("SchemaNotFoundError: %+v", snf)
 	}
 	for name, f := range map[string]func() error{
-		"UpdateSchema": func() error { return c.UpdateSchema(t.Context(), NewSchema("Nope").AddString("x")) },
-		"DeleteSchema": func() error { return c.DeleteSchema(t.Context(), "Nope") },
+		"UpdateSchema": func() error { return c.Schemas.Update(t.Context(), NewSchema("Nope").AddString("x")) },
+		"DeleteSchema": func() error { return c.Schemas.Delete(t.Context(), "Nope") },
 	} {
 		if err := f(); !errors.Is(err, ErrSchemaNotFound) {
 			t.Errorf("%s: err = %v", name, err)
@@ -183,8 +184,8 @@ func TestSchemaOtherCode103IsNotNotFound(t *testing.T) {
 	srv := newIDServer(t, func(r idReq) (int, string) {
 		return 400, `{"code":103,"error":"Class Game already exists."}`
 	})
-	err := srv.client(t, true).CreateSchema(t.Context(), NewSchema("Game").AddString("x"))
-	if errors.Is(err, ErrSchemaNotFound) || !errors.Is(err, ErrInvalidClassName) {
+	err := srv.client(t, true).Schemas.Create(t.Context(), NewSchema("Game").AddString("x"))
+	if errors.Is(err, ErrSchemaNotFound) || !errors.Is(err, parse.ErrInvalidClassName) {
 		t.Fatalf("err = %v", err)
 	}
 }
@@ -213,17 +214,17 @@ func TestSchemaBuilderMistakesNeverSend(t *testing.T) {
 		"DeleteField without name": NewSchema("A").DeleteField(""),
 	}
 	for name, s := range bad {
-		if err := c.CreateSchema(t.Context(), s); err == nil {
+		if err := c.Schemas.Create(t.Context(), s); err == nil {
 			t.Errorf("%s: want an error", name)
 		}
 	}
-	if err := c.CreateSchema(t.Context(), nil); err == nil {
+	if err := c.Schemas.Create(t.Context(), nil); err == nil {
 		t.Error("nil schema accepted")
 	}
 	for _, f := range []func() error{
-		func() error { _, err := c.Schema(t.Context(), ""); return err },
-		func() error { return c.PurgeClass(t.Context(), "a-b") },
-		func() error { return c.DeleteSchema(t.Context(), "") },
+		func() error { _, err := c.Schemas.Get(t.Context(), ""); return err },
+		func() error { return c.Schemas.Purge(t.Context(), "a-b") },
+		func() error { return c.Schemas.Delete(t.Context(), "") },
 	} {
 		if f() == nil {
 			t.Error("bad class name accepted")
@@ -249,17 +250,17 @@ func TestSchemasDeleteAndPurgeWire(t *testing.T) {
 		return 200, `{}`
 	})
 	c := srv.client(t, true)
-	all, err := c.Schemas(t.Context())
+	all, err := c.Schemas.List(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(all) != 2 || all[0].ClassName != "A" || all[1].Fields["username"].Type != FieldString {
 		t.Fatalf("schemas: %+v", all)
 	}
-	if err := c.PurgeClass(t.Context(), "A"); err != nil {
+	if err := c.Schemas.Purge(t.Context(), "A"); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.DeleteSchema(t.Context(), "A"); err != nil {
+	if err := c.Schemas.Delete(t.Context(), "A"); err != nil {
 		t.Fatal(err)
 	}
 	reqs := srv.requests()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/c13f5054/moralis-go/parse"
 	"net/http"
 	"time"
 )
@@ -19,24 +20,24 @@ var ErrSessionTokenRequired = errors.New("moralis: this call needs a session tok
 // and deletes it at logout; a new login from the same installation id ends that installation's older session.
 // Not safe for concurrent mutation.
 type Session struct {
-	*Object
+	*parse.Object
 }
 
 // SessionFromObject views an object of class _Session as a Session.
-func SessionFromObject(o *Object) *Session { return &Session{Object: o} }
+func SessionFromObject(o *parse.Object) *Session { return &Session{Object: o} }
 
 // SessionToken is the session's token (the server shows it to the session's own user).
 func (s *Session) SessionToken() string { return s.String("sessionToken") }
 
 // User is a pointer to the session's user.
-func (s *Session) User() Pointer {
+func (s *Session) User() parse.Pointer {
 	switch v := s.Get("user").(type) {
-	case Pointer:
+	case parse.Pointer:
 		return v
-	case *Object:
+	case *parse.Object:
 		return v.Pointer()
 	}
-	return Pointer{}
+	return parse.Pointer{}
 }
 
 // InstallationID is the installation (device) the session was made from.
@@ -71,7 +72,7 @@ func (c *Client) CurrentSession(ctx context.Context) (*Session, error) {
 	if err := c.do(ctx, c.call(http.MethodGet, "sessions/me", nil), &resp); err != nil {
 		return nil, err
 	}
-	o := NewObject(SessionClass)
+	o := parse.NewObject(SessionClass)
 	if err := o.MergeServer(resp); err != nil {
 		return nil, fmt.Errorf("moralis: sessions/me: %w", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/c13f5054/moralis-go/parse"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -142,17 +143,17 @@ func wantPath(t *testing.T, r idReq, method, path string) {
 func TestCurrentSessionNeedsTokenBeforeRequest(t *testing.T) {
 	srv := newIDServer(t, nil)
 	c := srv.client(t, false)
-	_, err := c.CurrentSession(t.Context())
+	_, err := c.Sessions.Current(t.Context())
 	if !errors.Is(err, ErrSessionTokenRequired) {
 		t.Fatalf("err = %v, want ErrSessionTokenRequired", err)
 	}
-	if _, err := c.Sessions(t.Context()); !errors.Is(err, ErrSessionTokenRequired) {
+	if _, err := c.Sessions.List(t.Context()); !errors.Is(err, ErrSessionTokenRequired) {
 		t.Fatalf("Sessions err = %v", err)
 	}
-	if err := c.RevokeSession(t.Context(), "abc"); !errors.Is(err, ErrSessionTokenRequired) {
+	if err := c.Sessions.Revoke(t.Context(), "abc"); !errors.Is(err, ErrSessionTokenRequired) {
 		t.Fatalf("RevokeSession err = %v", err)
 	}
-	if err := c.WithSessionToken("r:x").RevokeSession(t.Context(), ""); err == nil {
+	if err := c.WithSessionToken("r:x").Sessions.Revoke(t.Context(), ""); err == nil {
 		t.Fatal("RevokeSession without id: want an error")
 	}
 	if n := srv.count(); n != 0 {
@@ -168,7 +169,7 @@ func TestCurrentSessionWire(t *testing.T) {
 			"createdWith":{"action":"login","authProvider":"password"},
 			"createdAt":"2026-11-21T22:00:00.000Z","updatedAt":"2026-11-21T22:00:00.000Z"}`
 	})
-	s, err := srv.client(t, false).WithSessionToken("r:tok").CurrentSession(t.Context())
+	s, err := srv.client(t, false).WithSessionToken("r:tok").Sessions.Current(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +181,7 @@ func TestCurrentSessionWire(t *testing.T) {
 	if s.ID() != "S1" || s.SessionToken() != "r:tok" || s.InstallationID() != "inst-1" || s.Restricted() {
 		t.Fatalf("session fields: %v", s.Fields())
 	}
-	if s.User() != (Pointer{ClassName: "_User", ObjectID: "U1"}) {
+	if s.User() != (parse.Pointer{ClassName: "_User", ObjectID: "U1"}) {
 		t.Fatalf("user = %+v", s.User())
 	}
 	if want := time.Date(2027, 11, 21, 22, 0, 0, 0, time.UTC); !s.ExpiresAt().Equal(want) {
@@ -193,8 +194,8 @@ func TestCurrentSessionWire(t *testing.T) {
 
 func TestCurrentSessionInvalidToken(t *testing.T) {
 	srv := newIDServer(t, func(idReq) (int, string) { return 400, `{"code":209,"error":"Session token not found."}` })
-	_, err := srv.client(t, false).WithSessionToken("r:stale").CurrentSession(t.Context())
-	if !errors.Is(err, ErrInvalidSessionToken) {
+	_, err := srv.client(t, false).WithSessionToken("r:stale").Sessions.Current(t.Context())
+	if !errors.Is(err, parse.ErrInvalidSessionToken) {
 		t.Fatalf("err = %v, want code 209", err)
 	}
 	if strings.Contains(err.Error(), "r:stale") {
@@ -206,7 +207,7 @@ func TestSessionsWire(t *testing.T) {
 	srv := newIDServer(t, func(idReq) (int, string) {
 		return 200, `{"results":[{"objectId":"S2","installationId":"b","sessionToken":"r:2"},{"objectId":"S1","installationId":"a"}]}`
 	})
-	ss, err := srv.client(t, false).WithSessionToken("r:2").Sessions(t.Context())
+	ss, err := srv.client(t, false).WithSessionToken("r:2").Sessions.List(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +223,7 @@ func TestSessionsWire(t *testing.T) {
 
 func TestRevokeSessionWire(t *testing.T) {
 	srv := newIDServer(t, nil)
-	if err := srv.client(t, false).WithSessionToken("r:1").RevokeSession(t.Context(), "S9"); err != nil {
+	if err := srv.client(t, false).WithSessionToken("r:1").Sessions.Revoke(t.Context(), "S9"); err != nil {
 		t.Fatal(err)
 	}
 	r := srv.only(t)
@@ -232,7 +233,7 @@ func TestRevokeSessionWire(t *testing.T) {
 	}
 	// With the master key no token is needed.
 	srv2 := newIDServer(t, nil)
-	if err := srv2.client(t, true).WithMasterKey().RevokeSession(t.Context(), "S9"); err != nil {
+	if err := srv2.client(t, true).WithMasterKey().Sessions.Revoke(t.Context(), "S9"); err != nil {
 		t.Fatal(err)
 	}
 	if r := srv2.only(t); r.Body["_MasterKey"] != "mk1" {

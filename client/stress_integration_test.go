@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/c13f5054/moralis-go/client"
+	"github.com/c13f5054/moralis-go/parse"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -31,7 +32,7 @@ func TestStress64GoroutinesPerUserViews(t *testing.T) {
 		u := client.NewUser()
 		u.SetUsername(fmt.Sprintf("stress%d_%d", rand.Uint32(), i))
 		u.SetPassword("pw")
-		require.NoError(t, dev.SignUp(ctx, u))
+		require.NoError(t, dev.Users.SignUp(ctx, u))
 		accts[i] = account{u.ID(), u.SessionToken()}
 	}
 	var wg sync.WaitGroup
@@ -43,7 +44,7 @@ func TestStress64GoroutinesPerUserViews(t *testing.T) {
 			a := accts[g%users]
 			view := c.WithSessionToken(a.token)
 			for k := 0; k < 10; k++ {
-				me, err := view.Me(ctx)
+				me, err := view.Users.Me(ctx)
 				if err != nil {
 					errs <- err
 					return
@@ -52,20 +53,20 @@ func TestStress64GoroutinesPerUserViews(t *testing.T) {
 					errs <- fmt.Errorf("goroutine %d: users/me answered %s, want %s", g, me.ID(), a.id)
 					return
 				}
-				o := client.NewObject(cls)
+				o := parse.NewObject(cls)
 				o.Set("owner", a.id)
-				o.SetACL(client.NewUserACL(a.id))
-				if err := view.Save(ctx, o); err != nil {
+				o.SetACL(parse.NewUserACL(a.id))
+				if err := view.Objects.Save(ctx, o); err != nil {
 					errs <- err
 					return
 				}
 				// Another user's view cannot read it.
 				other := accts[(g+1)%users]
-				if _, err := c.WithSessionToken(other.token).Get(ctx, cls, o.ID()); err == nil {
+				if _, err := c.WithSessionToken(other.token).Objects.Get(ctx, cls, o.ID()); err == nil {
 					errs <- fmt.Errorf("user %s read user %s's private object", other.id, a.id)
 					return
 				}
-				got, err := view.Get(ctx, cls, o.ID())
+				got, err := view.Objects.Get(ctx, cls, o.ID())
 				if err != nil {
 					errs <- err
 					return

@@ -27,14 +27,14 @@ var (
 // User is a backend user: an Object of class _User with typed accessors for the wallet fields. The embedded
 // Object gives Get, Set, AddUnique, SetACL and the rest. Not safe for concurrent mutation.
 type User struct {
-	*Object
+	*parse.Object
 }
 
 // NewUser returns an empty, unsaved user.
 func NewUser() *User { return &User{Object: parse.NewObject(UserClass)} }
 
 // UserFromObject views an object of class _User as a User.
-func UserFromObject(o *Object) *User { return &User{Object: o} }
+func UserFromObject(o *parse.Object) *User { return &User{Object: o} }
 
 // Username is the user's username.
 func (u *User) Username() string { return u.String("username") }
@@ -117,7 +117,7 @@ func (c *Client) SignUp(ctx context.Context, u *User) error {
 	if s, _ := u.Get("password").(string); s == "" {
 		return ErrEmptyPassword
 	}
-	if err := c.Save(ctx, u); err != nil {
+	if err := c.Objects.Save(ctx, u); err != nil {
 		return err
 	}
 	u.Forget("password")
@@ -155,14 +155,14 @@ func (c *Client) LogInAny(ctx context.Context, username, password any) (*User, e
 
 // LogInOrSignUp logs in; when the server answers code 101 (no such user or wrong password) it signs up instead.
 func (c *Client) LogInOrSignUp(ctx context.Context, username, password string) (*User, error) {
-	u, err := c.LogIn(ctx, username, password)
-	if err == nil || !errors.Is(err, ErrObjectNotFound) {
+	u, err := c.Users.LogIn(ctx, username, password)
+	if err == nil || !errors.Is(err, parse.ErrObjectNotFound) {
 		return u, err
 	}
 	nu := NewUser()
 	nu.SetUsername(username)
 	nu.SetPassword(password)
-	if err := c.SignUp(ctx, nu); err != nil {
+	if err := c.Users.SignUp(ctx, nu); err != nil {
 		return nil, err
 	}
 	return nu, nil
@@ -256,7 +256,7 @@ func (c *Client) Me(ctx context.Context) (*User, error) {
 
 // Become signs in as the user of a session token and makes it the current user.
 func (c *Client) Become(ctx context.Context, sessionToken string) (*User, error) {
-	u, err := c.WithSessionToken(sessionToken).Me(ctx)
+	u, err := c.WithSessionToken(sessionToken).Users.Me(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -276,7 +276,7 @@ func (c *Client) LogOut(ctx context.Context) error {
 		rc := c.call(http.MethodPost, "logout", nil)
 		rc.Replay = httpx.ReplayAlways // a repeated log-out of a revoked session is refused, harmlessly
 		rc.SessionToken = tok
-		if err := c.do(ctx, rc, nil); err != nil && !errors.Is(err, ErrInvalidSessionToken) {
+		if err := c.do(ctx, rc, nil); err != nil && !errors.Is(err, parse.ErrInvalidSessionToken) {
 			return err
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/c13f5054/moralis-go/client"
+	"github.com/c13f5054/moralis-go/parse"
 	"github.com/c13f5054/moralis-go/query"
 )
 
@@ -27,26 +28,26 @@ func BenchmarkIterateLive(b *testing.B) {
 	ctx := context.Background()
 	c := newClient(b)
 	class := fmt.Sprintf("QBenchIter%d", rows)
-	have, err := query.New[*client.Object](class).Count(ctx, c)
+	have, err := query.New[*parse.Object](class).Count(ctx, c)
 	if err != nil {
 		have = 0 // the class does not exist yet
 	}
 	if have < rows {
 		m := c.WithMasterKey()
-		first := client.NewObject(class)
+		first := parse.NewObject(class)
 		first.Set("i", have)
-		if err := m.Save(ctx, first); err != nil {
+		if err := m.Objects.Save(ctx, first); err != nil {
 			b.Fatal(err)
 		}
 		for start := have + 1; start < rows; start += 1000 {
-			objs := make([]*client.Object, 0, 1000)
+			objs := make([]*parse.Object, 0, 1000)
 			for i := start; i < min(start+1000, rows); i++ {
-				o := client.NewObject(class)
+				o := parse.NewObject(class)
 				o.Set("i", i)
 				o.Set("name", fmt.Sprintf("row %d", i))
 				objs = append(objs, o)
 			}
-			if err := m.SaveAll(ctx, objs); err != nil {
+			if err := m.Objects.SaveAll(ctx, objs); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -56,7 +57,7 @@ func BenchmarkIterateLive(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		n := 0
-		for _, err := range query.New[*client.Object](class).All(ctx, c, query.WithBatchSize(1000)) {
+		for _, err := range query.New[*parse.Object](class).All(ctx, c, query.WithBatchSize(1000)) {
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/c13f5054/moralis-go/client"
+	"github.com/c13f5054/moralis-go/parse"
 	"github.com/c13f5054/moralis-go/query"
 )
 
@@ -105,7 +106,7 @@ func TestThroughClientOverHTTP(t *testing.T) {
 
 	// The iterator's pages, as the client sends them.
 	n := 0
-	for o, err := range query.New[*client.Object]("GameScore").GreaterThan("score", -1).All(ctx, c) {
+	for o, err := range query.New[*parse.Object]("GameScore").GreaterThan("score", -1).All(ctx, c) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -133,7 +134,7 @@ func TestThroughClientOverHTTP(t *testing.T) {
 	}
 
 	// Count and the other parameters.
-	cnt, err := query.New[*client.Object]("GameScore").Count(ctx, c)
+	cnt, err := query.New[*parse.Object]("GameScore").Count(ctx, c)
 	if err != nil || cnt != 230 {
 		t.Errorf("Count = %d, %v", cnt, err)
 	}
@@ -143,10 +144,10 @@ func TestThroughClientOverHTTP(t *testing.T) {
 	}
 
 	// Distinct needs a master view, and goes to aggregate/ with the master key.
-	if _, err := query.Distinct[string](ctx, c, query.New[*client.Object]("GameScore"), "name"); !errors.Is(err, client.ErrMasterKeyRequired) {
+	if _, err := query.Distinct[string](ctx, c, query.New[*parse.Object]("GameScore"), "name"); !errors.Is(err, client.ErrMasterKeyRequired) {
 		t.Errorf("Distinct on a view without the master key: %v", err)
 	}
-	vals, err := query.Distinct[string](ctx, c.WithMasterKey(), query.New[*client.Object]("GameScore"), "name")
+	vals, err := query.Distinct[string](ctx, c.WithMasterKey(), query.New[*parse.Object]("GameScore"), "name")
 	if err != nil || strings.Join(vals, ",") != "a,b" {
 		t.Errorf("Distinct = %v, %v", vals, err)
 	}
@@ -156,13 +157,13 @@ func TestThroughClientOverHTTP(t *testing.T) {
 	}
 
 	// A server error reaches the caller with its code, through Find and through All.
-	bad := query.New[*client.Object]("GameScore").LessThan("score", -999)
+	bad := query.New[*parse.Object]("GameScore").LessThan("score", -999)
 	_, err = bad.Find(ctx, c)
 	var pc interface{ ParseCode() int }
 	if !errors.As(err, &pc) || pc.ParseCode() != 119 {
 		t.Errorf("server error through Find: %v", err)
 	}
-	var ce *client.Error
+	var ce *parse.Error
 	if !errors.As(err, &ce) || ce.Status != 400 {
 		t.Errorf("not a *client.Error with status 400: %v", err)
 	}

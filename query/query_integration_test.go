@@ -15,6 +15,7 @@ import (
 
 	"github.com/c13f5054/moralis-go/client"
 	"github.com/c13f5054/moralis-go/internal/devstack"
+	"github.com/c13f5054/moralis-go/parse"
 	"github.com/c13f5054/moralis-go/query"
 )
 
@@ -22,9 +23,9 @@ import (
 type fixture struct {
 	c                    *client.Client // JavaScript key; master key only where a call asks for it
 	scores, owners, post string
-	byName               map[string]*client.Object
-	owner1, owner2       *client.Object
-	postObj              *client.Object
+	byName               map[string]*parse.Object
+	owner1, owner2       *parse.Object
+	postObj              *parse.Object
 }
 
 func newClient(t testing.TB) *client.Client {
@@ -37,26 +38,26 @@ func newClient(t testing.TB) *client.Client {
 	return c
 }
 
-func mustGeo(t testing.TB, lat, lng float64) client.GeoPoint {
+func mustGeo(t testing.TB, lat, lng float64) parse.GeoPoint {
 	t.Helper()
-	g, err := client.NewGeoPoint(lat, lng)
+	g, err := parse.NewGeoPoint(lat, lng)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return g
 }
 
-func square(t testing.TB, lat, lng, size float64) client.Polygon {
-	return client.Polygon{Coordinates: []client.GeoPoint{
+func square(t testing.TB, lat, lng, size float64) parse.Polygon {
+	return parse.Polygon{Coordinates: []parse.GeoPoint{
 		mustGeo(t, lat, lng), mustGeo(t, lat, lng+size), mustGeo(t, lat+size, lng+size), mustGeo(t, lat+size, lng),
 	}}
 }
 
 var (
-	paris  = client.GeoPoint{Latitude: 48.8566, Longitude: 2.3522}
-	london = client.GeoPoint{Latitude: 51.5074, Longitude: -0.1278}
-	nyc    = client.GeoPoint{Latitude: 40.7128, Longitude: -74.0060}
-	tokyo  = client.GeoPoint{Latitude: 35.6762, Longitude: 139.6503}
+	paris  = parse.GeoPoint{Latitude: 48.8566, Longitude: 2.3522}
+	london = parse.GeoPoint{Latitude: 51.5074, Longitude: -0.1278}
+	nyc    = parse.GeoPoint{Latitude: 40.7128, Longitude: -74.0060}
+	tokyo  = parse.GeoPoint{Latitude: 35.6762, Longitude: 139.6503}
 )
 
 func setup(t *testing.T) *fixture {
@@ -65,15 +66,15 @@ func setup(t *testing.T) *fixture {
 	c := newClient(t)
 	m := c.WithMasterKey()
 	suffix := fmt.Sprintf("%d", rand.Uint32())
-	f := &fixture{c: c, scores: "QScore" + suffix, owners: "QOwner" + suffix, post: "QPost" + suffix, byName: map[string]*client.Object{}}
+	f := &fixture{c: c, scores: "QScore" + suffix, owners: "QOwner" + suffix, post: "QPost" + suffix, byName: map[string]*parse.Object{}}
 
-	f.owner1 = client.NewObject(f.owners)
+	f.owner1 = parse.NewObject(f.owners)
 	f.owner1.Set("name", "own1")
 	f.owner1.Set("city", "Berlin")
-	f.owner2 = client.NewObject(f.owners)
+	f.owner2 = parse.NewObject(f.owners)
 	f.owner2.Set("name", "own2")
 	f.owner2.Set("city", "Paris")
-	if err := m.SaveAll(ctx, []*client.Object{f.owner1, f.owner2}); err != nil {
+	if err := m.Objects.SaveAll(ctx, []*parse.Object{f.owner1, f.owner2}); err != nil {
 		t.Fatalf("saving owners: %v", err)
 	}
 
@@ -81,10 +82,10 @@ func setup(t *testing.T) *fixture {
 		name, team, city, body string
 		score                  int
 		tags                   []any
-		loc                    client.GeoPoint
+		loc                    parse.GeoPoint
 		when                   time.Time
-		owner                  *client.Object
-		area                   *client.Polygon
+		owner                  *parse.Object
+		area                   *parse.Polygon
 		nickname               string
 	}{
 		{name: "Sean", team: "red", city: "Berlin", body: "the quick brown fox", score: 1337, tags: []any{"red", "blue"}, loc: nyc,
@@ -95,9 +96,9 @@ func setup(t *testing.T) *fixture {
 			when: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC), nickname: "bobby"},
 		{name: "Séan.x", team: "green", city: "Tokyo", body: "quick coffee", score: 99, tags: []any{}, loc: tokyo},
 	}
-	var objs []*client.Object
+	var objs []*parse.Object
 	for _, r := range rows {
-		o := client.NewObject(f.scores)
+		o := parse.NewObject(f.scores)
 		o.Set("name", r.name)
 		o.Set("team", r.team)
 		o.Set("city", r.city)
@@ -121,16 +122,16 @@ func setup(t *testing.T) *fixture {
 		f.byName[r.name] = o
 	}
 	// The first save creates the schema; save one alone so the batch does not race on it.
-	if err := m.Save(ctx, objs[0]); err != nil {
+	if err := m.Objects.Save(ctx, objs[0]); err != nil {
 		t.Fatalf("saving %s: %v", f.scores, err)
 	}
-	if err := m.SaveAll(ctx, objs[1:]); err != nil {
+	if err := m.Objects.SaveAll(ctx, objs[1:]); err != nil {
 		t.Fatalf("saving %s: %v", f.scores, err)
 	}
-	f.postObj = client.NewObject(f.post)
+	f.postObj = parse.NewObject(f.post)
 	f.postObj.Set("title", "hello")
 	f.postObj.AddRelation("likes", f.byName["Sean"].Pointer(), f.byName["Ann"].Pointer())
-	if err := m.Save(ctx, f.postObj); err != nil {
+	if err := m.Objects.Save(ctx, f.postObj); err != nil {
 		t.Fatalf("saving the post: %v", err)
 	}
 	return f
@@ -138,10 +139,10 @@ func setup(t *testing.T) *fixture {
 
 func ptr[V any](v V) *V { return &v }
 
-func (f *fixture) q() *query.Query[*client.Object] { return query.New[*client.Object](f.scores) }
+func (f *fixture) q() *query.Query[*parse.Object] { return query.New[*parse.Object](f.scores) }
 
 // names runs q and returns the name fields of the results, in the server's order.
-func names(t *testing.T, c *client.Client, q *query.Query[*client.Object]) []string {
+func names(t *testing.T, c *client.Client, q *query.Query[*parse.Object]) []string {
 	t.Helper()
 	objs, err := q.Find(context.Background(), c)
 	if err != nil {
@@ -161,7 +162,7 @@ func sorted(s []string) []string {
 }
 
 // same checks the names as a set.
-func same(t *testing.T, c *client.Client, q *query.Query[*client.Object], want ...string) {
+func same(t *testing.T, c *client.Client, q *query.Query[*parse.Object], want ...string) {
 	t.Helper()
 	got := names(t, c, q)
 	if !slices.Equal(sorted(got), sorted(want)) {
@@ -170,7 +171,7 @@ func same(t *testing.T, c *client.Client, q *query.Query[*client.Object], want .
 }
 
 // ordered checks the names in order.
-func ordered(t *testing.T, c *client.Client, q *query.Query[*client.Object], want ...string) {
+func ordered(t *testing.T, c *client.Client, q *query.Query[*parse.Object], want ...string) {
 	t.Helper()
 	if got := names(t, c, q); !slices.Equal(got, want) {
 		t.Errorf("%s\n got %v\nwant %v", q, got, want)
@@ -188,7 +189,7 @@ func serverCode(t *testing.T, err error, code int) {
 	if !errors.As(err, &pc) || pc.ParseCode() != code {
 		t.Fatalf("error %v: want Parse code %d", err, code)
 	}
-	var ce *client.Error
+	var ce *parse.Error
 	if !errors.As(err, &ce) || ce.Code != code {
 		t.Fatalf("error %v is not a *client.Error with code %d", err, code)
 	}
@@ -325,7 +326,7 @@ func TestIntegrationConstraints(t *testing.T) {
 		same(t, c, f.q().PolygonContains("area", mustGeo(t, 25, 25)), "Ann")
 		same(t, c, f.q().PolygonContains("area", mustGeo(t, 15, 15)))
 	})
-	owners := query.New[*client.Object](f.owners)
+	owners := query.New[*parse.Object](f.owners)
 	t.Run("matchesQuery", func(t *testing.T) {
 		same(t, c, f.q().MatchesQuery("owner", owners.EqualTo("name", "own1")), "Sean")
 	})
@@ -388,12 +389,12 @@ func TestIntegrationShapeAndRun(t *testing.T) {
 		}
 	})
 	t.Run("include", func(t *testing.T) {
-		for _, q := range []*query.Query[*client.Object]{f.q().Include("owner"), f.q().IncludeAll()} {
+		for _, q := range []*query.Query[*parse.Object]{f.q().Include("owner"), f.q().IncludeAll()} {
 			o, err := q.EqualTo("name", "Sean").First(ctx, c)
 			if err != nil {
 				t.Fatal(err)
 			}
-			owner, ok := o.Get("owner").(*client.Object)
+			owner, ok := o.Get("owner").(*parse.Object)
 			if !ok || owner.String("name") != "own1" || owner.ID() != f.owner1.ID() || owner.ClassName() != f.owners {
 				t.Errorf("included owner = %#v", o.Get("owner"))
 			}
@@ -402,7 +403,7 @@ func TestIntegrationShapeAndRun(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if p, ok := o.Get("owner").(client.Pointer); !ok || p.ObjectID != f.owner1.ID() {
+		if p, ok := o.Get("owner").(parse.Pointer); !ok || p.ObjectID != f.owner1.ID() {
 			t.Errorf("owner without include = %#v", o.Get("owner"))
 		}
 	})
@@ -472,7 +473,7 @@ func TestIntegrationShapeAndRun(t *testing.T) {
 		}
 		_, err = f.q().Get(ctx, c, "doesNotExist")
 		var pc interface{ ParseCode() int }
-		if !errors.As(err, &pc) || pc.ParseCode() != 101 || !errors.Is(err, client.ErrObjectNotFound) {
+		if !errors.As(err, &pc) || pc.ParseCode() != 101 || !errors.Is(err, parse.ErrObjectNotFound) {
 			t.Errorf("Get of a missing id: %v", err)
 		}
 		// Get also applies the query's constraints.
@@ -482,14 +483,14 @@ func TestIntegrationShapeAndRun(t *testing.T) {
 	})
 	t.Run("typed structs", func(t *testing.T) {
 		type score struct {
-			ID    string          `json:"objectId"`
-			Name  string          `json:"name"`
-			Score int             `json:"score"`
-			Tags  []string        `json:"tags"`
-			Loc   client.GeoPoint `json:"loc"`
-			When  time.Time       `json:"when"`
-			Owner *client.Pointer `json:"owner"`
-			At    time.Time       `json:"createdAt"`
+			ID    string         `json:"objectId"`
+			Name  string         `json:"name"`
+			Score int            `json:"score"`
+			Tags  []string       `json:"tags"`
+			Loc   parse.GeoPoint `json:"loc"`
+			When  time.Time      `json:"when"`
+			Owner *parse.Pointer `json:"owner"`
+			At    time.Time      `json:"createdAt"`
 		}
 		got, err := query.New[score](f.scores).EqualTo("name", "Sean").Find(ctx, c)
 		if err != nil || len(got) != 1 {
@@ -551,7 +552,7 @@ func TestIntegrationShapeAndRun(t *testing.T) {
 		}
 	})
 	t.Run("a query from JSON runs the same", func(t *testing.T) {
-		q, err := query.FromJSON[*client.Object](f.scores, []byte(`{"where":{"score":{"$gte":50}},"order":"-score","limit":2}`))
+		q, err := query.FromJSON[*parse.Object](f.scores, []byte(`{"where":{"score":{"$gte":50}},"order":"-score","limit":2}`))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -565,26 +566,26 @@ func TestIntegrationIterate(t *testing.T) {
 	m := c.WithMasterKey()
 	class := fmt.Sprintf("QIter%d", rand.Uint32())
 	const n = 257
-	first := client.NewObject(class)
+	first := parse.NewObject(class)
 	first.Set("i", 0)
 	first.Set("even", true)
-	if err := m.Save(ctx, first); err != nil {
+	if err := m.Objects.Save(ctx, first); err != nil {
 		t.Fatal(err)
 	}
-	objs := make([]*client.Object, 0, n-1)
+	objs := make([]*parse.Object, 0, n-1)
 	for i := 1; i < n; i++ {
-		o := client.NewObject(class)
+		o := parse.NewObject(class)
 		o.Set("i", i)
 		o.Set("even", i%2 == 0)
 		objs = append(objs, o)
 	}
-	if err := m.SaveAll(ctx, objs); err != nil {
+	if err := m.Objects.SaveAll(ctx, objs); err != nil {
 		t.Fatal(err)
 	}
 
 	seen := map[int]bool{}
 	last := ""
-	for o, err := range query.New[*client.Object](class).All(ctx, c, query.WithBatchSize(50)) {
+	for o, err := range query.New[*parse.Object](class).All(ctx, c, query.WithBatchSize(50)) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -623,7 +624,7 @@ func TestIntegrationIterate(t *testing.T) {
 
 	// Breaking out early is clean, and refusing a sorted query is immediate.
 	k := 0
-	for _, err := range query.New[*client.Object](class).All(ctx, c, query.WithBatchSize(10)) {
+	for _, err := range query.New[*parse.Object](class).All(ctx, c, query.WithBatchSize(10)) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -632,7 +633,7 @@ func TestIntegrationIterate(t *testing.T) {
 			break
 		}
 	}
-	for _, err := range query.New[*client.Object](class).Ascending("i").All(ctx, c) {
+	for _, err := range query.New[*parse.Object](class).Ascending("i").All(ctx, c) {
 		if !errors.Is(err, query.ErrCannotIterate) {
 			t.Errorf("sorted query: %v", err)
 		}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/c13f5054/moralis-go/client"
+	"github.com/c13f5054/moralis-go/parse"
 	"github.com/c13f5054/moralis-go/query"
 	"github.com/c13f5054/moralis-go/store"
 )
@@ -40,9 +41,9 @@ func BenchmarkLocalQuery(b *testing.B) {
 	}
 	defer s.Close()
 	start := time.Now()
-	batch := make([]*client.Object, 0, 5000)
+	batch := make([]*parse.Object, 0, 5000)
 	for i := 0; i < n; i++ {
-		o := client.NewObjectWithID("Bench", fmt.Sprintf("id%07d", i))
+		o := parse.NewObjectWithID("Bench", fmt.Sprintf("id%07d", i))
 		o.Set("i", i)
 		o.Set("group", i%100)
 		o.Set("name", fmt.Sprintf("player-%d", i))
@@ -58,7 +59,7 @@ func BenchmarkLocalQuery(b *testing.B) {
 	pinTime := time.Since(start)
 	// The first query decodes the class into memory once.
 	start = time.Now()
-	if _, err := query.New[*client.Object]("Bench").Limit(1).Find(ctx, s); err != nil {
+	if _, err := query.New[*parse.Object]("Bench").Limit(1).Find(ctx, s); err != nil {
 		b.Fatal(err)
 	}
 	warm := time.Since(start)
@@ -69,10 +70,10 @@ func BenchmarkLocalQuery(b *testing.B) {
 	b.Logf("pinned %d objects in %v (%.0f objects/s); first query (loads the class) %v; heap %d MB (%d B/object); file %d MB",
 		n, pinTime, float64(n)/pinTime.Seconds(), warm, ms.HeapAlloc>>20, ms.HeapAlloc/uint64(n), fi.Size()>>20)
 
-	q := query.New[*client.Object]("Bench")
+	q := query.New[*parse.Object]("Bench")
 	for _, bc := range []struct {
 		name string
-		q    *query.Query[*client.Object]
+		q    *query.Query[*parse.Object]
 	}{
 		{"equal", q.EqualTo("group", 42)},
 		{"range+order+limit", q.GreaterThanOrEqualTo("i", n/2).Descending("i").Limit(10)},

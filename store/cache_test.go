@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/c13f5054/moralis-go/client"
+	"github.com/c13f5054/moralis-go/parse"
 	"github.com/c13f5054/moralis-go/query"
 	"github.com/c13f5054/moralis-go/store"
 )
@@ -22,8 +23,8 @@ func TestWrittenRecordsAnswerAsReadBack(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "pins.db")
 	s, err := store.Open(path, nil)
 	require.NoError(t, err)
-	mk := func(i int) *client.Object {
-		o := client.NewObjectWithID("Thing", fmt.Sprintf("t%d", i))
+	mk := func(i int) *parse.Object {
+		o := parse.NewObjectWithID("Thing", fmt.Sprintf("t%d", i))
 		o.Set("n", i)
 		o.Set("tag", []string{"even", "odd"}[i%2])
 		if i%10 == 3 {
@@ -31,14 +32,14 @@ func TestWrittenRecordsAnswerAsReadBack(t *testing.T) {
 		}
 		return o
 	}
-	queries := []*query.Query[*client.Object]{
-		query.New[*client.Object]("Thing").Limit(1000),
-		query.New[*client.Object]("Thing").EqualTo("tag", "odd").GreaterThan("n", 40).Limit(1000),
-		query.New[*client.Object]("Thing").EqualTo("list", "x").Limit(1000),
-		query.New[*client.Object]("Thing").Descending("n").Limit(7),
+	queries := []*query.Query[*parse.Object]{
+		query.New[*parse.Object]("Thing").Limit(1000),
+		query.New[*parse.Object]("Thing").EqualTo("tag", "odd").GreaterThan("n", 40).Limit(1000),
+		query.New[*parse.Object]("Thing").EqualTo("list", "x").Limit(1000),
+		query.New[*parse.Object]("Thing").Descending("n").Limit(7),
 	}
-	answers := func(s *store.Store) [][]*client.Object {
-		var out [][]*client.Object
+	answers := func(s *store.Store) [][]*parse.Object {
+		var out [][]*parse.Object
 		for _, q := range queries {
 			got, err := q.Find(ctx, s)
 			require.NoError(t, err)
@@ -46,7 +47,7 @@ func TestWrittenRecordsAnswerAsReadBack(t *testing.T) {
 		}
 		return out
 	}
-	var batch []*client.Object
+	var batch []*parse.Object
 	for i := range 50 {
 		batch = append(batch, mk(i))
 	}
@@ -87,8 +88,8 @@ func TestSyncFromARunnerOfObjects(t *testing.T) {
 	local := store.NewMemory(nil)
 	defer source.Close()
 	defer local.Close()
-	mk := func(id string, n int) *client.Object {
-		o := client.NewObjectWithID("Thing", id)
+	mk := func(id string, n int) *parse.Object {
+		o := parse.NewObjectWithID("Thing", id)
 		o.Set("n", n)
 		o.Set("when", time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)) // a full record too
 		return o
@@ -98,7 +99,7 @@ func TestSyncFromARunnerOfObjects(t *testing.T) {
 	res, err := local.Sync(ctx, source)
 	require.NoError(t, err)
 	assert.Equal(t, store.SyncResult{Updated: 2, NotReturned: []string{store.ObjectKey("Thing", "gone")}}, res)
-	got, err := query.New[*client.Object]("Thing").Ascending("objectId").Find(ctx, local)
+	got, err := query.New[*parse.Object]("Thing").Ascending("objectId").Find(ctx, local)
 	require.NoError(t, err)
 	require.Len(t, got, 3, "the copy the source did not return is kept")
 	assert.Equal(t, []any{10.0, 20.0, 3.0}, []any{got[0].Get("n"), got[1].Get("n"), got[2].Get("n")})

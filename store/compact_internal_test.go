@@ -16,12 +16,12 @@ import (
 )
 
 // sampleObjects covers the objects the fast paths take (scalar fields) and some they must leave to the JSON paths.
-func sampleObjects(t *testing.T) []*client.Object {
+func sampleObjects(t *testing.T) []*parse.Object {
 	t.Helper()
-	var out []*client.Object
-	add := func(o *client.Object) { out = append(out, o) }
+	var out []*parse.Object
+	add := func(o *parse.Object) { out = append(out, o) }
 
-	o := client.NewObjectWithID("Item", "a1")
+	o := parse.NewObjectWithID("Item", "a1")
 	o.Set("n", 42)
 	o.Set("big", uint64(math.MaxUint64))
 	o.Set("neg", int64(-1)<<60)
@@ -33,30 +33,30 @@ func sampleObjects(t *testing.T) []*client.Object {
 	o.Set("none", nil)
 	add(o)
 
-	o = client.NewObjectWithID("Item", "a2")
+	o = parse.NewObjectWithID("Item", "a2")
 	o.Set("f32", float32(0.1)) // JSON writes it as 0.1: not the float64 of the float32
 	add(o)
 
-	o = client.NewObjectWithID("Item", "a3")
+	o = parse.NewObjectWithID("Item", "a3")
 	o.Set("bad", "\xff\xfe") // invalid UTF-8 is replaced when encoded
 	add(o)
 
-	o = client.NewObject("Item")
+	o = parse.NewObject("Item")
 	o.SetLocalID("local00000000000000ab")
 	o.Set("n", 1)
 	add(o)
 
-	o = client.NewObjectWithID("Item", "a4")
+	o = parse.NewObjectWithID("Item", "a4")
 	o.SetLocalID("local00000000000000cd")
 	o.Set("n", 2)
 	add(o)
 
-	saved := client.NewObject("Item")
+	saved := parse.NewObject("Item")
 	require.NoError(t, saved.UnmarshalJSON([]byte(`{"objectId":"a5","createdAt":"2024-03-01T10:11:12.345Z",`+
 		`"updatedAt":"2024-03-02T10:11:12.000Z","name":"x","score":7.5}`)))
 	add(saved)
 
-	withACL := client.NewObjectWithID("Item", "a6")
+	withACL := parse.NewObjectWithID("Item", "a6")
 	acl := parse.NewACL()
 	acl.SetPublicReadAccess(true)
 	withACL.SetACL(acl)
@@ -131,7 +131,7 @@ func TestCompactRecordMatchesFullRecord(t *testing.T) {
 			assert.Equal(t, wv, gv, "doc %d key %s", i, k)
 		}
 		// As a result: the same object the query package decodes from the record's JSON.
-		want := client.NewObject("Item")
+		want := parse.NewObject("Item")
 		require.NoError(t, want.UnmarshalJSON([]byte(doc)))
 		got, err := r.object(map[string]any{"stale": 1})
 		require.NoError(t, err)

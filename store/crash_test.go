@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/c13f5054/moralis-go/client"
+	"github.com/c13f5054/moralis-go/parse"
 	"github.com/c13f5054/moralis-go/query"
 	"github.com/c13f5054/moralis-go/store"
 )
@@ -30,7 +31,7 @@ func TestHelperProcessPinsAndDies(t *testing.T) {
 	}
 	ctx := context.Background()
 	for i := range 100 {
-		o := client.NewObjectWithID("Crash", fmt.Sprintf("c%03d", i))
+		o := parse.NewObjectWithID("Crash", fmt.Sprintf("c%03d", i))
 		o.Set("i", i)
 		if err := s.Pin(ctx, o); err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -52,10 +53,10 @@ func TestCrashWithoutCloseKeepsCommittedPins(t *testing.T) {
 	s, err := store.Open(path, &store.Options{AppID: "crash"})
 	require.NoError(t, err)
 	defer s.Close()
-	n, err := query.New[*client.Object]("Crash").Count(context.Background(), s)
+	n, err := query.New[*parse.Object]("Crash").Count(context.Background(), s)
 	require.NoError(t, err)
 	assert.Equal(t, 100, n, "every committed pin survived the crash")
-	got, err := query.New[*client.Object]("Crash").GreaterThanOrEqualTo("i", 90).Find(context.Background(), s)
+	got, err := query.New[*parse.Object]("Crash").GreaterThanOrEqualTo("i", 90).Find(context.Background(), s)
 	require.NoError(t, err)
 	assert.Len(t, got, 10)
 }

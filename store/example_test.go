@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/c13f5054/moralis-go/client"
+	"github.com/c13f5054/moralis-go/parse"
 	"github.com/c13f5054/moralis-go/query"
 	"github.com/c13f5054/moralis-go/store"
 )
@@ -18,7 +19,7 @@ func Example() {
 	defer s.Close()
 
 	for i, name := range []string{"Ann", "Bob", "Cid"} {
-		o := client.NewObject("GameScore")
+		o := parse.NewObject("GameScore")
 		o.Set("playerName", name)
 		o.Set("score", (i+1)*10)
 		if err := s.Pin(ctx, o); err != nil { // unsaved objects get a local id
@@ -26,7 +27,7 @@ func Example() {
 			return
 		}
 	}
-	best, err := query.New[*client.Object]("GameScore").GreaterThan("score", 15).Descending("score").Find(ctx, s)
+	best, err := query.New[*parse.Object]("GameScore").GreaterThan("score", 15).Descending("score").Find(ctx, s)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -45,15 +46,15 @@ func ExampleStore_PinWithName() {
 	s := store.NewMemory(nil)
 	defer s.Close()
 
-	fav := client.NewObjectWithID("Song", "s1")
+	fav := parse.NewObjectWithID("Song", "s1")
 	fav.Set("title", "Blue")
-	other := client.NewObjectWithID("Song", "s2")
+	other := parse.NewObjectWithID("Song", "s2")
 	other.Set("title", "Red")
 	_ = s.PinWithName(ctx, "favourites", fav)
 	_ = s.Pin(ctx, other)
 
-	favs, _ := query.New[*client.Object]("Song").Find(ctx, s.FromPin("favourites"))
-	all, _ := query.New[*client.Object]("Song").Count(ctx, s)
+	favs, _ := query.New[*parse.Object]("Song").Find(ctx, s.FromPin("favourites"))
+	all, _ := query.New[*parse.Object]("Song").Count(ctx, s)
 	fmt.Println(len(favs), favs[0].String("title"), all)
 	fmt.Println(store.PinKey("favourites"), store.ObjectKey("Song", "s1"))
 	// Output:
@@ -71,12 +72,12 @@ func ExampleStore_RunQuery_near() {
 		name     string
 		lat, lng float64
 	}{{"Berlin", 52.52, 13.405}, {"Paris", 48.8566, 2.3522}, {"Vienna", 48.2082, 16.3738}, {"Tokyo", 35.6762, 139.6503}} {
-		gp, err := client.NewGeoPoint(c.lat, c.lng)
+		gp, err := parse.NewGeoPoint(c.lat, c.lng)
 		if err != nil {
 			fmt.Println(err)
 			return
 		}
-		o := client.NewObject("City")
+		o := parse.NewObject("City")
 		o.Set("name", c.name)
 		o.Set("location", gp)
 		if err := s.Pin(ctx, o); err != nil {
@@ -84,8 +85,8 @@ func ExampleStore_RunQuery_near() {
 			return
 		}
 	}
-	munich, _ := client.NewGeoPoint(48.1351, 11.582)
-	show := func(q *query.Query[*client.Object]) {
+	munich, _ := parse.NewGeoPoint(48.1351, 11.582)
+	show := func(q *query.Query[*parse.Object]) {
 		cities, err := q.Find(ctx, s)
 		if err != nil {
 			fmt.Println(err)
@@ -97,8 +98,8 @@ func ExampleStore_RunQuery_near() {
 		}
 		fmt.Println(strings.Join(names, " "))
 	}
-	show(query.New[*client.Object]("City").Near("location", munich))
-	show(query.New[*client.Object]("City").WithinKilometers("location", munich, 700, true))
+	show(query.New[*parse.Object]("City").Near("location", munich))
+	show(query.New[*parse.Object]("City").WithinKilometers("location", munich, 700, true))
 	// Output:
 	// Vienna Berlin Paris Tokyo
 	// Vienna Berlin Paris
@@ -108,7 +109,7 @@ func ExampleStore_RunQuery_near() {
 func ExampleStore_RunQuery_unsupported() {
 	s := store.NewMemory(nil)
 	defer s.Close()
-	_, err := query.New[*client.Object]("Place").FullText("description", "castle").Find(context.Background(), s)
+	_, err := query.New[*parse.Object]("Place").FullText("description", "castle").Find(context.Background(), s)
 	fmt.Println(errors.Is(err, store.ErrUnsupportedQuery))
 	fmt.Println(err)
 	// Output:
@@ -119,7 +120,7 @@ func ExampleStore_RunQuery_unsupported() {
 // A store that was never opened, or was closed, is not enabled.
 func ExampleErrNotEnabled() {
 	var s *store.Store
-	err := s.Pin(context.Background(), client.NewObjectWithID("A", "a"))
+	err := s.Pin(context.Background(), parse.NewObjectWithID("A", "a"))
 	fmt.Println(errors.Is(err, store.ErrNotEnabled))
 	fmt.Println(err)
 	// Output:

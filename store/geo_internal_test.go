@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/c13f5054/moralis-go/client"
+	"github.com/c13f5054/moralis-go/parse"
 	"github.com/c13f5054/moralis-go/query"
 )
 
@@ -153,16 +154,16 @@ func TestGeoValueKinds(t *testing.T) {
 	ctx := context.Background()
 	s := NewMemory(nil)
 	defer s.Close()
-	gp, err := client.NewGeoPoint(10, 20)
+	gp, err := parse.NewGeoPoint(10, 20)
 	require.NoError(t, err)
-	poly := client.Polygon{Coordinates: []client.GeoPoint{{Latitude: 0, Longitude: 0}, {Latitude: 0, Longitude: 30}, {Latitude: 30, Longitude: 30}}}
+	poly := parse.Polygon{Coordinates: []parse.GeoPoint{{Latitude: 0, Longitude: 0}, {Latitude: 0, Longitude: 30}, {Latitude: 30, Longitude: 30}}}
 	objs := []map[string]any{
 		{"loc": gp, "area": poly, "name": "a"},
 		{"loc": nil, "name": "null loc"},
 		{"name": "no loc"},
 	}
 	for i, f := range objs {
-		o := client.NewObjectWithID("Geo", string(rune('a'+i)))
+		o := parse.NewObjectWithID("Geo", string(rune('a'+i)))
 		for k, v := range f {
 			o.Set(k, v)
 		}

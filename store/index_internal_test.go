@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/c13f5054/moralis-go/client"
+	"github.com/c13f5054/moralis-go/parse"
 	"github.com/c13f5054/moralis-go/query"
 )
 
@@ -20,9 +21,9 @@ func TestIndexedPlansEqualFullScans(t *testing.T) {
 	defer s.Close()
 	rnd := rand.New(rand.NewPCG(1, 2))
 	colors := []any{"red", "green", "blue"}
-	var objs []*client.Object
+	var objs []*parse.Object
 	for i := range 300 {
-		o := client.NewObjectWithID("Idx", fmt.Sprintf("o%03d", i))
+		o := parse.NewObjectWithID("Idx", fmt.Sprintf("o%03d", i))
 		if rnd.IntN(5) > 0 {
 			o.Set("n", rnd.IntN(10))
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/c13f5054/moralis-go/client"
+	"github.com/c13f5054/moralis-go/parse"
 )
 
 // pinValue is what a pin list holds for each object key: the class and id, so no key has to be parsed.
@@ -19,7 +20,7 @@ func splitPinValue(v []byte) (class, id string, ok bool) {
 }
 
 // Pin stores objs in the default pin (see PinWithName).
-func (s *Store) Pin(ctx context.Context, objs ...*client.Object) error {
+func (s *Store) Pin(ctx context.Context, objs ...*parse.Object) error {
 	return s.PinWithName(ctx, DefaultPin, objs...)
 }
 
@@ -27,7 +28,7 @@ func (s *Store) Pin(ctx context.Context, objs ...*client.Object) error {
 // name ("" or "_default" is the default pin), in one transaction. An object stored before replaces the stored copy.
 // An object never saved on the server is given a local id first (o.SetLocalID), which it keeps until Flush saves
 // it. Objects without a class name are refused.
-func (s *Store) PinWithName(ctx context.Context, name string, objs ...*client.Object) error {
+func (s *Store) PinWithName(ctx context.Context, name string, objs ...*parse.Object) error {
 	if err := s.enabled(ctx, "PinWithName"); err != nil {
 		return err
 	}
@@ -46,7 +47,7 @@ func (s *Store) PinWithName(ctx context.Context, name string, objs ...*client.Ob
 	})
 }
 
-func pinOne(tx kvTx, w *writeSet, pin string, o *client.Object) error {
+func pinOne(tx kvTx, w *writeSet, pin string, o *parse.Object) error {
 	if o.ID() == "" && o.LocalID() != "" {
 		// Flushed since this copy was made: it takes its server id.
 		if sid := tx.get(flat(bIDMap), o.LocalID()); sid != nil {
@@ -95,11 +96,11 @@ func pinOne(tx kvTx, w *writeSet, pin string, o *client.Object) error {
 }
 
 // withChildren checks objs, gives unsaved ones a local id, and adds the objects nested in their fields.
-func withChildren(objs []*client.Object) ([]*client.Object, error) {
-	var out []*client.Object
-	seen := map[*client.Object]bool{}
+func withChildren(objs []*parse.Object) ([]*parse.Object, error) {
+	var out []*parse.Object
+	seen := map[*parse.Object]bool{}
 	var walk func(v any)
-	add := func(o *client.Object, top bool) error {
+	add := func(o *parse.Object, top bool) error {
 		if o == nil {
 			if top {
 				return errors.New("store: pin: nil object")
@@ -127,7 +128,7 @@ func withChildren(objs []*client.Object) ([]*client.Object, error) {
 	}
 	walk = func(v any) {
 		switch x := v.(type) {
-		case *client.Object:
+		case *parse.Object:
 			_ = add(x, false)
 		case []any:
 			for _, e := range x {
@@ -148,13 +149,13 @@ func withChildren(objs []*client.Object) ([]*client.Object, error) {
 }
 
 // Unpin removes objs from the default pin (see UnpinWithName).
-func (s *Store) Unpin(ctx context.Context, objs ...*client.Object) error {
+func (s *Store) Unpin(ctx context.Context, objs ...*parse.Object) error {
 	return s.UnpinWithName(ctx, DefaultPin, objs...)
 }
 
 // UnpinWithName removes objs from the pin list name. An object left in no pin list is deleted from the store
 // (with any offline changes it had). Objects not in the list are ignored.
-func (s *Store) UnpinWithName(ctx context.Context, name string, objs ...*client.Object) error {
+func (s *Store) UnpinWithName(ctx context.Context, name string, objs ...*parse.Object) error {
 	if err := s.enabled(ctx, "UnpinWithName"); err != nil {
 		return err
 	}
@@ -281,7 +282,7 @@ func (s *Store) PinnedKeys(ctx context.Context, name string) ([]string, error) {
 
 // Get returns a copy of the stored object className/id (a server id or a local id), or an error wrapping
 // ErrNotFound.
-func (s *Store) Get(ctx context.Context, className, id string) (*client.Object, error) {
+func (s *Store) Get(ctx context.Context, className, id string) (*parse.Object, error) {
 	if err := s.enabled(ctx, "Get"); err != nil {
 		return nil, err
 	}
@@ -296,7 +297,7 @@ func (s *Store) Get(ctx context.Context, className, id string) (*client.Object, 
 }
 
 // Fetch fills o from its stored copy (found by class and id or local id), replacing its fields.
-func (s *Store) Fetch(ctx context.Context, o *client.Object) error {
+func (s *Store) Fetch(ctx context.Context, o *parse.Object) error {
 	if o == nil {
 		return errors.New("store: Fetch: nil object")
 	}

@@ -278,7 +278,7 @@ func NewLocalID() string {
 func IsLocalID(id string) bool { return strings.HasPrefix(id, LocalIDPrefix) }
 
 // idOf is the id an object is stored under: its server id, else its local id.
-func idOf(o *client.Object) string {
+func idOf(o *parse.Object) string {
 	if o.ID() != "" {
 		return o.ID()
 	}
@@ -496,11 +496,11 @@ func (r *record) decoded() (map[string]any, error) {
 
 // object returns the record as a fresh Object, as the query package would decode its JSON. scratch, when not
 // nil, is a map object may use and leave changed (it saves a map per object when many are made in a row).
-func (r *record) object(scratch map[string]any) (*client.Object, error) {
+func (r *record) object(scratch map[string]any) (*parse.Object, error) {
 	if r.vals == nil {
 		// A zero Object takes its class from "className" and makes its maps in MergeServer: the same object as
 		// NewObject(class) would give, with one map less to make.
-		o := &client.Object{}
+		o := &parse.Object{}
 		m := scratch
 		if m == nil {
 			m = make(map[string]any, len(r.flds)+3)
@@ -521,7 +521,7 @@ func (r *record) object(scratch map[string]any) (*client.Object, error) {
 		}
 		return o, nil
 	}
-	o := client.NewObject(r.class)
+	o := parse.NewObject(r.class)
 	if err := o.UnmarshalJSON(r.out); err != nil {
 		return nil, fmt.Errorf("store: decoding %s: %w", r.key(), err)
 	}
@@ -806,7 +806,7 @@ func setPinsOf(tx kvTx, key string, pins []string) error {
 }
 
 // objectData is the stored JSON form of an object.
-func objectData(o *client.Object) (map[string]any, error) {
+func objectData(o *parse.Object) (map[string]any, error) {
 	if m, ok := scalarData(o); ok {
 		return m, nil
 	}
@@ -814,7 +814,7 @@ func objectData(o *client.Object) (map[string]any, error) {
 }
 
 // objectDataJSON is objectData by way of the object's JSON (any object).
-func objectDataJSON(o *client.Object) (map[string]any, error) {
+func objectDataJSON(o *parse.Object) (map[string]any, error) {
 	b, err := json.Marshal(o)
 	if err != nil {
 		return nil, err
@@ -833,7 +833,7 @@ func objectDataJSON(o *client.Object) (map[string]any, error) {
 // scalarData is objectData for an object whose fields all hold strings (valid UTF-8), booleans, nil, or numbers
 // that JSON carries exactly as float64: the map that encoding the object to JSON and decoding it again gives,
 // made without the round trip. ok is false for any other object.
-func scalarData(o *client.Object) (map[string]any, bool) {
+func scalarData(o *parse.Object) (map[string]any, bool) {
 	fields := o.Fields()
 	m := make(map[string]any, len(fields)+4)
 	for k, v := range fields {

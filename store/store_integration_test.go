@@ -17,6 +17,7 @@ import (
 
 	"github.com/c13f5054/moralis-go/client"
 	"github.com/c13f5054/moralis-go/internal/devstack"
+	"github.com/c13f5054/moralis-go/parse"
 	"github.com/c13f5054/moralis-go/query"
 	"github.com/c13f5054/moralis-go/store"
 )
@@ -33,18 +34,18 @@ func uniqueClass(prefix string) string { return fmt.Sprintf("%s%d", prefix, rand
 
 // seed saves the dataset on the server (same fields, server ids) and returns the objects and a map from the
 // dataset's names (r1...) to the server's ids.
-func seed(t *testing.T, ctx context.Context, c *client.Client, class string) ([]*client.Object, map[string]string) {
+func seed(t *testing.T, ctx context.Context, c *client.Client, class string) ([]*parse.Object, map[string]string) {
 	t.Helper()
 	local := dataset(t, class)
-	objs := make([]*client.Object, len(local))
+	objs := make([]*parse.Object, len(local))
 	for i, l := range local {
-		o := client.NewObject(class)
+		o := parse.NewObject(class)
 		for _, k := range l.Keys() {
 			o.Set(k, l.Get(k))
 		}
 		objs[i] = o
 	}
-	require.NoError(t, c.SaveAll(ctx, objs))
+	require.NoError(t, c.Objects.SaveAll(ctx, objs))
 	names := map[string]string{}
 	for i, l := range local {
 		names[l.ID()] = objs[i].ID()
@@ -119,15 +120,15 @@ func TestIntegrationSyncSeesChangesAndDeletes(t *testing.T) {
 	s := store.NewMemory(&store.Options{AppID: c.AppID()})
 	defer s.Close()
 	require.NoError(t, s.Pin(ctx, objs...))
-	draft := client.NewObject(class)
+	draft := parse.NewObject(class)
 	draft.Set("name", "draft")
 	require.NoError(t, s.Pin(ctx, draft))
 
 	// Change one object and delete another on the server.
-	changed := client.NewObjectWithID(class, names["r1"])
+	changed := parse.NewObjectWithID(class, names["r1"])
 	changed.Set("score", 1234)
-	require.NoError(t, c.Save(ctx, changed))
-	require.NoError(t, c.Destroy(ctx, client.NewObjectWithID(class, names["r2"])))
+	require.NoError(t, c.Objects.Save(ctx, changed))
+	require.NoError(t, c.Objects.Destroy(ctx, parse.NewObjectWithID(class, names["r2"])))
 
 	before, err := s.Get(ctx, class, names["r1"])
 	require.NoError(t, err)
@@ -163,15 +164,15 @@ func TestIntegrationSaveLocalThenFlush(t *testing.T) {
 	defer s.Close()
 
 	// One object saved on the server, then changed offline; one made offline.
-	existing := client.NewObject(class)
+	existing := parse.NewObject(class)
 	existing.Set("title", "first")
 	existing.Set("n", 1)
-	require.NoError(t, c.Save(ctx, existing))
+	require.NoError(t, c.Objects.Save(ctx, existing))
 	require.NoError(t, s.Pin(ctx, existing))
 	existing.Set("title", "changed offline")
 	require.NoError(t, s.SaveLocal(ctx, existing))
 
-	fresh := client.NewObject(class)
+	fresh := parse.NewObject(class)
 	fresh.Set("title", "made offline")
 	fresh.Set("when", time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC))
 	fresh.Set("n", 2)
@@ -192,11 +193,11 @@ func TestIntegrationSaveLocalThenFlush(t *testing.T) {
 	assert.False(t, store.IsLocalID(serverID))
 
 	// The server has both.
-	got, err := c.Get(ctx, class, serverID)
+	got, err := c.Objects.Get(ctx, class, serverID)
 	require.NoError(t, err)
 	assert.Equal(t, "made offline", got.String("title"))
 	assert.True(t, got.Time("when").Equal(time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)))
-	got, err = c.Get(ctx, class, existing.ID())
+	got, err = c.Objects.Get(ctx, class, existing.ID())
 	require.NoError(t, err)
 	assert.Equal(t, "changed offline", got.String("title"))
 	assert.Equal(t, float64(1), got.Get("n"))
@@ -316,15 +317,15 @@ func TestIntegrationNorNullParity(t *testing.T) {
 		{"kind": "missing"},
 		{"kind": "inner null", "meta": map[string]any{"lvl": nil, "tag": nil}, "tags": []any{"red", nil}},
 	}
-	objs := make([]*client.Object, len(rows))
+	objs := make([]*parse.Object, len(rows))
 	for i, r := range rows {
-		objs[i] = client.NewObject(class)
+		objs[i] = parse.NewObject(class)
 		for k, v := range r {
 			objs[i].Set(k, v)
 		}
 	}
-	require.NoError(t, c.Save(ctx, objs[0]), "the first object types every field")
-	require.NoError(t, c.SaveAll(ctx, objs[1:]))
+	require.NoError(t, c.Objects.Save(ctx, objs[0]), "the first object types every field")
+	require.NoError(t, c.Objects.SaveAll(ctx, objs[1:]))
 	fromServer, err := query.New[Obj](class).Limit(1000).Find(ctx, c)
 	require.NoError(t, err)
 	require.Len(t, fromServer, len(rows))
@@ -419,7 +420,7 @@ func TestIntegrationNorNullParity(t *testing.T) {
 	t.Logf("%d where maps disagreed", failed)
 }
 
-func objectIDs(objs []*client.Object) []string {
+func objectIDs(objs []*parse.Object) []string {
 	out := make([]string, 0, len(objs))
 	for _, o := range objs {
 		out = append(out, o.ID())
@@ -497,25 +498,25 @@ func TestIntegrationGeoParity(t *testing.T) {
 	c := newClient(t)
 	class := uniqueClass("StoreGeo")
 	places := geoPlaces()
-	objs := make([]*client.Object, len(places))
+	objs := make([]*parse.Object, len(places))
 	for i, p := range places {
-		o := client.NewObject(class)
+		o := parse.NewObject(class)
 		o.Set("name", p.name)
 		if p.hasLoc {
-			gp, err := client.NewGeoPoint(p.lat, p.lng)
+			gp, err := parse.NewGeoPoint(p.lat, p.lng)
 			require.NoError(t, err)
 			o.Set("loc", gp)
 		}
 		if p.area != nil {
-			poly := client.Polygon{}
+			poly := parse.Polygon{}
 			for _, pt := range p.area {
-				poly.Coordinates = append(poly.Coordinates, client.GeoPoint{Latitude: pt[0], Longitude: pt[1]})
+				poly.Coordinates = append(poly.Coordinates, parse.GeoPoint{Latitude: pt[0], Longitude: pt[1]})
 			}
 			o.Set("area", poly)
 		}
 		objs[i] = o
 	}
-	require.NoError(t, c.SaveAll(ctx, objs))
+	require.NoError(t, c.Objects.SaveAll(ctx, objs))
 	names := map[string]string{}
 	for i, p := range places {
 		names[objs[i].ID()] = p.name
@@ -723,14 +724,14 @@ func TestIntegrationGeoParity(t *testing.T) {
 	}
 
 	// The query package's geo builders, run on both.
-	berlin, _ := client.NewGeoPoint(52.52, 13.405)
+	berlin, _ := parse.NewGeoPoint(52.52, 13.405)
 	q := func() *query.Query[Obj] { return query.New[Obj](class) }
-	sw, _ := client.NewGeoPoint(35, -10)
-	ne, _ := client.NewGeoPoint(60, 25)
-	p1, _ := client.NewGeoPoint(30, -20)
-	p2, _ := client.NewGeoPoint(70, -20)
-	p3, _ := client.NewGeoPoint(45, 40)
-	inL, _ := client.NewGeoPoint(51, 14)
+	sw, _ := parse.NewGeoPoint(35, -10)
+	ne, _ := parse.NewGeoPoint(60, 25)
+	p1, _ := parse.NewGeoPoint(30, -20)
+	p2, _ := parse.NewGeoPoint(70, -20)
+	p3, _ := parse.NewGeoPoint(45, 40)
+	inL, _ := parse.NewGeoPoint(51, 14)
 	for name, bq := range map[string]struct {
 		q       *query.Query[Obj]
 		ordered bool

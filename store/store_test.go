@@ -21,11 +21,12 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/c13f5054/moralis-go/client"
+	"github.com/c13f5054/moralis-go/parse"
 	"github.com/c13f5054/moralis-go/query"
 	"github.com/c13f5054/moralis-go/store"
 )
 
-type Obj = *client.Object
+type Obj = *parse.Object
 
 // backends runs a test against a store in memory and one on disk.
 func backends(t *testing.T, fn func(t *testing.T, s *store.Store)) {
@@ -42,7 +43,7 @@ func backends(t *testing.T, fn func(t *testing.T, s *store.Store)) {
 	})
 }
 
-func serverObject(t testing.TB, class, id string, fields map[string]any) *client.Object {
+func serverObject(t testing.TB, class, id string, fields map[string]any) *parse.Object {
 	t.Helper()
 	m := map[string]any{"objectId": id, "createdAt": "2026-01-01T00:00:00.000Z", "updatedAt": "2026-01-01T00:00:00.000Z"}
 	for k, v := range fields {
@@ -50,7 +51,7 @@ func serverObject(t testing.TB, class, id string, fields map[string]any) *client
 	}
 	b, err := json.Marshal(m)
 	require.NoError(t, err)
-	o := client.NewObject(class)
+	o := parse.NewObject(class)
 	require.NoError(t, json.Unmarshal(b, o))
 	return o
 }
@@ -135,7 +136,7 @@ func TestPinUnpin(t *testing.T) {
 		assert.Empty(t, names)
 
 		require.NoError(t, s.PinWithName(ctx, "x", a, c))
-		require.NoError(t, s.SaveLocal(ctx, client.NewObject("Draft")))
+		require.NoError(t, s.SaveLocal(ctx, parse.NewObject("Draft")))
 		require.NoError(t, s.Clear(ctx))
 		for _, cl := range []string{"Game", "Other", "Draft"} {
 			n, err := query.New[Obj](cl).Count(ctx, s)
@@ -172,7 +173,7 @@ func TestPinReplacesAndPinsChildren(t *testing.T) {
 		res, err := s.RunQuery(ctx, &query.Request{ClassName: "Game", Params: map[string]any{"include": "owner"}})
 		require.NoError(t, err)
 		require.Len(t, res.Objects, 1)
-		owner, ok := res.Objects[0].Get("owner").(*client.Object)
+		owner, ok := res.Objects[0].Get("owner").(*parse.Object)
 		require.True(t, ok, "owner is %T", res.Objects[0].Get("owner"))
 		assert.Equal(t, "own", owner.Get("name"))
 	})
@@ -181,7 +182,7 @@ func TestPinReplacesAndPinsChildren(t *testing.T) {
 func TestLocalIDs(t *testing.T) {
 	backends(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
-		o := client.NewObject("Draft")
+		o := parse.NewObject("Draft")
 		o.Set("title", "offline")
 		require.NoError(t, s.Pin(ctx, o))
 		require.True(t, store.IsLocalID(o.LocalID()), "pin gives an unsaved object a local id: %q", o.LocalID())
@@ -213,7 +214,7 @@ func TestLocalIDs(t *testing.T) {
 }
 
 // dataset is shared by the operator tests (and mirrored on the server by the integration test).
-func dataset(t testing.TB, class string) []*client.Object {
+func dataset(t testing.TB, class string) []*parse.Object {
 	d := func(s string) map[string]any { return map[string]any{"__type": "Date", "iso": s} }
 	rows := []map[string]any{
 		{"objectId": "r1", "name": "apple", "score": 10, "tags": []any{"red", "fruit"}, "when": d("2026-01-01T00:00:00.000Z"), "ok": true, "meta": map[string]any{"lvl": 1}},
@@ -223,7 +224,7 @@ func dataset(t testing.TB, class string) []*client.Object {
 		{"objectId": "r5", "name": "a.b*c", "score": 20, "tags": []any{"blue"}},
 		{"objectId": "r6", "score": 5},
 	}
-	out := make([]*client.Object, len(rows))
+	out := make([]*parse.Object, len(rows))
 	for i, r := range rows {
 		id := r["objectId"].(string)
 		delete(r, "objectId")
@@ -329,7 +330,7 @@ func TestCountKeysLimit(t *testing.T) {
 		assert.ElementsMatch(t, []string{"objectId", "createdAt", "updatedAt", "score"}, slices.Collect(mapsKeys(m)))
 
 		// The server's default limit is 100: so is the store's.
-		var many []*client.Object
+		var many []*parse.Object
 		for i := range 150 {
 			many = append(many, serverObject(t, "Many", fmt.Sprintf("m%03d", i), map[string]any{"i": i}))
 		}
@@ -360,7 +361,7 @@ func TestUnsupportedOperatorsAreErrors(t *testing.T) {
 	for name, q := range map[string]*query.Query[Obj]{
 		"fulltext":  query.New[Obj]("X").FullText("name", "hello"),
 		"inQuery":   query.New[Obj]("X").MatchesQuery("p", query.New[Obj]("Y")),
-		"relatedTo": query.New[Obj]("X").RelatedTo(client.Pointer{ClassName: "Y", ObjectID: "y"}, "rel"),
+		"relatedTo": query.New[Obj]("X").RelatedTo(parse.Pointer{ClassName: "Y", ObjectID: "y"}, "rel"),
 	} {
 		_, err := q.Find(ctx, s)
 		require.Error(t, err, name)
@@ -382,7 +383,7 @@ func TestRestartKeepsEverything(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, s.Pin(ctx, dataset(t, "Fruit")...))
 	require.NoError(t, s.PinWithName(ctx, "favs", serverObject(t, "Fruit", "r3", map[string]any{"name": "cherry pie", "score": 30, "tags": []any{"red"}})))
-	local := client.NewObject("Draft")
+	local := parse.NewObject("Draft")
 	local.Set("n", 1)
 	require.NoError(t, s.SaveLocal(ctx, local))
 
@@ -528,7 +529,7 @@ func TestSyncQueriesByIDsUpdatesAndKeepsTheRest(t *testing.T) {
 			serverObject(t, "Game", "keep", map[string]any{"score": 1}),
 			serverObject(t, "Game", "gone", map[string]any{"score": 2}),
 			serverObject(t, "Card", "c1", map[string]any{"v": "x"})))
-		draft := client.NewObject("Game")
+		draft := parse.NewObject("Game")
 		draft.Set("score", 99)
 		require.NoError(t, s.Pin(ctx, draft))
 
@@ -651,7 +652,7 @@ func TestConcurrentUse(t *testing.T) {
 func TestSaveLocalMarksPending(t *testing.T) {
 	backends(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
-		o := client.NewObject("Note")
+		o := parse.NewObject("Note")
 		o.Set("text", "hi")
 		require.NoError(t, s.SaveLocal(ctx, o))
 		saved := serverObject(t, "Note", "n1", map[string]any{"text": "old"})

@@ -9,6 +9,7 @@ import (
 	"sort"
 
 	"github.com/c13f5054/moralis-go/client"
+	"github.com/c13f5054/moralis-go/parse"
 	"github.com/c13f5054/moralis-go/query"
 )
 
@@ -147,7 +148,7 @@ func (s *Store) syncChunk(ctx context.Context, c query.Runner, class string, ids
 // saved gets a local id ("local" + random) and is created on the server by Flush; an object with a server id has
 // its changed fields sent by Flush. Changes are sent as plain values (an offline Increment is sent as the
 // resulting number).
-func (s *Store) SaveLocal(ctx context.Context, objs ...*client.Object) error {
+func (s *Store) SaveLocal(ctx context.Context, objs ...*parse.Object) error {
 	if err := s.enabled(ctx, "SaveLocal"); err != nil {
 		return err
 	}
@@ -155,7 +156,7 @@ func (s *Store) SaveLocal(ctx context.Context, objs ...*client.Object) error {
 	if err != nil {
 		return err
 	}
-	top := map[*client.Object]bool{}
+	top := map[*parse.Object]bool{}
 	for _, o := range objs {
 		top[o] = true
 	}
@@ -264,24 +265,24 @@ func (s *Store) Flush(ctx context.Context, c *client.Client) (FlushResult, error
 			errs = append(errs, err)
 			continue
 		}
-		var send *client.Object
+		var send *parse.Object
 		isNew := slices.Contains(it.dirty, "*") || IsLocalID(id)
 		if isNew {
-			send = client.NewObject(class)
+			send = parse.NewObject(class)
 			for _, k := range stored.Keys() {
 				send.Set(k, stored.Get(k))
 			}
 		} else {
-			send = client.NewObjectWithID(class, id)
+			send = parse.NewObjectWithID(class, id)
 			for _, k := range it.dirty {
 				if stored.Has(k) {
 					send.Set(k, stored.Get(k))
 				} else {
-					send.Set(k, client.Unset())
+					send.Set(k, parse.Unset())
 				}
 			}
 		}
-		if err := c.Save(ctx, send); err != nil {
+		if err := c.Objects.Save(ctx, send); err != nil {
 			errs = append(errs, fmt.Errorf("store: flush %s: %w", it.key, err))
 			continue
 		}
@@ -316,7 +317,7 @@ func (s *Store) classOfKey(key string) (class, id string, ok bool) {
 
 // afterFlush records a successful flush: the stored copy gets the server's fields and, for a new object, moves
 // from its local id to the server id.
-func (s *Store) afterFlush(class, oldID string, saved *client.Object, isNew bool) error {
+func (s *Store) afterFlush(class, oldID string, saved *parse.Object, isNew bool) error {
 	newID := saved.ID()
 	return s.update(func(tx kvTx, w *writeSet) error {
 		oldKey, newKey := ObjectKey(class, oldID), ObjectKey(class, newID)

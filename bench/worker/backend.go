@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/c13f5054/moralis-go/client"
+	"github.com/c13f5054/moralis-go/parse"
 	"github.com/c13f5054/moralis-go/query"
 )
 
@@ -30,9 +31,9 @@ func init() {
 		}
 		start := time.Now()
 		for i := 0; i < e.n; i++ {
-			o := client.NewObject(e.class)
+			o := parse.NewObject(e.class)
 			o.Set("n", i)
-			if err := c.Save(ctx, o); err != nil {
+			if err := c.Objects.Save(ctx, o); err != nil {
 				return result{}, err
 			}
 		}
@@ -141,7 +142,7 @@ func init() {
 		}
 		start := time.Now()
 		count := 0
-		for o, err := range query.New[*client.Object](e.class).All(ctx, c, query.WithBatchSize(1000)) {
+		for o, err := range query.New[*parse.Object](e.class).All(ctx, c, query.WithBatchSize(1000)) {
 			if err != nil {
 				return result{}, err
 			}
@@ -160,13 +161,13 @@ func saveAll(batchSize int) func(context.Context, env) (result, error) {
 		if err != nil {
 			return result{}, err
 		}
-		objs := make([]*client.Object, e.n)
+		objs := make([]*parse.Object, e.n)
 		for i := range objs {
-			objs[i] = client.NewObject(e.class)
+			objs[i] = parse.NewObject(e.class)
 			objs[i].Set("n", i)
 		}
 		start := time.Now()
-		if err := c.SaveAll(ctx, objs); err != nil {
+		if err := c.Objects.SaveAll(ctx, objs); err != nil {
 			return result{}, err
 		}
 		ms := since(start)

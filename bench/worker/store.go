@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/c13f5054/moralis-go/client"
+	"github.com/c13f5054/moralis-go/parse"
 	"github.com/c13f5054/moralis-go/query"
 	"github.com/c13f5054/moralis-go/store"
 )
@@ -28,9 +29,9 @@ func init() {
 		defer st.Close()
 		start := time.Now()
 		const chunk = 5000
-		batch := make([]*client.Object, 0, chunk)
+		batch := make([]*parse.Object, 0, chunk)
 		for i := 0; i < e.n; i++ {
-			o := client.NewObjectWithID(e.class, fmt.Sprintf("o%d", i))
+			o := parse.NewObjectWithID(e.class, fmt.Sprintf("o%d", i))
 			o.Set("n", i)
 			o.Set("name", fmt.Sprintf("name%d", i%1000))
 			tag := "other"
@@ -51,7 +52,7 @@ func init() {
 		qstart := time.Now()
 		check := 0
 		for q := 0; q < queries; q++ {
-			found, err := query.New[*client.Object](e.class).EqualTo("tag", "seven").GreaterThan("n", q*10).Limit(1000000).Find(ctx, st)
+			found, err := query.New[*parse.Object](e.class).EqualTo("tag", "seven").GreaterThan("n", q*10).Limit(1000000).Find(ctx, st)
 			if err != nil {
 				return result{}, err
 			}

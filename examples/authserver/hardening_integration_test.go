@@ -33,6 +33,7 @@ import (
 	"github.com/c13f5054/moralis-go/auth"
 	"github.com/c13f5054/moralis-go/client"
 	"github.com/c13f5054/moralis-go/internal/devstack"
+	"github.com/c13f5054/moralis-go/parse"
 )
 
 func stackEnvMap(env devstack.Env) map[string]string {
@@ -388,7 +389,7 @@ func TestLiveStreamOutlivesServerTimeouts(t *testing.T) {
 	u := client.NewUser()
 	u.SetUsername(fmt.Sprintf("long%d", rand.Uint32()))
 	u.SetPassword("pw")
-	if err := c.SignUp(t.Context(), u); err != nil {
+	if err := c.Users.SignUp(t.Context(), u); err != nil {
 		t.Fatal(err)
 	}
 	tok := u.SessionToken()
@@ -404,10 +405,10 @@ func TestLiveStreamOutlivesServerTimeouts(t *testing.T) {
 		t.Fatalf("first event %+v %v", ev, err)
 	}
 	time.Sleep(5 * time.Second) // well past both server time-outs
-	o := client.NewObject("LiveItem")
+	o := parse.NewObject("LiveItem")
 	o.Set("run", run)
-	o.SetACL(client.NewUserACL(u.ID()))
-	if err := c.WithSessionToken(tok).Save(t.Context(), o); err != nil {
+	o.SetACL(parse.NewUserACL(u.ID()))
+	if err := c.WithSessionToken(tok).Objects.Save(t.Context(), o); err != nil {
 		t.Fatal(err)
 	}
 	ev, err := sr.next()
@@ -433,19 +434,19 @@ func TestLiveReconnectConverges(t *testing.T) {
 	}
 	ctx := t.Context()
 	view := c.WithSessionToken(tok)
-	me, err := view.Me(ctx)
+	me, err := view.Users.Me(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	run := fmt.Sprintf("resume%d", rand.Uint32())
 	where := `{"run":"` + run + `","in":true}`
-	save := func(o *client.Object, v int, in bool) {
+	save := func(o *parse.Object, v int, in bool) {
 		t.Helper()
 		o.Set("run", run)
 		o.Set("v", v)
 		o.Set("in", in)
-		o.SetACL(client.NewUserACL(me.ID()))
-		if err := view.Save(ctx, o); err != nil {
+		o.SetACL(parse.NewUserACL(me.ID()))
+		if err := view.Objects.Save(ctx, o); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -476,7 +477,7 @@ func TestLiveReconnectConverges(t *testing.T) {
 		return ev
 	}
 
-	a, b, gone, out := client.NewObject("LiveItem"), client.NewObject("LiveItem"), client.NewObject("LiveItem"), client.NewObject("LiveItem")
+	a, b, gone, out := parse.NewObject("LiveItem"), parse.NewObject("LiveItem"), parse.NewObject("LiveItem"), parse.NewObject("LiveItem")
 	save(a, 1, true)
 	resp := liveGet(t, hc, srv.base, where, nil)
 	if resp.StatusCode != 200 {
@@ -498,11 +499,11 @@ func TestLiveReconnectConverges(t *testing.T) {
 
 	// While the browser is away.
 	save(a, 2, true)
-	if err := view.Destroy(ctx, gone); err != nil {
+	if err := view.Objects.Destroy(ctx, gone); err != nil {
 		t.Fatal(err)
 	}
 	save(out, 2, false)
-	added := client.NewObject("LiveItem")
+	added := parse.NewObject("LiveItem")
 	save(added, 1, true)
 
 	resp = liveGet(t, hc, srv.base, where, map[string]string{"Last-Event-ID": last.id})

@@ -14,6 +14,7 @@ import (
 
 	"github.com/c13f5054/moralis-go/client"
 	"github.com/c13f5054/moralis-go/internal/devstack"
+	"github.com/c13f5054/moralis-go/parse"
 )
 
 // /auth/live streams a live query to the signed-in user (the session from the same Bearer token or cookie as the
@@ -32,7 +33,7 @@ func TestLiveQueryBridge(t *testing.T) {
 	u := client.NewUser()
 	u.SetUsername(fmt.Sprintf("liveuser%d", rand.Uint32()))
 	u.SetPassword("pw")
-	if err := c.SignUp(ctx, u); err != nil {
+	if err := c.Users.SignUp(ctx, u); err != nil {
 		t.Fatal(err)
 	}
 	run := fmt.Sprintf("bridge%d", rand.Uint32())
@@ -61,10 +62,10 @@ func TestLiveQueryBridge(t *testing.T) {
 	if line, err := r.ReadString('\n'); err != nil || line != ": subscribed\n" {
 		t.Fatalf("first line %q, %v", line, err)
 	}
-	o := client.NewObject("LiveItem")
+	o := parse.NewObject("LiveItem")
 	o.Set("run", run)
-	o.SetACL(client.NewUserACL(u.ID()))
-	if err := c.WithSessionToken(u.SessionToken()).Save(ctx, o); err != nil {
+	o.SetACL(parse.NewUserACL(u.ID()))
+	if err := c.WithSessionToken(u.SessionToken()).Objects.Save(ctx, o); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(10 * time.Second)

@@ -20,6 +20,7 @@ import (
 
 	"github.com/c13f5054/moralis-go/client"
 	"github.com/c13f5054/moralis-go/internal/cli"
+	"github.com/c13f5054/moralis-go/parse"
 	"github.com/c13f5054/moralis-go/query"
 )
 
@@ -56,7 +57,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "query: -class is required")
 		return 2
 	}
-	qq, err := query.FromJSON[*client.Object](*class, []byte(*q))
+	qq, err := query.FromJSON[*parse.Object](*class, []byte(*q))
 	if err != nil {
 		fmt.Fprintln(stderr, "query:", err)
 		return 2
@@ -80,7 +81,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-func execute(ctx context.Context, c *client.Client, q *query.Query[*client.Object], count, all bool, batch int, stdout, stderr io.Writer) error {
+func execute(ctx context.Context, c *client.Client, q *query.Query[*parse.Object], count, all bool, batch int, stdout, stderr io.Writer) error {
 	enc := json.NewEncoder(stdout)
 	switch {
 	case count:

@@ -12,6 +12,7 @@ import (
 
 	"github.com/c13f5054/moralis-go/client"
 	"github.com/c13f5054/moralis-go/internal/devstack"
+	"github.com/c13f5054/moralis-go/parse"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -21,13 +22,13 @@ func TestQueryCLI(t *testing.T) {
 	c, err := client.New(client.Config{ServerURL: env.ServerURL, AppID: env.AppID, JavaScriptKey: env.JavaScriptKey})
 	require.NoError(t, err)
 	class := fmt.Sprintf("CLIScore%d", rand.Uint32())
-	var objs []*client.Object
+	var objs []*parse.Object
 	for i := 0; i < 30; i++ {
-		o := client.NewObject(class)
+		o := parse.NewObject(class)
 		o.Set("score", i)
 		objs = append(objs, o)
 	}
-	require.NoError(t, c.SaveAll(context.Background(), objs))
+	require.NoError(t, c.Objects.SaveAll(context.Background(), objs))
 	base := []string{"-server", env.ServerURL, "-app-id", env.AppID, "-js-key", env.JavaScriptKey, "-class", class}
 
 	var out, errOut bytes.Buffer

@@ -8,41 +8,42 @@ import (
 
 	"github.com/c13f5054/moralis-go/client"
 	"github.com/c13f5054/moralis-go/internal/cli"
+	"github.com/c13f5054/moralis-go/parse"
 )
 
 func (d *demo) objects(ctx context.Context) (string, error) {
-	o := client.NewObject(d.class)
+	o := parse.NewObject(d.class)
 	o.Set("player", "Ann")
 	o.Set("score", 10)
 	o.Set("at", time.Now())
-	if err := d.c.Save(ctx, o); err != nil {
+	if err := d.c.Objects.Save(ctx, o); err != nil {
 		return "", err
 	}
 	o.Increment("score", 5)
 	o.AddUnique("tags", "first", "demo")
-	if err := d.c.Save(ctx, o); err != nil {
+	if err := d.c.Objects.Save(ctx, o); err != nil {
 		return "", err
 	}
-	got, err := d.c.Get(ctx, d.class, o.ID())
+	got, err := d.c.Objects.Get(ctx, d.class, o.ID())
 	if err != nil {
 		return "", err
 	}
 	if got.Int("score") != 15 {
 		return "", fmt.Errorf("score is %v after Increment(5), want 15", got.Get("score"))
 	}
-	if err := d.c.Destroy(ctx, got); err != nil {
+	if err := d.c.Objects.Destroy(ctx, got); err != nil {
 		return "", err
 	}
-	if _, err := d.c.Get(ctx, d.class, o.ID()); !errors.Is(err, client.ErrObjectNotFound) {
+	if _, err := d.c.Objects.Get(ctx, d.class, o.ID()); !errors.Is(err, parse.ErrObjectNotFound) {
 		return "", fmt.Errorf("after Destroy, Get answered %v", err)
 	}
 	return fmt.Sprintf("created %s/%s, incremented score to %d, tagged %v, deleted it", d.class, o.ID(), got.Int("score"), got.Strings("tags")), nil
 }
 
 func (d *demo) batch(ctx context.Context) (string, error) {
-	objs := make([]*client.Object, d.rows)
+	objs := make([]*parse.Object, d.rows)
 	for i := range objs {
-		o := client.NewObject(d.class)
+		o := parse.NewObject(d.class)
 		o.Set("player", fmt.Sprintf("player%04d", i))
 		o.Set("score", i%100)
 		objs[i] = o
@@ -51,7 +52,7 @@ func (d *demo) batch(ctx context.Context) (string, error) {
 	const chunk = 500
 	for i := 0; i < len(objs); i += chunk {
 		part := objs[i:min(i+chunk, len(objs))]
-		if err := d.c.SaveAll(ctx, part); err != nil {
+		if err := d.c.Objects.SaveAll(ctx, part); err != nil {
 			return "", err
 		}
 		bar.Add(len(part))
@@ -61,12 +62,12 @@ func (d *demo) batch(ctx context.Context) (string, error) {
 }
 
 func (d *demo) cloud(ctx context.Context) (string, error) {
-	t, err := d.c.ServerTime(ctx)
+	t, err := d.c.Cloud.ServerTime(ctx)
 	if err != nil {
 		return "", err
 	}
 	var echo map[string]any
-	if err := d.c.CallFunction(ctx, "echo", map[string]any{"hello": "world"}, &echo); err != nil {
+	if err := d.c.Cloud.Call(ctx, "echo", map[string]any{"hello": "world"}, &echo); err != nil {
 		return "", err
 	}
 	return fmt.Sprintf("getServerTime: %s\necho: %v", t.Format(time.RFC3339Nano), echo["params"]), nil
@@ -76,12 +77,12 @@ func (d *demo) job(ctx context.Context) (string, error) {
 	if !d.c.HasMasterKey() {
 		return "skipped: no master key configured (-master-key)", nil
 	}
-	id, err := d.c.StartJob(ctx, "simpleJob", map[string]any{"from": "quickstart"})
+	id, err := d.c.Cloud.StartJob(ctx, "simpleJob", map[string]any{"from": "quickstart"})
 	if err != nil {
 		return "", err
 	}
 	for {
-		st, err := d.c.WithMasterKey().Get(ctx, "_JobStatus", id)
+		st, err := d.c.WithMasterKey().Objects.Get(ctx, "_JobStatus", id)
 		if err != nil {
 			return "", err
 		}

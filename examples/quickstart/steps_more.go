@@ -9,26 +9,27 @@ import (
 
 	"github.com/c13f5054/moralis-go/analytics"
 	"github.com/c13f5054/moralis-go/client"
+	"github.com/c13f5054/moralis-go/parse"
 	"github.com/c13f5054/moralis-go/query"
 	"github.com/c13f5054/moralis-go/store"
 )
 
 func (d *demo) file(ctx context.Context) (string, error) {
 	data := []byte("hello from the moralis-go quickstart\n")
-	f, err := d.c.UploadFile(ctx, "hello.txt", data, "text/plain")
+	f, err := d.c.Files.Upload(ctx, "hello.txt", data, "text/plain")
 	if err != nil {
 		return "", err
 	}
-	got, err := d.c.FileData(ctx, f)
+	got, err := d.c.Files.Data(ctx, f)
 	if err != nil {
 		return "", err
 	}
 	if !bytes.Equal(got, data) {
 		return "", fmt.Errorf("downloaded %q, uploaded %q", got, data)
 	}
-	o := client.NewObject(d.class)
+	o := parse.NewObject(d.class)
 	o.Set("attachment", *f)
-	if err := d.c.Save(ctx, o); err != nil {
+	if err := d.c.Objects.Save(ctx, o); err != nil {
 		return "", err
 	}
 	return fmt.Sprintf("uploaded %s (%d bytes), read it back, attached it to %s/%s", f.Name, len(data), d.class, o.ID()), nil
@@ -55,7 +56,7 @@ func (d *demo) pinning(ctx context.Context) (string, error) {
 		return "", err
 	}
 	defer st.Close()
-	top, err := query.New[*client.Object](d.class).GreaterThanOrEqualTo("score", 95).Limit(1000).Find(ctx, d.c)
+	top, err := query.New[*parse.Object](d.class).GreaterThanOrEqualTo("score", 95).Limit(1000).Find(ctx, d.c)
 	if err != nil {
 		return "", err
 	}
@@ -63,7 +64,7 @@ func (d *demo) pinning(ctx context.Context) (string, error) {
 		return "", err
 	}
 	// The same query runs against the pinned copies, offline.
-	q := query.New[*client.Object](d.class).EqualTo("score", 99)
+	q := query.New[*parse.Object](d.class).EqualTo("score", 99)
 	local, err := q.Count(ctx, st)
 	if err != nil {
 		return "", err
@@ -75,10 +76,10 @@ func (d *demo) pinning(ctx context.Context) (string, error) {
 	// Change one object on the server and delete another; Sync brings both changes in.
 	changed := top[0]
 	changed.Set("score", 100)
-	if err := d.c.Save(ctx, changed); err != nil {
+	if err := d.c.Objects.Save(ctx, changed); err != nil {
 		return "", err
 	}
-	if err := d.c.Destroy(ctx, top[1]); err != nil {
+	if err := d.c.Objects.Destroy(ctx, top[1]); err != nil {
 		return "", err
 	}
 	res, err := st.Sync(ctx, d.c)

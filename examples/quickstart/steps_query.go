@@ -6,6 +6,7 @@ import (
 
 	"github.com/c13f5054/moralis-go/client"
 	"github.com/c13f5054/moralis-go/internal/cli"
+	"github.com/c13f5054/moralis-go/parse"
 	"github.com/c13f5054/moralis-go/query"
 )
 
@@ -22,7 +23,7 @@ func (d *demo) query(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	n, err := query.New[*client.Object](d.class).GreaterThanOrEqualTo("score", 90).Count(ctx, d.c)
+	n, err := query.New[*parse.Object](d.class).GreaterThanOrEqualTo("score", 90).Count(ctx, d.c)
 	if err != nil {
 		return "", err
 	}

@@ -21,7 +21,7 @@ func (d *demo) signIn(ctx context.Context) (string, error) {
 	}
 	d.user = u
 	d.userClient = d.c.WithSessionToken(u.SessionToken())
-	me, err := d.userClient.Me(ctx)
+	me, err := d.userClient.Users.Me(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -44,7 +44,7 @@ func (d *demo) linkSolana(ctx context.Context) (string, error) {
 	if err := auth.LinkSolana(ctx, d.userClient, d.user, sol, nil); err != nil {
 		return "", err
 	}
-	me, err := d.userClient.Me(ctx)
+	me, err := d.userClient.Users.Me(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -55,7 +55,7 @@ func (d *demo) linkSolana(ctx context.Context) (string, error) {
 	if err := auth.UnlinkSolana(ctx, d.userClient, d.user, sol.PublicKey(), nil); err != nil {
 		return "", err
 	}
-	me, err = d.userClient.Me(ctx)
+	me, err = d.userClient.Users.Me(ctx)
 	if err != nil {
 		return "", err
 	}

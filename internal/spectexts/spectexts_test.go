@@ -13,6 +13,7 @@ import (
 	"github.com/c13f5054/moralis-go/analytics"
 	"github.com/c13f5054/moralis-go/auth"
 	"github.com/c13f5054/moralis-go/client"
+	"github.com/c13f5054/moralis-go/parse"
 	"github.com/c13f5054/moralis-go/query"
 	"github.com/c13f5054/moralis-go/store"
 	"github.com/c13f5054/moralis-go/transfer"
@@ -65,7 +66,7 @@ func TestEverySpecErrorText(t *testing.T) {
 	require.NoError(t, err)
 	tc, err := transfer.New(chain, transfer.Config{Signer: signer, ChainID: big.NewInt(1337)})
 	require.NoError(t, err)
-	w3, err := web3api.New(web3api.WithAPIKey("k"), web3api.WithBaseURL(srv.URL))
+	w3, err := web3api.New(web3api.Config{APIKey: "k", BaseURL: srv.URL})
 	require.NoError(t, err)
 	closedStore := store.NewMemory(nil)
 	require.NoError(t, closedStore.Close())
@@ -75,18 +76,18 @@ func TestEverySpecErrorText(t *testing.T) {
 		run  func() error
 	}{
 		// Section 5: validation.
-		{"Cannot sign up user with an empty username.", func() error { return c.SignUp(ctx, client.NewUser()) }},
+		{"Cannot sign up user with an empty username.", func() error { return c.Users.SignUp(ctx, client.NewUser()) }},
 		{"Cannot sign up user with an empty password.", func() error {
 			u := client.NewUser()
 			u.SetUsername("bob")
-			return c.SignUp(ctx, u)
+			return c.Users.SignUp(ctx, u)
 		}},
 		{"Username must be a string.", func() error { _, err := c.LogInAny(ctx, 42, "pw"); return err }},
 		{"Password must be a string.", func() error { _, err := c.LogInAny(ctx, "bob", []byte("pw")); return err }},
-		{"GeoPoint latitude out of bounds: must be between -90.0 and 90.0", func() error { _, err := client.NewGeoPoint(90.5, 0); return err }},
-		{"GeoPoint longitude out of bounds: must be between -180.0 and 180.0", func() error { _, err := client.NewGeoPoint(0, -180.5); return err }},
+		{"GeoPoint latitude out of bounds: must be between -90.0 and 90.0", func() error { _, err := parse.NewGeoPoint(90.5, 0); return err }},
+		{"GeoPoint longitude out of bounds: must be between -180.0 and 180.0", func() error { _, err := parse.NewGeoPoint(0, -180.5); return err }},
 		{"A role's name can only be set before it has been saved.", func() error {
-			r := client.RoleFromObject(client.NewObjectWithID(client.RoleClass, "saved"))
+			r := client.RoleFromObject(parse.NewObjectWithID(client.RoleClass, "saved"))
 			r.Object.MergeServer(map[string]any{"name": "Admins"})
 			return r.SetName("Other")
 		}},
@@ -120,7 +121,7 @@ func TestEverySpecErrorText(t *testing.T) {
 			return transfer.Params{Type: "erc721", Receiver: "0x0000000000000000000000000000000000000001", ContractAddress: "0x0000000000000000000000000000000000000002", TokenID: "-1"}.Validate()
 		}},
 		{"A name for the custom event must be provided", func() error { return analytics.Track(ctx, c, "   ", nil) }},
-		{"Web3Api.initialize failed: initialize with apiKey or serverUrl", func() error { _, err := web3api.New(); return err }},
+		{"Web3Api.initialize failed: initialize with apiKey or serverUrl", func() error { _, err := web3api.New(web3api.Config{}); return err }},
 		{"required param address not provided", func() error { _, err := w3.Account.GetTransactions(ctx, &web3api.GetTransactionsParams{}); return err }},
 		{"param abi is required!", func() error {
 			_, err := w3.Native.RunContractFunction(ctx, &web3api.RunContractFunctionParams{Address: "0x0000000000000000000000000000000000000001", FunctionName: "x"})
@@ -157,9 +158,9 @@ func TestEverySpecErrorText(t *testing.T) {
 		}},
 		{"Web3Api not initialized, run Moralis.start() first", func() error { var z web3api.Client; _, err := z.Info.Web3ApiVersion(ctx, nil); return err }},
 		{"Invalid Key name for queries", func() error { return query.New[map[string]any]("T").EqualTo("$where", 1).Err() }},
-		{"Cannot delete an unnamed file", func() error { return c.DeleteFile(ctx, &client.File{}) }},
-		{"Cannot retrieve data for unsaved file", func() error { _, err := c.FileData(ctx, &client.File{Name: "x"}); return err }},
-		{"Cannot upgrade a user with no session token", func() error { _, err := c.UpgradeToRevocableSession(ctx); return err }},
+		{"Cannot delete an unnamed file", func() error { return c.Files.Delete(ctx, &parse.File{}) }},
+		{"Cannot retrieve data for unsaved file", func() error { _, err := c.Files.Data(ctx, &parse.File{Name: "x"}); return err }},
+		{"Cannot upgrade a user with no session token", func() error { _, err := c.Sessions.Upgrade(ctx); return err }},
 		{"Parse.enableLocalDatastore() must be called first", func() error { _, err := closedStore.Get(ctx, "T", "x"); return err }},
 	}
 	for _, tc := range cases {
@@ -184,7 +185,7 @@ func TestTransportErrorTexts(t *testing.T) {
 	defer bad.Close()
 	c, err := client.New(client.Config{ServerURL: bad.URL, AppID: "a", MaxAttempts: 1})
 	require.NoError(t, err)
-	_, err = c.Get(ctx, "T", "x")
+	_, err = c.Objects.Get(ctx, "T", "x")
 	assert.ErrorContains(t, err, "Received an error with invalid JSON from Parse: <html>bad gateway</html>")
 
 	dead := httptest.NewServer(http.NotFoundHandler())
@@ -192,11 +193,11 @@ func TestTransportErrorTexts(t *testing.T) {
 	dead.Close()
 	c, err = client.New(client.Config{ServerURL: url, AppID: "a", MaxAttempts: 1})
 	require.NoError(t, err)
-	_, err = c.Get(ctx, "T", "x")
+	_, err = c.Objects.Get(ctx, "T", "x")
 	assert.ErrorContains(t, err, "XMLHttpRequest failed: ")
 	c, err = client.New(client.Config{ServerURL: url, AppID: "a", MaxAttempts: 2})
 	require.NoError(t, err)
-	_, err = c.Get(ctx, "T", "x")
+	_, err = c.Objects.Get(ctx, "T", "x")
 	assert.ErrorContains(t, err, "Unable to connect to the Parse API")
 
 	_, err = client.New(client.Config{AppID: "a"})
@@ -206,9 +207,10 @@ func TestTransportErrorTexts(t *testing.T) {
 
 	w3srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(500) }))
 	defer w3srv.Close()
-	w3, err := web3api.New(web3api.WithAPIKey("secret-key"), web3api.WithBaseURL(w3srv.URL), web3api.WithMaxAttempts(1))
+	w3, err := web3api.New(web3api.Config{APIKey: "secret-key", BaseURL: w3srv.URL, MaxAttempts: 1})
 	require.NoError(t, err)
 	_, err = w3.Info.Web3ApiVersion(ctx, nil)
-	assert.ErrorContains(t, err, "Web3 API error while calling "+w3srv.URL+"/web3/version")
+	// The original's "else the error message": its HTTP library's text for a non-2xx without a message.
+	assert.EqualError(t, err, "Request failed with status code 500")
 	assert.NotContains(t, err.Error(), "secret-key")
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/c13f5054/moralis-go/client"
 	"github.com/c13f5054/moralis-go/internal/devstack"
+	"github.com/c13f5054/moralis-go/parse"
 	"github.com/c13f5054/moralis-go/query/live"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -54,17 +55,17 @@ func TestEveryEventKind(t *testing.T) {
 	sub, err := lc.Subscribe(ctx, liveClass, map[string]any{"run": run, "score": map[string]any{"$gte": 10}})
 	require.NoError(t, err)
 
-	o := client.NewObject(liveClass)
+	o := parse.NewObject(liveClass)
 	o.Set("run", run)
 	o.Set("score", 20)
-	require.NoError(t, c.Save(ctx, o))
+	require.NoError(t, c.Objects.Save(ctx, o))
 	ev := next(t, sub)
 	assert.Equal(t, live.Create, ev.Kind)
 	assert.Equal(t, o.ID(), ev.Object.ID())
 	assert.Equal(t, float64(20), ev.Object.Get("score"))
 
 	o.Set("score", 30)
-	require.NoError(t, c.Save(ctx, o))
+	require.NoError(t, c.Objects.Save(ctx, o))
 	ev = next(t, sub)
 	assert.Equal(t, live.Update, ev.Kind)
 	assert.Equal(t, float64(30), ev.Object.Get("score"))
@@ -72,16 +73,16 @@ func TestEveryEventKind(t *testing.T) {
 	assert.Equal(t, float64(20), ev.Original.Get("score"))
 
 	o.Set("score", 1)
-	require.NoError(t, c.Save(ctx, o))
+	require.NoError(t, c.Objects.Save(ctx, o))
 	ev = next(t, sub)
 	assert.Equal(t, live.Leave, ev.Kind)
 
 	o.Set("score", 11)
-	require.NoError(t, c.Save(ctx, o))
+	require.NoError(t, c.Objects.Save(ctx, o))
 	ev = next(t, sub)
 	assert.Equal(t, live.Enter, ev.Kind)
 
-	require.NoError(t, c.Destroy(ctx, o))
+	require.NoError(t, c.Objects.Destroy(ctx, o))
 	ev = next(t, sub)
 	assert.Equal(t, live.Delete, ev.Kind)
 	assert.Equal(t, o.ID(), ev.Object.ID())
@@ -101,7 +102,7 @@ func TestACLsAreRespected(t *testing.T) {
 		u := client.NewUser()
 		u.SetUsername(name)
 		u.SetPassword("pw")
-		require.NoError(t, dev.SignUp(ctx, u))
+		require.NoError(t, dev.Users.SignUp(ctx, u))
 		return u
 	}
 	alice, bob := signUp(run+"alice"), signUp(run+"bob")
@@ -112,16 +113,16 @@ func TestACLsAreRespected(t *testing.T) {
 	sub, err := lc.Subscribe(ctx, liveClass, map[string]any{"run": run})
 	require.NoError(t, err)
 
-	secret := client.NewObject(liveClass)
+	secret := parse.NewObject(liveClass)
 	secret.Set("run", run)
 	secret.Set("name", "bob's")
-	secret.SetACL(client.NewUserACL(bob.ID()))
-	require.NoError(t, c.WithSessionToken(bob.SessionToken()).Save(ctx, secret))
-	shared := client.NewObject(liveClass)
+	secret.SetACL(parse.NewUserACL(bob.ID()))
+	require.NoError(t, c.WithSessionToken(bob.SessionToken()).Objects.Save(ctx, secret))
+	shared := parse.NewObject(liveClass)
 	shared.Set("run", run)
 	shared.Set("name", "alice's")
-	shared.SetACL(client.NewUserACL(alice.ID()))
-	require.NoError(t, c.WithSessionToken(alice.SessionToken()).Save(ctx, shared))
+	shared.SetACL(parse.NewUserACL(alice.ID()))
+	require.NoError(t, c.WithSessionToken(alice.SessionToken()).Objects.Save(ctx, shared))
 
 	ev := next(t, sub)
 	assert.Equal(t, shared.ID(), ev.Object.ID(), "alice sees only her own object; bob's came first and was not sent")
@@ -209,7 +210,7 @@ func (p *cutProxy) cut(down bool) {
 
 func (p *cutProxy) restore() { p.mu.Lock(); p.down = false; p.mu.Unlock() }
 
-func ids(objs []*client.Object) []string {
+func ids(objs []*parse.Object) []string {
 	out := make([]string, len(objs))
 	for i, o := range objs {
 		out[i] = o.ID()
@@ -232,17 +233,17 @@ func TestReconnectCatchesUp(t *testing.T) {
 	defer lc.Close()
 
 	// Three objects exist before; the caller's view is the snapshot plus events.
-	var before []*client.Object
+	var before []*parse.Object
 	for i := 0; i < 3; i++ {
-		o := client.NewObject(liveClass)
+		o := parse.NewObject(liveClass)
 		o.Set("run", run)
 		o.Set("n", i)
-		require.NoError(t, c.Save(ctx, o))
+		require.NoError(t, c.Objects.Save(ctx, o))
 		before = append(before, o)
 	}
 	sub, err := lc.Subscribe(ctx, liveClass, map[string]any{"run": run})
 	require.NoError(t, err)
-	view := map[string]*client.Object{}
+	view := map[string]*parse.Object{}
 	for _, o := range sub.Snapshot() {
 		view[o.ID()] = o
 	}
@@ -251,14 +252,14 @@ func TestReconnectCatchesUp(t *testing.T) {
 	proxy.cut(true)
 	waitState(t, lc, live.Disconnected)
 	// While disconnected: one created, one updated, one deleted, one moved out of the query.
-	added := client.NewObject(liveClass)
+	added := parse.NewObject(liveClass)
 	added.Set("run", run)
-	require.NoError(t, c.Save(ctx, added))
+	require.NoError(t, c.Objects.Save(ctx, added))
 	before[0].Set("n", 100)
-	require.NoError(t, c.Save(ctx, before[0]))
-	require.NoError(t, c.Destroy(ctx, before[1]))
+	require.NoError(t, c.Objects.Save(ctx, before[0]))
+	require.NoError(t, c.Objects.Destroy(ctx, before[1]))
 	before[2].Set("run", "elsewhere")
-	require.NoError(t, c.Save(ctx, before[2]))
+	require.NoError(t, c.Objects.Save(ctx, before[2]))
 	proxy.restore()
 	waitState(t, lc, live.Connected)
 
@@ -278,25 +279,25 @@ func TestReconnectCatchesUp(t *testing.T) {
 		}
 	}
 	// The view equals a fresh query's answer.
-	resp, err := c.RunQuery(ctx, &client.QueryRequest{ClassName: liveClass, Op: "find", Params: map[string]any{"where": map[string]any{"run": run}}})
+	resp, err := c.RunQuery(ctx, &parse.QueryRequest{ClassName: liveClass, Op: "find", Params: map[string]any{"where": map[string]any{"run": run}}})
 	require.NoError(t, err)
 	var fresh []string
 	for _, raw := range resp.Results {
-		o := client.NewObject(liveClass)
+		o := parse.NewObject(liveClass)
 		require.NoError(t, o.UnmarshalJSON(raw))
 		fresh = append(fresh, o.ID())
 	}
 	sort.Strings(fresh)
-	var got []*client.Object
+	var got []*parse.Object
 	for _, o := range view {
 		got = append(got, o)
 	}
 	assert.Equal(t, fresh, ids(got))
 
 	// Live events flow again after the reconnect.
-	later := client.NewObject(liveClass)
+	later := parse.NewObject(liveClass)
 	later.Set("run", run)
-	require.NoError(t, c.Save(ctx, later))
+	require.NoError(t, c.Objects.Save(ctx, later))
 	for {
 		ev := next(t, sub)
 		if ev.Object.ID() == later.ID() {

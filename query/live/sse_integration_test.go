@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/c13f5054/moralis-go/client"
+	"github.com/c13f5054/moralis-go/parse"
 	"github.com/c13f5054/moralis-go/query/live"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -44,7 +45,7 @@ func TestSSEBridge(t *testing.T) {
 	u := client.NewUser()
 	u.SetUsername(fmt.Sprintf("sse%d", rand.Uint32()))
 	u.SetPassword("pw")
-	require.NoError(t, c.SignUp(context.Background(), u))
+	require.NoError(t, c.Users.SignUp(context.Background(), u))
 	run := fmt.Sprintf("sse%d", rand.Uint32())
 
 	get := func(query string, session string) *http.Response {
@@ -81,12 +82,12 @@ func TestSSEBridge(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, ": subscribed\n", line)
 
-	o := client.NewObject(liveClass)
+	o := parse.NewObject(liveClass)
 	o.Set("run", run)
 	o.Set("v", 1)
-	require.NoError(t, c.Save(context.Background(), o))
+	require.NoError(t, c.Objects.Save(context.Background(), o))
 	o.Set("v", 2)
-	require.NoError(t, c.Save(context.Background(), o))
+	require.NoError(t, c.Objects.Save(context.Background(), o))
 
 	type sse struct {
 		name string
