@@ -1,28 +1,36 @@
 package web3api
 
-// TokenPriceRequest is one token of Token.GetMultipleTokenPrices.
+// TokenPriceRequest is one token of Token.GetMultipleTokenPrices. Unset optional fields are not sent.
 type TokenPriceRequest struct {
+	// TokenAddress is the token's contract address (required).
 	TokenAddress string `json:"token_address"`
-	Exchange     string `json:"exchange,omitempty"`
-	ToBlock      string `json:"to_block,omitempty"`
+	// Exchange names the exchange to price on, e.g. "uniswapv3" (optional).
+	Exchange string `json:"exchange,omitempty"`
+	// ToBlock is the block to price at, sent as a JSON number (optional; nil: the latest block).
+	ToBlock *int `json:"to_block,omitempty"`
 }
 
-// NFTTokenRef names one NFT for Token.GetMultipleNFTs.
+// NFTTokenRef names one NFT for Token.GetMultipleNFTs. Both fields are required.
 type NFTTokenRef struct {
 	TokenAddress string `json:"token_address"`
 	TokenID      string `json:"token_id"`
 }
 
-// ContractReview is one contract report for Utils.ReviewContracts.
+// ContractReview is one contract report for Utils.ReviewContracts. Unset optional fields are not sent.
 type ContractReview struct {
+	// ContractAddress is the contract reported (required).
 	ContractAddress string `json:"contract_address"`
-	Reason          string `json:"reason"`
-	ReportType      string `json:"report_type"`
-	ContractType    string `json:"contract_type"`
+	// Reason says why (required).
+	Reason string `json:"reason"`
+	// ReportType is "spam" or "not_spam" (required).
+	ReportType string `json:"report_type"`
+	// ContractType is "ERC20" or "NFT" (optional).
+	ContractType string `json:"contract_type,omitempty"`
 }
 
-// IPFSFileInput is one file for Storage.UploadFolder: a path and its content (base64 or JSON text).
+// IPFSFileInput is one file for Storage.UploadFolder: its path and its content, any JSON value (base64 text for
+// binary files, or a JSON document as is).
 type IPFSFileInput struct {
 	Path    string `json:"path"`
-	Content string `json:"content"`
+	Content any    `json:"content"`
 }

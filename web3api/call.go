@@ -3,21 +3,25 @@ package web3api
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
-	"strconv"
+	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/c13f5054/moralis-go/internal/httpx"
-	"github.com/c13f5054/moralis-go/internal/rest"
 	"github.com/c13f5054/moralis-go/web3api/internal/ref"
 )
 
-// Args are the parameters of one call by endpoint name: path, query and body parameters by their reference names
-// ("address", "chain", "limit", "abi"…). Values are strings, integers, booleans, string slices or any JSON value.
+// Args are the parameters of one call by name: the endpoint's path, query and body parameters by their reference
+// names ("address", "chain", "limit", "abi"…), and any other name, which is sent in the query string as the
+// original client did (for parameters the reference does not list, such as "providerUrl" on getDateToBlock).
+//
+// A parameter is unset, and not sent, when it is absent, nil, a nil pointer or ""; false, 0 and every other
+// value are sent. Values are strings, booleans, numbers, slices (sent as name[]=v1&name[]=v2), pointers to
+// these, or any JSON value (sent as JSON text in the query, as is in a body).
 type Args map[string]any
 
 func (a Args) clone() Args {
@@ -26,6 +30,27 @@ func (a Args) clone() Args {
 		b[k] = v
 	}
 	return b
+}
+
+// withExtra adds the extra parameters of a typed call; a name the endpoint knows is refused, since its field
+// is the place to set it.
+func (a Args) withExtra(endpoint string, extra map[string]any) (Args, error) {
+	if len(extra) == 0 {
+		return a, nil
+	}
+	ep, _ := ref.Lookup(endpoint)
+	for k, v := range extra {
+		if k == "" {
+			return nil, fmt.Errorf("web3api: %s: an extra parameter has an empty name", endpoint)
+		}
+		if ep != nil {
+			if _, known := ep.Param(k); known {
+				return nil, fmt.Errorf("web3api: %s: extra parameter %q is a parameter of the endpoint; set its field instead", endpoint, k)
+			}
+		}
+		a[k] = v
+	}
+	return a, nil
 }
 
 // EndpointInfo describes one endpoint of the reference.
@@ -58,93 +83,172 @@ func Endpoints() []EndpointInfo {
 	return out
 }
 
+var errNilContext = errors.New("web3api: nil context")
+
 // Call runs the endpoint called name (a reference name such as "getNFTs") with args and decodes the answer into
-// out (a pointer; nil discards it). It checks required parameters, fills the default address, and goes to the API
-// or the backend as configured. The typed methods all go through Call.
+// out (a pointer; nil discards it). It fills the default address (Config.DefaultAddress) on endpoints that have
+// an "address" parameter, checks the required parameters, and goes to the API or to the backend as configured.
+// args is not changed. The typed methods all go through Call.
+//
+// To the API, the query string holds the endpoint's query parameters in reference order, then the other
+// parameters by name; a POST or PUT with body parameters sends a JSON body, {} when none is set.
 func (c *Client) Call(ctx context.Context, name string, args Args, out any) error {
 	if ctx == nil {
-		return errors.New("web3api: nil context")
+		return errNilContext
 	}
 	ep, ok := ref.Lookup(name)
 	if !ok {
 		return fmt.Errorf("web3api: unknown endpoint %q", name)
 	}
-	if c == nil || (c.cfg.apiKey == "" && c.cfg.serverURL == "") {
+	if !c.initialized() {
 		return ErrNotInitialized
 	}
+	if _, bad := args[""]; bad {
+		return fmt.Errorf("web3api: %s: a parameter has an empty name", name)
+	}
 	args = args.clone()
-	if _, has := ep.Param("address"); has && isEmpty(args["address"]) {
-		if a := c.defaultAddr(); a != "" {
+	if _, has := ep.Param("address"); has && !isSet(args["address"]) && c.cfg.DefaultAddress != nil {
+		a, err := c.cfg.DefaultAddress(ctx)
+		if err != nil {
+			return fmt.Errorf("web3api: %s: default address: %w", name, err)
+		}
+		if a != "" {
 			args["address"] = a
 		}
 	}
-	if c.cfg.apiKey == "" {
+	if err := checkRequired(ep, args); err != nil {
+		return err
+	}
+	if c.cfg.APIKey == "" {
 		return c.callFunction(ctx, ep, args, out)
 	}
-	path := ep.Path
-	query := url.Values{}
-	var body any
-	var bodyMap map[string]any
-	for _, p := range ep.Params {
-		v, present := args[p.Name]
-		if present && isEmpty(v) {
-			present = false
-		}
-		switch p.In {
-		case "path":
-			if !present {
-				return fmt.Errorf("required param %s not provided", p.Name)
-			}
-			path = strings.Replace(path, ":"+p.Name, url.PathEscape(scalar(v)), 1)
-		case "query":
-			if !present {
-				if p.Required {
-					return fmt.Errorf("required param %s not provided", p.Name)
-				}
-				continue
-			}
-			addQuery(query, p.Name, v)
-		case "body":
-			if !present {
-				if p.Required {
-					return fmt.Errorf("param %s is required!", p.Name)
-				}
-				continue
-			}
-			if p.WholeBody {
-				body = v
-				continue
-			}
-			if bodyMap == nil {
-				bodyMap = map[string]any{}
-			}
-			bodyMap[p.Name] = v
-		}
-	}
-	if bodyMap != nil {
-		body = bodyMap
+	path, query, body, err := buildRequest(ep, args)
+	if err != nil {
+		return err
 	}
 	return c.do(ctx, ep.Method, path, query, body, out)
+}
+
+// checkRequired gives the original client's errors for missing required parameters.
+func checkRequired(ep *ref.Endpoint, args Args) error {
+	for _, p := range ep.Params {
+		if !p.Required {
+			continue
+		}
+		v := args[p.Name]
+		switch {
+		case p.In == "body":
+			if !isSet(v) {
+				return fmt.Errorf("param %s is required!", p.Name)
+			}
+		case !isSet(v) || isEmptyList(v):
+			return fmt.Errorf("required param %s not provided", p.Name)
+		}
+	}
+	return nil
+}
+
+// buildRequest makes the path, the query string and the body (nil: none) of a call to the API.
+func buildRequest(ep *ref.Endpoint, args Args) (path, query string, body []byte, err error) {
+	path = ep.Path
+	var q queryBuilder
+	var fields [][]byte // "name":value of the body object, in reference order
+	hasBody, whole := false, false
+	for _, p := range ep.Params {
+		v := args[p.Name]
+		switch p.In {
+		case "path":
+			s, err := pathText(v)
+			if err != nil {
+				return "", "", nil, fmt.Errorf("web3api: %s: path parameter %s: %w", ep.Name, p.Name, err)
+			}
+			path = strings.Replace(path, ":"+p.Name, url.PathEscape(s), 1)
+		case "query":
+			if isSet(v) {
+				if err := q.add(p.Name, v); err != nil {
+					return "", "", nil, fmt.Errorf("%w (%s)", err, ep.Name)
+				}
+			}
+		case "body":
+			hasBody = true
+			if !isSet(v) {
+				continue
+			}
+			b, err := marshalJSON(v)
+			if err != nil {
+				return "", "", nil, fmt.Errorf("web3api: %s: body parameter %s: %w", ep.Name, p.Name, err)
+			}
+			if p.WholeBody {
+				whole, body = true, b
+				continue
+			}
+			k, _ := marshalJSON(p.Name)
+			fields = append(fields, append(append(k, ':'), b...))
+		}
+	}
+	var extra []string
+	for k := range args {
+		if _, known := ep.Param(k); !known {
+			extra = append(extra, k)
+		}
+	}
+	slices.Sort(extra)
+	for _, k := range extra {
+		if !isSet(args[k]) {
+			continue
+		}
+		if err := q.add(k, args[k]); err != nil {
+			return "", "", nil, fmt.Errorf("%w (%s)", err, ep.Name)
+		}
+	}
+	if hasBody && !whole {
+		body = append(append([]byte{'{'}, bytes.Join(fields, []byte{','})...), '}')
+	}
+	return path, q.String(), body, nil
+}
+
+// pathText is the text of a path parameter: a string, a number or a value that formats itself.
+func pathText(v any) (string, error) {
+	v, ok := deref(v)
+	if !ok {
+		return "", errors.New("not set")
+	}
+	s, ok := textOf(v)
+	if !ok {
+		return "", fmt.Errorf("must be a string or a number, got %T", v)
+	}
+	return s, nil
 }
 
 // Raw calls any API path directly, for endpoints the reference does not know yet: method and path (relative to
 // the base, e.g. "/nft/0x…/stats"), query values and an optional JSON body. It needs an API key.
 func (c *Client) Raw(ctx context.Context, method, path string, query url.Values, body any, out any) error {
 	if ctx == nil {
-		return errors.New("web3api: nil context")
+		return errNilContext
 	}
-	if c == nil || c.cfg.apiKey == "" {
-		return errors.New("web3api: Raw needs an API key")
+	if !c.initialized() || c.cfg.APIKey == "" {
+		return errors.New("web3api: Raw needs a client made by New with an API key")
 	}
 	if !strings.HasPrefix(path, "/") {
 		path = "/" + path
 	}
-	return c.do(ctx, strings.ToUpper(method), path, query, body, out)
+	var b []byte
+	if body != nil {
+		var err error
+		if b, err = marshalJSON(body); err != nil {
+			return fmt.Errorf("web3api: encoding body of %s %s: %w", method, path, err)
+		}
+	}
+	return c.do(ctx, strings.ToUpper(method), path, query.Encode(), b, out)
 }
 
-func (c *Client) do(ctx context.Context, method, path string, query url.Values, body any, out any) error {
-	u := c.cfg.baseURL + path
-	req := &httpx.Request{Method: method, URL: u, Query: query, Header: http.Header{}}
+func (c *Client) do(ctx context.Context, method, path, query string, body []byte, out any) error {
+	u := c.cfg.BaseURL + path
+	target := u
+	if query != "" {
+		target += "?" + query
+	}
+	req := &httpx.Request{Method: method, URL: target, Header: http.Header{}}
 	// The chain-data API's POSTs read (a contract call, an events query) except the IPFS upload and the NFT
 	// sync, which are sent again after an ambiguous failure only when the first attempt provably never arrived.
 	switch {
@@ -153,25 +257,21 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 	case method == http.MethodPut && strings.HasSuffix(path, "/sync"):
 		req.Replay = httpx.ReplayAlways // asking for a re-sync twice is harmless
 	}
-	req.Header.Set("x-api-key", c.cfg.apiKey)
+	req.Header.Set("x-api-key", c.cfg.APIKey)
 	req.Header.Set("Accept", "application/json")
 	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			return fmt.Errorf("web3api: encoding body of %s %s: %w", method, path, err)
-		}
-		req.Body = b
+		req.Body = body
 		req.Header.Set("Content-Type", "application/json")
 	}
 	resp, err := c.hc.Do(ctx, req)
 	if err != nil {
-		return &APIError{URL: u, Message: apiErrorMessage(nil, err, u), Err: err}
+		return &APIError{URL: u, Message: transportMessage(err, u), Err: err}
 	}
 	if resp.Status == http.StatusTooManyRequests {
 		return newRateLimitError(u, resp)
 	}
 	if resp.Status < 200 || resp.Status > 299 {
-		return &APIError{URL: u, Status: resp.Status, Message: apiErrorMessage(resp.Body, nil, u)}
+		return &APIError{URL: u, Status: resp.Status, Message: apiErrorMessage(resp.Body, resp.Status)}
 	}
 	if out == nil || len(bytes.TrimSpace(resp.Body)) == 0 {
 		return nil
@@ -182,97 +282,24 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 	return nil
 }
 
-func (c *Client) callFunction(ctx context.Context, ep *ref.Endpoint, args Args, out any) error {
-	if c.cfg.serverURL == "" {
-		return ErrNotInitialized
+// isSet reports whether a parameter value is to be sent: not nil, not a nil pointer, not "".
+func isSet(v any) bool {
+	v, ok := deref(v)
+	if !ok {
+		return false
 	}
-	for _, p := range ep.Params {
-		if !p.Required {
-			continue
-		}
-		if v, ok := args[p.Name]; !ok || isEmpty(v) {
-			if p.In == "body" {
-				return fmt.Errorf("param %s is required!", p.Name)
-			}
-			return fmt.Errorf("required param %s not provided", p.Name)
-		}
+	if rv := reflect.ValueOf(v); rv.Kind() == reflect.String {
+		return rv.Len() > 0
 	}
-	body := map[string]any{}
-	for k, v := range args {
-		if !isEmpty(v) {
-			body[k] = v
-		}
-	}
-	if isEmpty(body["chain"]) {
-		body["chain"] = DefaultChain
-	}
-	if c.backendErr != nil {
-		return fmt.Errorf("web3api: %w", c.backendErr)
-	}
-	// The backend's wire protocol (body fields, keys, session, retries, error shapes) is internal/rest's.
-	var env struct {
-		Result json.RawMessage `json:"result"`
-	}
-	err := c.backend.DoJSON(ctx, rest.Call{Method: http.MethodPost, Path: "functions/" + ep.Name, Params: body,
-		SessionToken: c.cfg.sessionToken}, &env)
-	if err != nil {
-		var re *rest.Error
-		if errors.As(err, &re) {
-			return &FunctionError{Function: ep.Name, Status: re.Status, Code: int(re.Code), Message: re.Message, Err: err}
-		}
-		return &FunctionError{Function: ep.Name, Message: err.Error(), Err: err}
-	}
-	if out == nil || len(env.Result) == 0 {
-		return nil
-	}
-	if err := decode(env.Result, out); err != nil {
-		return fmt.Errorf("web3api: decoding result of function %s: %w", ep.Name, err)
-	}
-	return nil
+	return true
 }
 
-func isEmpty(v any) bool {
-	switch x := v.(type) {
-	case nil:
+// isEmptyList reports whether v is a slice or array without elements (nothing of it reaches the query string).
+func isEmptyList(v any) bool {
+	v, ok := deref(v)
+	if !ok {
 		return true
-	case string:
-		return x == ""
-	case []string:
-		return x == nil
 	}
-	return false
-}
-
-func scalar(v any) string {
-	switch x := v.(type) {
-	case string:
-		return x
-	case int:
-		return strconv.Itoa(x)
-	case int64:
-		return strconv.FormatInt(x, 10)
-	case bool:
-		return strconv.FormatBool(x)
-	case json.Number:
-		return x.String()
-	case fmt.Stringer:
-		return x.String()
-	}
-	b, _ := json.Marshal(v)
-	return strings.Trim(string(b), `"`)
-}
-
-func addQuery(q url.Values, name string, v any) {
-	switch x := v.(type) {
-	case []string:
-		for _, s := range x {
-			q.Add(name, s)
-		}
-	case []any:
-		for _, s := range x {
-			q.Add(name, scalar(s))
-		}
-	default:
-		q.Set(name, scalar(v))
-	}
+	rv := reflect.ValueOf(v)
+	return (rv.Kind() == reflect.Slice || rv.Kind() == reflect.Array) && rv.Len() == 0
 }

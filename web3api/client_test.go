@@ -19,9 +19,14 @@ import (
 
 const secretKey = "sk-very-secret-123"
 
-func newClient(t *testing.T, srv *web3apitest.Server, opts ...web3api.Option) *web3api.Client {
+// newClient makes a client of srv without retries; edit, when set, changes the Config first.
+func newClient(t *testing.T, srv *web3apitest.Server, edit ...func(*web3api.Config)) *web3api.Client {
 	t.Helper()
-	c, err := web3api.New(append([]web3api.Option{web3api.WithAPIKey(srv.APIKey), web3api.WithBaseURL(srv.URL), web3api.WithMaxAttempts(1)}, opts...)...)
+	cfg := web3api.Config{APIKey: srv.APIKey, BaseURL: srv.URL, MaxAttempts: 1}
+	for _, e := range edit {
+		e(&cfg)
+	}
+	c, err := web3api.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,12 +34,9 @@ func newClient(t *testing.T, srv *web3apitest.Server, opts ...web3api.Option) *w
 }
 
 func TestNewNeedsKeyOrServer(t *testing.T) {
-	_, err := web3api.New()
+	_, err := web3api.New(web3api.Config{})
 	if err == nil || err.Error() != "Web3Api.initialize failed: initialize with apiKey or serverUrl" {
 		t.Fatalf("got %v", err)
-	}
-	if _, err := web3api.New(web3api.WithBaseURL("ftp://x")); err == nil {
-		t.Fatal("bad base URL accepted")
 	}
 	var zero web3api.Client
 	err = zero.Call(context.Background(), "getBlock", web3api.Args{"block_number_or_hash": "1"}, nil)
@@ -76,8 +78,15 @@ func TestDefaultAddress(t *testing.T) {
 		return http.DefaultTransport.RoundTrip(r)
 	})}
 	user := ""
-	c := newClient(t, srv, web3api.WithHTTPClient(hc),
-		web3api.WithDefaultAddress(func() string { return user }, func() string { return "0xaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" }))
+	c := newClient(t, srv, func(cfg *web3api.Config) {
+		cfg.HTTPClient = hc
+		cfg.DefaultAddress = func(context.Context) (string, error) {
+			if user != "" {
+				return user, nil
+			}
+			return "0xaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", nil
+		}
+	})
 	if _, err := c.Account.GetNativeBalance(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
@@ -113,11 +122,10 @@ func TestRateLimit(t *testing.T) {
 		t.Fatalf("got %+v", rl)
 	}
 	msg := err.Error()
-	for _, want := range []string{"x-rate-limit-limit: 25", "x-rate-limit-remaining-ttl: 1", "x-rate-limit-used: 26",
-		"x-rate-limit-remaining-ip-ttl: 2", "x-rate-limit-ip-used: 30", "retry after 7"} {
-		if !strings.Contains(msg, want) {
-			t.Errorf("message %q lacks %q", msg, want)
-		}
+	want := `This Moralis Server is rate-limited because of the plan restrictions. See the details about the current rate and throttle limits: ` +
+		`{"x-rate-limit-limit":"25","x-rate-limit-remaining-ttl":"1","x-rate-limit-used":"26","x-rate-limit-remaining-ip-ttl":"2","x-rate-limit-ip-used":"30"}`
+	if msg != want {
+		t.Errorf("message\n %s\nwant\n %s", msg, want)
 	}
 	if strings.Contains(msg, secretKey) {
 		t.Fatal("key leaked into the error")
@@ -140,16 +148,23 @@ func TestErrorBodies(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 
-	srv.SetFailure("getBlock", 404, `not json`)
-	_, err = c.Native.GetBlock(ctx, p)
-	if err == nil || err.Error() != "Web3 API error while calling "+srv.URL+"/block/5" {
+	// No message: the original's HTTP library's text.
+	for _, body := range []string{`not json`, `{}`, `{"message":""}`, `{"message":null}`, `{"error":"x"}`, ``} {
+		srv.SetFailure("getBlock", 404, body)
+		_, err = c.Native.GetBlock(ctx, p)
+		if !errors.As(err, &ae) || ae.Status != 404 || err.Error() != "Request failed with status code 404" {
+			t.Fatalf("body %q: got %v", body, err)
+		}
+	}
+	srv.SetFailure("getBlock", 502, `{"message":["bad","gateway"]}`)
+	if _, err = c.Native.GetBlock(ctx, p); err == nil || err.Error() != `["bad","gateway"]` {
 		t.Fatalf("got %v", err)
 	}
 
 	// No answer at all: the transport's message, without the key.
 	dead := httptest.NewServer(http.NotFoundHandler())
 	dead.Close()
-	c2, _ := web3api.New(web3api.WithAPIKey(secretKey), web3api.WithBaseURL(dead.URL), web3api.WithMaxAttempts(2))
+	c2, _ := web3api.New(web3api.Config{APIKey: secretKey, BaseURL: dead.URL, MaxAttempts: 2})
 	_, err = c2.Native.GetBlock(ctx, p)
 	if !errors.As(err, &ae) || ae.Status != 0 || !strings.Contains(err.Error(), "attempt") {
 		t.Fatalf("got %v", err)
@@ -162,7 +177,7 @@ func TestErrorBodies(t *testing.T) {
 func TestIterWalksTenThousand(t *testing.T) {
 	srv := web3apitest.NewServer(t, web3apitest.WithItems("getTokenTransfers", 10000))
 	c := newClient(t, srv)
-	p := &web3api.GetTokenTransfersParams{Address: "0x057ec652a4f150f7ff94f089a38008f49a0df88e", Limit: 100}
+	p := &web3api.GetTokenTransfersParams{Address: "0x057ec652a4f150f7ff94f089a38008f49a0df88e", Limit: new(100)}
 	seen := map[string]bool{}
 	for tr, err := range c.Account.GetTokenTransfersIter(context.Background(), p) {
 		if err != nil {
@@ -179,7 +194,7 @@ func TestIterWalksTenThousand(t *testing.T) {
 	if got := srv.Count("getTokenTransfers"); got != 100 {
 		t.Fatalf("%d pages fetched, want 100", got)
 	}
-	if p.Cursor != "" || p.Limit != 100 {
+	if p.Cursor != "" || *p.Limit != 100 || p.Extra != nil {
 		t.Fatalf("caller's params changed: %+v", p)
 	}
 }
@@ -187,7 +202,7 @@ func TestIterWalksTenThousand(t *testing.T) {
 func TestIterStopsEarlyAndOnContext(t *testing.T) {
 	srv := web3apitest.NewServer(t, web3apitest.WithItems("getNFTTransfers", 1000))
 	c := newClient(t, srv)
-	p := &web3api.GetNFTTransfersParams{Address: "0x057ec652a4f150f7ff94f089a38008f49a0df88e", Limit: 10}
+	p := &web3api.GetNFTTransfersParams{Address: "0x057ec652a4f150f7ff94f089a38008f49a0df88e", Limit: new(10)}
 	n := 0
 	for range c.Account.GetNFTTransfersIter(context.Background(), p) {
 		n++
@@ -222,7 +237,7 @@ func TestIterRefusesRepeatedCursor(t *testing.T) {
 		io.WriteString(w, `{"cursor":"same","result":[{"transaction_hash":"0x1"}]}`)
 	}))
 	defer srv.Close()
-	c, _ := web3api.New(web3api.WithAPIKey("k"), web3api.WithBaseURL(srv.URL))
+	c, _ := web3api.New(web3api.Config{APIKey: "k", BaseURL: srv.URL})
 	var errs []error
 	n := 0
 	for _, err := range c.Account.GetTokenTransfersIter(context.Background(), &web3api.GetTokenTransfersParams{Address: "0x1"}) {
@@ -247,10 +262,10 @@ func TestIterOffsetPaging(t *testing.T) {
 			"result": []map[string]any{{"transaction_hash": "0x" + off}}})
 	}))
 	defer srv.Close()
-	c, _ := web3api.New(web3api.WithAPIKey("k"), web3api.WithBaseURL(srv.URL))
+	c, _ := web3api.New(web3api.Config{APIKey: "k", BaseURL: srv.URL})
 	n := 0
 	for _, err := range c.Native.GetContractEventsIter(context.Background(), &web3api.GetContractEventsParams{
-		Address: "0x1", Topic: "0x2", Limit: 2, Data: map[string]any{"name": "Transfer"}}) {
+		Address: "0x1", Topic: "0x2", Limit: new(2), Data: map[string]any{"name": "Transfer"}}) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -277,12 +292,12 @@ func TestBackendFunctions(t *testing.T) {
 		io.WriteString(w, `{"result":{"balance":"1234567890123456789012"}}`)
 	}))
 	defer srv.Close()
-	c, err := web3api.New(web3api.WithServer(srv.URL+"/parse", "app1"), web3api.WithJavaScriptKey("js1"),
-		web3api.WithSessionToken("r:tok"), web3api.WithInstallationID("inst-1"))
+	c, err := web3api.New(web3api.Config{ServerURL: srv.URL + "/parse", AppID: "app1", JavaScriptKey: "js1",
+		SessionToken: func(context.Context) string { return "r:tok" }, InstallationID: "inst-1"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	bal, err := c.Account.GetNativeBalance(context.Background(), &web3api.GetNativeBalanceParams{Address: "0xabc", ToBlock: 7})
+	bal, err := c.Account.GetNativeBalance(context.Background(), &web3api.GetNativeBalanceParams{Address: "0xabc", ToBlock: new(7)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -370,7 +385,7 @@ func TestNumbersWhereStringsAreDocumented(t *testing.T) {
 		io.WriteString(w, `{"cursor":"","result":[{"block_number":12526958,"value":650000000000000000000000,"transaction_hash":"0x1"}],"total":1}`)
 	}))
 	defer srv.Close()
-	c, _ := web3api.New(web3api.WithAPIKey("k"), web3api.WithBaseURL(srv.URL))
+	c, _ := web3api.New(web3api.Config{APIKey: "k", BaseURL: srv.URL})
 	res, err := c.Account.GetTransactions(context.Background(), &web3api.GetTransactionsParams{Address: "0x1"})
 	if err != nil {
 		t.Fatal(err)

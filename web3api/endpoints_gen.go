@@ -78,7 +78,9 @@ type Services struct {
 	Utils *UtilsService
 }
 
-// GetBlockParams are the parameters of Native.GetBlock (GET /block/:block_number_or_hash). Zero values are not sent.
+// GetBlockParams are the parameters of Native.GetBlock (GET /block/:block_number_or_hash).
+// Unset fields are not sent: an empty string, a nil pointer, a nil slice or map. Numbers and booleans
+// are pointers so that 0 and false can be sent: new(100), new(false). A call reads p and never changes it.
 // Required: block_number_or_hash.
 type GetBlockParams struct {
 	// BlockNumberOrHash is the path parameter "block_number_or_hash" (required): The block number or block hash.
@@ -87,12 +89,15 @@ type GetBlockParams struct {
 	Chain string
 	// Include is the query parameter "include".
 	Include string
+	// Extra holds parameters the reference does not list, sent in the query string as the original client
+	// sent them (see Args); naming a parameter of the endpoint here is an error.
+	Extra map[string]any
 }
 
-func (p *GetBlockParams) args() Args {
+func (p *GetBlockParams) args() (Args, error) {
 	a := Args{}
 	if p == nil {
-		return a
+		return a, nil
 	}
 	if p.BlockNumberOrHash != "" {
 		a["block_number_or_hash"] = p.BlockNumberOrHash
@@ -103,31 +108,40 @@ func (p *GetBlockParams) args() Args {
 	if p.Include != "" {
 		a["include"] = p.Include
 	}
-	return a
+	return a.withExtra("getBlock", p.Extra)
 }
 
 // GetBlock calls GET /block/:block_number_or_hash (endpoint "getBlock"). p may be nil when nothing is required.
 func (s *NativeService) GetBlock(ctx context.Context, p *GetBlockParams) (*Block, error) {
+	a, err := p.args()
+	if err != nil {
+		return nil, err
+	}
 	var out Block
-	if err := (*service)(s).cl().Call(ctx, "getBlock", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getBlock", a, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
 }
 
-// GetDateToBlockParams are the parameters of Native.GetDateToBlock (GET /dateToBlock). Zero values are not sent.
+// GetDateToBlockParams are the parameters of Native.GetDateToBlock (GET /dateToBlock).
+// Unset fields are not sent: an empty string, a nil pointer, a nil slice or map. Numbers and booleans
+// are pointers so that 0 and false can be sent: new(100), new(false). A call reads p and never changes it.
 // Required: date.
 type GetDateToBlockParams struct {
 	// Chain is the query parameter "chain"; empty means the API's default, eth.
 	Chain string
 	// Date is the query parameter "date" (required): Unix date in milliseconds or a datestring (any format that is accepted by momentjs).
 	Date string
+	// Extra holds parameters the reference does not list, sent in the query string as the original client
+	// sent them (see Args); naming a parameter of the endpoint here is an error.
+	Extra map[string]any
 }
 
-func (p *GetDateToBlockParams) args() Args {
+func (p *GetDateToBlockParams) args() (Args, error) {
 	a := Args{}
 	if p == nil {
-		return a
+		return a, nil
 	}
 	if p.Chain != "" {
 		a["chain"] = p.Chain
@@ -135,22 +149,28 @@ func (p *GetDateToBlockParams) args() Args {
 	if p.Date != "" {
 		a["date"] = p.Date
 	}
-	return a
+	return a.withExtra("getDateToBlock", p.Extra)
 }
 
 // GetDateToBlock calls GET /dateToBlock (endpoint "getDateToBlock"). p may be nil when nothing is required.
 func (s *NativeService) GetDateToBlock(ctx context.Context, p *GetDateToBlockParams) (*BlockDate, error) {
+	a, err := p.args()
+	if err != nil {
+		return nil, err
+	}
 	var out BlockDate
-	if err := (*service)(s).cl().Call(ctx, "getDateToBlock", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getDateToBlock", a, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
 }
 
-// GetLogsByAddressParams are the parameters of Native.GetLogsByAddress (GET /:address/logs). Zero values are not sent.
+// GetLogsByAddressParams are the parameters of Native.GetLogsByAddress (GET /:address/logs).
+// Unset fields are not sent: an empty string, a nil pointer, a nil slice or map. Numbers and booleans
+// are pointers so that 0 and false can be sent: new(100), new(false). A call reads p and never changes it.
 // Required: address.
 type GetLogsByAddressParams struct {
-	// Address is the path parameter "address" (required); empty means the client's default address, if one is configured: The address of the contract.
+	// Address is the path parameter "address" (required); empty means Config.DefaultAddress, if set: The address of the contract.
 	Address string
 	// Chain is the query parameter "chain"; empty means the API's default, eth.
 	Chain string
@@ -173,17 +193,20 @@ type GetLogsByAddressParams struct {
 	// Topic3 is the query parameter "topic3": topic3.
 	Topic3 string
 	// Limit is the query parameter "limit": The desired page size of the result.
-	Limit int64
+	Limit *int
 	// DisableTotal is the query parameter "disable_total": If the result should skip returning the total count (Improves performance).
-	DisableTotal bool
+	DisableTotal *bool
 	// Cursor is the query parameter "cursor": The cursor returned in the previous response (used for getting the next page). Learn more on cursor pagination here.
 	Cursor string
+	// Extra holds parameters the reference does not list, sent in the query string as the original client
+	// sent them (see Args); naming a parameter of the endpoint here is an error.
+	Extra map[string]any
 }
 
-func (p *GetLogsByAddressParams) args() Args {
+func (p *GetLogsByAddressParams) args() (Args, error) {
 	a := Args{}
 	if p == nil {
-		return a
+		return a, nil
 	}
 	if p.Address != "" {
 		a["address"] = p.Address
@@ -218,34 +241,42 @@ func (p *GetLogsByAddressParams) args() Args {
 	if p.Topic3 != "" {
 		a["topic3"] = p.Topic3
 	}
-	if p.Limit != 0 {
-		a["limit"] = p.Limit
+	if p.Limit != nil {
+		a["limit"] = *p.Limit
 	}
-	if p.DisableTotal {
-		a["disable_total"] = true
+	if p.DisableTotal != nil {
+		a["disable_total"] = *p.DisableTotal
 	}
 	if p.Cursor != "" {
 		a["cursor"] = p.Cursor
 	}
-	return a
+	return a.withExtra("getLogsByAddress", p.Extra)
 }
 
 // GetLogsByAddress calls GET /:address/logs (endpoint "getLogsByAddress"). p may be nil when nothing is required.
 func (s *NativeService) GetLogsByAddress(ctx context.Context, p *GetLogsByAddressParams) (*LogCollection, error) {
+	a, err := p.args()
+	if err != nil {
+		return nil, err
+	}
 	var out LogCollection
-	if err := (*service)(s).cl().Call(ctx, "getLogsByAddress", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getLogsByAddress", a, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
 }
 
-// GetLogsByAddressIter walks every item of every page of GetLogsByAddress, following the cursor. It copies p when called and never
-// changes it; it stops when ctx is done, on the first error, or when the caller stops ranging.
+// GetLogsByAddressIter walks every item of every page of GetLogsByAddress,
+// by cursor or by offset as Pages does. It copies p when called and never changes it; it stops when ctx is
+// done, on the first error, or when the caller stops ranging. It is safe for concurrent use.
 func (s *NativeService) GetLogsByAddressIter(ctx context.Context, p *GetLogsByAddressParams) iter.Seq2[Log, error] {
-	return pages[Log](ctx, (*service)(s).cl(), "getLogsByAddress", p.args())
+	a, err := p.args()
+	return pages[Log](ctx, (*service)(s).cl(), "getLogsByAddress", a, err)
 }
 
-// GetNFTTransfersByBlockParams are the parameters of Native.GetNFTTransfersByBlock (GET /block/:block_number_or_hash/nft/transfers). Zero values are not sent.
+// GetNFTTransfersByBlockParams are the parameters of Native.GetNFTTransfersByBlock (GET /block/:block_number_or_hash/nft/transfers).
+// Unset fields are not sent: an empty string, a nil pointer, a nil slice or map. Numbers and booleans
+// are pointers so that 0 and false can be sent: new(100), new(false). A call reads p and never changes it.
 // Required: block_number_or_hash.
 type GetNFTTransfersByBlockParams struct {
 	// BlockNumberOrHash is the path parameter "block_number_or_hash" (required): The block number or block hash.
@@ -253,17 +284,20 @@ type GetNFTTransfersByBlockParams struct {
 	// Chain is the query parameter "chain"; empty means the API's default, eth.
 	Chain string
 	// Limit is the query parameter "limit": The desired page size of the result.
-	Limit int64
+	Limit *int
 	// DisableTotal is the query parameter "disable_total": If the result should skip returning the total count (Improves performance).
-	DisableTotal bool
+	DisableTotal *bool
 	// Cursor is the query parameter "cursor": The cursor returned in the previous response (used for getting the next page). Learn more on cursor pagination here.
 	Cursor string
+	// Extra holds parameters the reference does not list, sent in the query string as the original client
+	// sent them (see Args); naming a parameter of the endpoint here is an error.
+	Extra map[string]any
 }
 
-func (p *GetNFTTransfersByBlockParams) args() Args {
+func (p *GetNFTTransfersByBlockParams) args() (Args, error) {
 	a := Args{}
 	if p == nil {
-		return a
+		return a, nil
 	}
 	if p.BlockNumberOrHash != "" {
 		a["block_number_or_hash"] = p.BlockNumberOrHash
@@ -271,46 +305,57 @@ func (p *GetNFTTransfersByBlockParams) args() Args {
 	if p.Chain != "" {
 		a["chain"] = p.Chain
 	}
-	if p.Limit != 0 {
-		a["limit"] = p.Limit
+	if p.Limit != nil {
+		a["limit"] = *p.Limit
 	}
-	if p.DisableTotal {
-		a["disable_total"] = true
+	if p.DisableTotal != nil {
+		a["disable_total"] = *p.DisableTotal
 	}
 	if p.Cursor != "" {
 		a["cursor"] = p.Cursor
 	}
-	return a
+	return a.withExtra("getNFTTransfersByBlock", p.Extra)
 }
 
 // GetNFTTransfersByBlock calls GET /block/:block_number_or_hash/nft/transfers (endpoint "getNFTTransfersByBlock"). p may be nil when nothing is required.
 func (s *NativeService) GetNFTTransfersByBlock(ctx context.Context, p *GetNFTTransfersByBlockParams) (*NFTTransferCollection, error) {
+	a, err := p.args()
+	if err != nil {
+		return nil, err
+	}
 	var out NFTTransferCollection
-	if err := (*service)(s).cl().Call(ctx, "getNFTTransfersByBlock", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getNFTTransfersByBlock", a, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
 }
 
-// GetNFTTransfersByBlockIter walks every item of every page of GetNFTTransfersByBlock, following the cursor. It copies p when called and never
-// changes it; it stops when ctx is done, on the first error, or when the caller stops ranging.
+// GetNFTTransfersByBlockIter walks every item of every page of GetNFTTransfersByBlock,
+// by cursor or by offset as Pages does. It copies p when called and never changes it; it stops when ctx is
+// done, on the first error, or when the caller stops ranging. It is safe for concurrent use.
 func (s *NativeService) GetNFTTransfersByBlockIter(ctx context.Context, p *GetNFTTransfersByBlockParams) iter.Seq2[NFTTransfer, error] {
-	return pages[NFTTransfer](ctx, (*service)(s).cl(), "getNFTTransfersByBlock", p.args())
+	a, err := p.args()
+	return pages[NFTTransfer](ctx, (*service)(s).cl(), "getNFTTransfersByBlock", a, err)
 }
 
-// GetInternalTransactionsParams are the parameters of Native.GetInternalTransactions (GET /transaction/:transaction_hash/internal-transactions). Zero values are not sent.
+// GetInternalTransactionsParams are the parameters of Native.GetInternalTransactions (GET /transaction/:transaction_hash/internal-transactions).
+// Unset fields are not sent: an empty string, a nil pointer, a nil slice or map. Numbers and booleans
+// are pointers so that 0 and false can be sent: new(100), new(false). A call reads p and never changes it.
 // Required: transaction_hash.
 type GetInternalTransactionsParams struct {
 	// TransactionHash is the path parameter "transaction_hash" (required).
 	TransactionHash string
 	// Chain is the query parameter "chain"; empty means the API's default, eth.
 	Chain string
+	// Extra holds parameters the reference does not list, sent in the query string as the original client
+	// sent them (see Args); naming a parameter of the endpoint here is an error.
+	Extra map[string]any
 }
 
-func (p *GetInternalTransactionsParams) args() Args {
+func (p *GetInternalTransactionsParams) args() (Args, error) {
 	a := Args{}
 	if p == nil {
-		return a
+		return a, nil
 	}
 	if p.TransactionHash != "" {
 		a["transaction_hash"] = p.TransactionHash
@@ -318,19 +363,25 @@ func (p *GetInternalTransactionsParams) args() Args {
 	if p.Chain != "" {
 		a["chain"] = p.Chain
 	}
-	return a
+	return a.withExtra("getInternalTransactions", p.Extra)
 }
 
 // GetInternalTransactions calls GET /transaction/:transaction_hash/internal-transactions (endpoint "getInternalTransactions"). p may be nil when nothing is required.
 func (s *NativeService) GetInternalTransactions(ctx context.Context, p *GetInternalTransactionsParams) ([]InternalTransaction, error) {
+	a, err := p.args()
+	if err != nil {
+		return nil, err
+	}
 	var out []InternalTransaction
-	if err := (*service)(s).cl().Call(ctx, "getInternalTransactions", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getInternalTransactions", a, &out); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-// GetTransactionParams are the parameters of Native.GetTransaction (GET /transaction/:transaction_hash). Zero values are not sent.
+// GetTransactionParams are the parameters of Native.GetTransaction (GET /transaction/:transaction_hash).
+// Unset fields are not sent: an empty string, a nil pointer, a nil slice or map. Numbers and booleans
+// are pointers so that 0 and false can be sent: new(100), new(false). A call reads p and never changes it.
 // Required: transaction_hash.
 type GetTransactionParams struct {
 	// TransactionHash is the path parameter "transaction_hash" (required): The transaction hash.
@@ -339,12 +390,15 @@ type GetTransactionParams struct {
 	Chain string
 	// Include is the query parameter "include".
 	Include string
+	// Extra holds parameters the reference does not list, sent in the query string as the original client
+	// sent them (see Args); naming a parameter of the endpoint here is an error.
+	Extra map[string]any
 }
 
-func (p *GetTransactionParams) args() Args {
+func (p *GetTransactionParams) args() (Args, error) {
 	a := Args{}
 	if p == nil {
-		return a
+		return a, nil
 	}
 	if p.TransactionHash != "" {
 		a["transaction_hash"] = p.TransactionHash
@@ -355,19 +409,25 @@ func (p *GetTransactionParams) args() Args {
 	if p.Include != "" {
 		a["include"] = p.Include
 	}
-	return a
+	return a.withExtra("getTransaction", p.Extra)
 }
 
 // GetTransaction calls GET /transaction/:transaction_hash (endpoint "getTransaction"). p may be nil when nothing is required.
 func (s *NativeService) GetTransaction(ctx context.Context, p *GetTransactionParams) (*BlockTransaction, error) {
+	a, err := p.args()
+	if err != nil {
+		return nil, err
+	}
 	var out BlockTransaction
-	if err := (*service)(s).cl().Call(ctx, "getTransaction", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getTransaction", a, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
 }
 
-// GetTransactionVerboseParams are the parameters of Native.GetTransactionVerbose (GET /transaction/:transaction_hash/verbose). Zero values are not sent.
+// GetTransactionVerboseParams are the parameters of Native.GetTransactionVerbose (GET /transaction/:transaction_hash/verbose).
+// Unset fields are not sent: an empty string, a nil pointer, a nil slice or map. Numbers and booleans
+// are pointers so that 0 and false can be sent: new(100), new(false). A call reads p and never changes it.
 // Required: transaction_hash.
 type GetTransactionVerboseParams struct {
 	// TransactionHash is the path parameter "transaction_hash" (required).
@@ -376,12 +436,15 @@ type GetTransactionVerboseParams struct {
 	Chain string
 	// Include is the query parameter "include".
 	Include string
+	// Extra holds parameters the reference does not list, sent in the query string as the original client
+	// sent them (see Args); naming a parameter of the endpoint here is an error.
+	Extra map[string]any
 }
 
-func (p *GetTransactionVerboseParams) args() Args {
+func (p *GetTransactionVerboseParams) args() (Args, error) {
 	a := Args{}
 	if p == nil {
-		return a
+		return a, nil
 	}
 	if p.TransactionHash != "" {
 		a["transaction_hash"] = p.TransactionHash
@@ -392,29 +455,35 @@ func (p *GetTransactionVerboseParams) args() Args {
 	if p.Include != "" {
 		a["include"] = p.Include
 	}
-	return a
+	return a.withExtra("getTransactionVerbose", p.Extra)
 }
 
 // GetTransactionVerbose calls GET /transaction/:transaction_hash/verbose (endpoint "getTransactionVerbose"). p may be nil when nothing is required.
 func (s *NativeService) GetTransactionVerbose(ctx context.Context, p *GetTransactionVerboseParams) (*BlockTransactionDecoded, error) {
+	a, err := p.args()
+	if err != nil {
+		return nil, err
+	}
 	var out BlockTransactionDecoded
-	if err := (*service)(s).cl().Call(ctx, "getTransactionVerbose", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getTransactionVerbose", a, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
 }
 
-// GetContractEventsParams are the parameters of Native.GetContractEvents (POST /:address/events). Zero values are not sent.
+// GetContractEventsParams are the parameters of Native.GetContractEvents (POST /:address/events).
+// Unset fields are not sent: an empty string, a nil pointer, a nil slice or map. Numbers and booleans
+// are pointers so that 0 and false can be sent: new(100), new(false). A call reads p and never changes it.
 // Required: address, topic.
 type GetContractEventsParams struct {
-	// Address is the path parameter "address" (required); empty means the client's default address, if one is configured: The address of the contract.
+	// Address is the path parameter "address" (required); empty means Config.DefaultAddress, if set: The address of the contract.
 	Address string
 	// Chain is the query parameter "chain"; empty means the API's default, eth.
 	Chain string
 	// FromBlock is the query parameter "from_block": The minimum block number from which to get the logs * Provide the param 'from_block' or 'from_date' * If 'from_date' and 'from_block' are provided, 'from_block' will be used.
-	FromBlock int64
+	FromBlock *int
 	// ToBlock is the query parameter "to_block": The maximum block number from which to get the logs. * Provide the param 'to_block' or 'to_date' * If 'to_date' and 'to_block' are provided, 'to_block' will be used.
-	ToBlock int64
+	ToBlock *int
 	// FromDate is the query parameter "from_date": The start date from which to get the logs (any format that is accepted by momentjs) * Provide the param 'from_block' or 'from_date' * If 'from_date' and 'from_block' are provided, 'from_block' will be used.
 	FromDate string
 	// ToDate is the query parameter "to_date": Get the logs up to this date (any format that is accepted by momentjs) * Provide the param 'to_block' or 'to_date' * If 'to_date' and 'to_block' are provided, 'to_block' will be used.
@@ -422,19 +491,22 @@ type GetContractEventsParams struct {
 	// Topic is the query parameter "topic" (required): The topic of the event.
 	Topic string
 	// Offset is the query parameter "offset": offset.
-	Offset int64
+	Offset *int
 	// Limit is the query parameter "limit": The desired page size of the result.
-	Limit int64
+	Limit *int
 	// DisableTotal is the query parameter "disable_total": If the result should skip returning the total count (Improves performance).
-	DisableTotal bool
+	DisableTotal *bool
 	// Data is the body parameter "data".
 	Data any
+	// Extra holds parameters the reference does not list, sent in the query string as the original client
+	// sent them (see Args); naming a parameter of the endpoint here is an error.
+	Extra map[string]any
 }
 
-func (p *GetContractEventsParams) args() Args {
+func (p *GetContractEventsParams) args() (Args, error) {
 	a := Args{}
 	if p == nil {
-		return a
+		return a, nil
 	}
 	if p.Address != "" {
 		a["address"] = p.Address
@@ -442,11 +514,11 @@ func (p *GetContractEventsParams) args() Args {
 	if p.Chain != "" {
 		a["chain"] = p.Chain
 	}
-	if p.FromBlock != 0 {
-		a["from_block"] = p.FromBlock
+	if p.FromBlock != nil {
+		a["from_block"] = *p.FromBlock
 	}
-	if p.ToBlock != 0 {
-		a["to_block"] = p.ToBlock
+	if p.ToBlock != nil {
+		a["to_block"] = *p.ToBlock
 	}
 	if p.FromDate != "" {
 		a["from_date"] = p.FromDate
@@ -457,40 +529,48 @@ func (p *GetContractEventsParams) args() Args {
 	if p.Topic != "" {
 		a["topic"] = p.Topic
 	}
-	if p.Offset != 0 {
-		a["offset"] = p.Offset
+	if p.Offset != nil {
+		a["offset"] = *p.Offset
 	}
-	if p.Limit != 0 {
-		a["limit"] = p.Limit
+	if p.Limit != nil {
+		a["limit"] = *p.Limit
 	}
-	if p.DisableTotal {
-		a["disable_total"] = true
+	if p.DisableTotal != nil {
+		a["disable_total"] = *p.DisableTotal
 	}
 	if p.Data != nil {
 		a["data"] = p.Data
 	}
-	return a
+	return a.withExtra("getContractEvents", p.Extra)
 }
 
 // GetContractEvents calls POST /:address/events (endpoint "getContractEvents"). p may be nil when nothing is required.
 func (s *NativeService) GetContractEvents(ctx context.Context, p *GetContractEventsParams) (*GetContractEventsResponse, error) {
+	a, err := p.args()
+	if err != nil {
+		return nil, err
+	}
 	var out GetContractEventsResponse
-	if err := (*service)(s).cl().Call(ctx, "getContractEvents", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getContractEvents", a, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
 }
 
-// GetContractEventsIter walks every item of every page of GetContractEvents, following the cursor. It copies p when called and never
-// changes it; it stops when ctx is done, on the first error, or when the caller stops ranging.
+// GetContractEventsIter walks every item of every page of GetContractEvents,
+// by cursor or by offset as Pages does. It copies p when called and never changes it; it stops when ctx is
+// done, on the first error, or when the caller stops ranging. It is safe for concurrent use.
 func (s *NativeService) GetContractEventsIter(ctx context.Context, p *GetContractEventsParams) iter.Seq2[GetContractEventsResponseResult, error] {
-	return pages[GetContractEventsResponseResult](ctx, (*service)(s).cl(), "getContractEvents", p.args())
+	a, err := p.args()
+	return pages[GetContractEventsResponseResult](ctx, (*service)(s).cl(), "getContractEvents", a, err)
 }
 
-// RunContractFunctionParams are the parameters of Native.RunContractFunction (POST /:address/function). Zero values are not sent.
+// RunContractFunctionParams are the parameters of Native.RunContractFunction (POST /:address/function).
+// Unset fields are not sent: an empty string, a nil pointer, a nil slice or map. Numbers and booleans
+// are pointers so that 0 and false can be sent: new(100), new(false). A call reads p and never changes it.
 // Required: address, function_name, abi.
 type RunContractFunctionParams struct {
-	// Address is the path parameter "address" (required); empty means the client's default address, if one is configured: The address of the contract.
+	// Address is the path parameter "address" (required); empty means Config.DefaultAddress, if set: The address of the contract.
 	Address string
 	// Chain is the query parameter "chain"; empty means the API's default, eth.
 	Chain string
@@ -500,12 +580,15 @@ type RunContractFunctionParams struct {
 	ABI any
 	// Params is the body parameter "params".
 	Params map[string]any
+	// Extra holds parameters the reference does not list, sent in the query string as the original client
+	// sent them (see Args); naming a parameter of the endpoint here is an error.
+	Extra map[string]any
 }
 
-func (p *RunContractFunctionParams) args() Args {
+func (p *RunContractFunctionParams) args() (Args, error) {
 	a := Args{}
 	if p == nil {
-		return a
+		return a, nil
 	}
 	if p.Address != "" {
 		a["address"] = p.Address
@@ -522,29 +605,35 @@ func (p *RunContractFunctionParams) args() Args {
 	if p.Params != nil {
 		a["params"] = p.Params
 	}
-	return a
+	return a.withExtra("runContractFunction", p.Extra)
 }
 
 // RunContractFunction calls POST /:address/function (endpoint "runContractFunction"). p may be nil when nothing is required.
 func (s *NativeService) RunContractFunction(ctx context.Context, p *RunContractFunctionParams) (json.RawMessage, error) {
+	a, err := p.args()
+	if err != nil {
+		return nil, err
+	}
 	var out json.RawMessage
-	if err := (*service)(s).cl().Call(ctx, "runContractFunction", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "runContractFunction", a, &out); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-// GetTransactionsParams are the parameters of Account.GetTransactions (GET /:address). Zero values are not sent.
+// GetTransactionsParams are the parameters of Account.GetTransactions (GET /:address).
+// Unset fields are not sent: an empty string, a nil pointer, a nil slice or map. Numbers and booleans
+// are pointers so that 0 and false can be sent: new(100), new(false). A call reads p and never changes it.
 // Required: address.
 type GetTransactionsParams struct {
-	// Address is the path parameter "address" (required); empty means the client's default address, if one is configured: The address of the wallet.
+	// Address is the path parameter "address" (required); empty means Config.DefaultAddress, if set: The address of the wallet.
 	Address string
 	// Chain is the query parameter "chain"; empty means the API's default, eth.
 	Chain string
 	// FromBlock is the query parameter "from_block": The minimum block number from which to get the transactions * Provide the param 'from_block' or 'from_date' * If 'from_date' and 'from_block' are provided, 'from_block' will be used.
-	FromBlock int64
+	FromBlock *int
 	// ToBlock is the query parameter "to_block": The maximum block number from which to get the transactions. * Provide the param 'to_block' or 'to_date' * If 'to_date' and 'to_block' are provided, 'to_block' will be used.
-	ToBlock int64
+	ToBlock *int
 	// FromDate is the query parameter "from_date": The start date from which to get the transactions (any format that is accepted by momentjs) * Provide the param 'from_block' or 'from_date' * If 'from_date' and 'from_block' are provided, 'from_block' will be used.
 	FromDate string
 	// ToDate is the query parameter "to_date": Get the transactions up to this date (any format that is accepted by momentjs) * Provide the param 'to_block' or 'to_date' * If 'to_date' and 'to_block' are provided, 'to_block' will be used.
@@ -552,17 +641,20 @@ type GetTransactionsParams struct {
 	// Cursor is the query parameter "cursor": The cursor returned in the previous response (used for getting the next page). Learn more on cursor pagination here.
 	Cursor string
 	// Limit is the query parameter "limit": The desired page size of the result.
-	Limit int64
+	Limit *int
 	// DisableTotal is the query parameter "disable_total": If the result should skip returning the total count (Improves performance).
-	DisableTotal bool
+	DisableTotal *bool
 	// Include is the query parameter "include".
 	Include string
+	// Extra holds parameters the reference does not list, sent in the query string as the original client
+	// sent them (see Args); naming a parameter of the endpoint here is an error.
+	Extra map[string]any
 }
 
-func (p *GetTransactionsParams) args() Args {
+func (p *GetTransactionsParams) args() (Args, error) {
 	a := Args{}
 	if p == nil {
-		return a
+		return a, nil
 	}
 	if p.Address != "" {
 		a["address"] = p.Address
@@ -570,11 +662,11 @@ func (p *GetTransactionsParams) args() Args {
 	if p.Chain != "" {
 		a["chain"] = p.Chain
 	}
-	if p.FromBlock != 0 {
-		a["from_block"] = p.FromBlock
+	if p.FromBlock != nil {
+		a["from_block"] = *p.FromBlock
 	}
-	if p.ToBlock != 0 {
-		a["to_block"] = p.ToBlock
+	if p.ToBlock != nil {
+		a["to_block"] = *p.ToBlock
 	}
 	if p.FromDate != "" {
 		a["from_date"] = p.FromDate
@@ -585,44 +677,52 @@ func (p *GetTransactionsParams) args() Args {
 	if p.Cursor != "" {
 		a["cursor"] = p.Cursor
 	}
-	if p.Limit != 0 {
-		a["limit"] = p.Limit
+	if p.Limit != nil {
+		a["limit"] = *p.Limit
 	}
-	if p.DisableTotal {
-		a["disable_total"] = true
+	if p.DisableTotal != nil {
+		a["disable_total"] = *p.DisableTotal
 	}
 	if p.Include != "" {
 		a["include"] = p.Include
 	}
-	return a
+	return a.withExtra("getTransactions", p.Extra)
 }
 
 // GetTransactions calls GET /:address (endpoint "getTransactions"). p may be nil when nothing is required.
 func (s *AccountService) GetTransactions(ctx context.Context, p *GetTransactionsParams) (*TransactionCollection, error) {
+	a, err := p.args()
+	if err != nil {
+		return nil, err
+	}
 	var out TransactionCollection
-	if err := (*service)(s).cl().Call(ctx, "getTransactions", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getTransactions", a, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
 }
 
-// GetTransactionsIter walks every item of every page of GetTransactions, following the cursor. It copies p when called and never
-// changes it; it stops when ctx is done, on the first error, or when the caller stops ranging.
+// GetTransactionsIter walks every item of every page of GetTransactions,
+// by cursor or by offset as Pages does. It copies p when called and never changes it; it stops when ctx is
+// done, on the first error, or when the caller stops ranging. It is safe for concurrent use.
 func (s *AccountService) GetTransactionsIter(ctx context.Context, p *GetTransactionsParams) iter.Seq2[Transaction, error] {
-	return pages[Transaction](ctx, (*service)(s).cl(), "getTransactions", p.args())
+	a, err := p.args()
+	return pages[Transaction](ctx, (*service)(s).cl(), "getTransactions", a, err)
 }
 
-// GetTransactionsVerboseParams are the parameters of Account.GetTransactionsVerbose (GET /:address/verbose). Zero values are not sent.
+// GetTransactionsVerboseParams are the parameters of Account.GetTransactionsVerbose (GET /:address/verbose).
+// Unset fields are not sent: an empty string, a nil pointer, a nil slice or map. Numbers and booleans
+// are pointers so that 0 and false can be sent: new(100), new(false). A call reads p and never changes it.
 // Required: address.
 type GetTransactionsVerboseParams struct {
-	// Address is the path parameter "address" (required); empty means the client's default address, if one is configured: The address of the wallet.
+	// Address is the path parameter "address" (required); empty means Config.DefaultAddress, if set: The address of the wallet.
 	Address string
 	// Chain is the query parameter "chain"; empty means the API's default, eth.
 	Chain string
 	// FromBlock is the query parameter "from_block": The minimum block number from which to get the transactions * Provide the param 'from_block' or 'from_date' * If 'from_date' and 'from_block' are provided, 'from_block' will be used.
-	FromBlock int64
+	FromBlock *int
 	// ToBlock is the query parameter "to_block": The maximum block number from which to get the transactions. * Provide the param 'to_block' or 'to_date' * If 'to_date' and 'to_block' are provided, 'to_block' will be used.
-	ToBlock int64
+	ToBlock *int
 	// FromDate is the query parameter "from_date": The start date from which to get the transactions (any format that is accepted by momentjs) * Provide the param 'from_block' or 'from_date' * If 'from_date' and 'from_block' are provided, 'from_block' will be used.
 	FromDate string
 	// ToDate is the query parameter "to_date": Get the transactions up to this date (any format that is accepted by momentjs) * Provide the param 'to_block' or 'to_date' * If 'to_date' and 'to_block' are provided, 'to_block' will be used.
@@ -632,15 +732,18 @@ type GetTransactionsVerboseParams struct {
 	// Cursor is the query parameter "cursor": The cursor returned in the previous response (used for getting the next page). Learn more on cursor pagination here.
 	Cursor string
 	// Limit is the query parameter "limit": The desired page size of the result.
-	Limit int64
+	Limit *int
 	// DisableTotal is the query parameter "disable_total": If the result should skip returning the total count (Improves performance).
-	DisableTotal bool
+	DisableTotal *bool
+	// Extra holds parameters the reference does not list, sent in the query string as the original client
+	// sent them (see Args); naming a parameter of the endpoint here is an error.
+	Extra map[string]any
 }
 
-func (p *GetTransactionsVerboseParams) args() Args {
+func (p *GetTransactionsVerboseParams) args() (Args, error) {
 	a := Args{}
 	if p == nil {
-		return a
+		return a, nil
 	}
 	if p.Address != "" {
 		a["address"] = p.Address
@@ -648,11 +751,11 @@ func (p *GetTransactionsVerboseParams) args() Args {
 	if p.Chain != "" {
 		a["chain"] = p.Chain
 	}
-	if p.FromBlock != 0 {
-		a["from_block"] = p.FromBlock
+	if p.FromBlock != nil {
+		a["from_block"] = *p.FromBlock
 	}
-	if p.ToBlock != 0 {
-		a["to_block"] = p.ToBlock
+	if p.ToBlock != nil {
+		a["to_block"] = *p.ToBlock
 	}
 	if p.FromDate != "" {
 		a["from_date"] = p.FromDate
@@ -666,45 +769,56 @@ func (p *GetTransactionsVerboseParams) args() Args {
 	if p.Cursor != "" {
 		a["cursor"] = p.Cursor
 	}
-	if p.Limit != 0 {
-		a["limit"] = p.Limit
+	if p.Limit != nil {
+		a["limit"] = *p.Limit
 	}
-	if p.DisableTotal {
-		a["disable_total"] = true
+	if p.DisableTotal != nil {
+		a["disable_total"] = *p.DisableTotal
 	}
-	return a
+	return a.withExtra("getTransactionsVerbose", p.Extra)
 }
 
 // GetTransactionsVerbose calls GET /:address/verbose (endpoint "getTransactionsVerbose"). p may be nil when nothing is required.
 func (s *AccountService) GetTransactionsVerbose(ctx context.Context, p *GetTransactionsVerboseParams) (*TransactionVerboseCollection, error) {
+	a, err := p.args()
+	if err != nil {
+		return nil, err
+	}
 	var out TransactionVerboseCollection
-	if err := (*service)(s).cl().Call(ctx, "getTransactionsVerbose", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getTransactionsVerbose", a, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
 }
 
-// GetTransactionsVerboseIter walks every item of every page of GetTransactionsVerbose, following the cursor. It copies p when called and never
-// changes it; it stops when ctx is done, on the first error, or when the caller stops ranging.
+// GetTransactionsVerboseIter walks every item of every page of GetTransactionsVerbose,
+// by cursor or by offset as Pages does. It copies p when called and never changes it; it stops when ctx is
+// done, on the first error, or when the caller stops ranging. It is safe for concurrent use.
 func (s *AccountService) GetTransactionsVerboseIter(ctx context.Context, p *GetTransactionsVerboseParams) iter.Seq2[TransactionVerbose, error] {
-	return pages[TransactionVerbose](ctx, (*service)(s).cl(), "getTransactionsVerbose", p.args())
+	a, err := p.args()
+	return pages[TransactionVerbose](ctx, (*service)(s).cl(), "getTransactionsVerbose", a, err)
 }
 
-// GetNativeBalanceParams are the parameters of Account.GetNativeBalance (GET /:address/balance). Zero values are not sent.
+// GetNativeBalanceParams are the parameters of Account.GetNativeBalance (GET /:address/balance).
+// Unset fields are not sent: an empty string, a nil pointer, a nil slice or map. Numbers and booleans
+// are pointers so that 0 and false can be sent: new(100), new(false). A call reads p and never changes it.
 // Required: address.
 type GetNativeBalanceParams struct {
-	// Address is the path parameter "address" (required); empty means the client's default address, if one is configured: The address from which the native balance will be checked.
+	// Address is the path parameter "address" (required); empty means Config.DefaultAddress, if set: The address from which the native balance will be checked.
 	Address string
 	// Chain is the query parameter "chain"; empty means the API's default, eth.
 	Chain string
 	// ToBlock is the query parameter "to_block": The block number from which the balances should be checked.
-	ToBlock int64
+	ToBlock *int
+	// Extra holds parameters the reference does not list, sent in the query string as the original client
+	// sent them (see Args); naming a parameter of the endpoint here is an error.
+	Extra map[string]any
 }
 
-func (p *GetNativeBalanceParams) args() Args {
+func (p *GetNativeBalanceParams) args() (Args, error) {
 	a := Args{}
 	if p == nil {
-		return a
+		return a, nil
 	}
 	if p.Address != "" {
 		a["address"] = p.Address
@@ -712,75 +826,93 @@ func (p *GetNativeBalanceParams) args() Args {
 	if p.Chain != "" {
 		a["chain"] = p.Chain
 	}
-	if p.ToBlock != 0 {
-		a["to_block"] = p.ToBlock
+	if p.ToBlock != nil {
+		a["to_block"] = *p.ToBlock
 	}
-	return a
+	return a.withExtra("getNativeBalance", p.Extra)
 }
 
 // GetNativeBalance calls GET /:address/balance (endpoint "getNativeBalance"). p may be nil when nothing is required.
 func (s *AccountService) GetNativeBalance(ctx context.Context, p *GetNativeBalanceParams) (*NativeBalance, error) {
+	a, err := p.args()
+	if err != nil {
+		return nil, err
+	}
 	var out NativeBalance
-	if err := (*service)(s).cl().Call(ctx, "getNativeBalance", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getNativeBalance", a, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
 }
 
-// GetNativeBalancesForAddressesParams are the parameters of Account.GetNativeBalancesForAddresses (GET /wallets/balances). Zero values are not sent.
+// GetNativeBalancesForAddressesParams are the parameters of Account.GetNativeBalancesForAddresses (GET /wallets/balances).
+// Unset fields are not sent: an empty string, a nil pointer, a nil slice or map. Numbers and booleans
+// are pointers so that 0 and false can be sent: new(100), new(false). A call reads p and never changes it.
 // Required: wallet_addresses.
 type GetNativeBalancesForAddressesParams struct {
 	// Chain is the query parameter "chain"; empty means the API's default, eth.
 	Chain string
 	// ToBlock is the query parameter "to_block": The block number on which the balances should be checked.
-	ToBlock int64
-	// WalletAddresses is the query parameter "wallet_addresses" (required): The addresses to get metadata for.
+	ToBlock *int
+	// WalletAddresses is the query parameter "wallet_addresses" (required); sent as wallet_addresses[]=v1&wallet_addresses[]=v2: The addresses to get metadata for.
 	WalletAddresses []string
+	// Extra holds parameters the reference does not list, sent in the query string as the original client
+	// sent them (see Args); naming a parameter of the endpoint here is an error.
+	Extra map[string]any
 }
 
-func (p *GetNativeBalancesForAddressesParams) args() Args {
+func (p *GetNativeBalancesForAddressesParams) args() (Args, error) {
 	a := Args{}
 	if p == nil {
-		return a
+		return a, nil
 	}
 	if p.Chain != "" {
 		a["chain"] = p.Chain
 	}
-	if p.ToBlock != 0 {
-		a["to_block"] = p.ToBlock
+	if p.ToBlock != nil {
+		a["to_block"] = *p.ToBlock
 	}
 	if p.WalletAddresses != nil {
 		a["wallet_addresses"] = slices.Clone(p.WalletAddresses)
 	}
-	return a
+	return a.withExtra("getNativeBalancesForAddresses", p.Extra)
 }
 
 // GetNativeBalancesForAddresses calls GET /wallets/balances (endpoint "getNativeBalancesForAddresses"). p may be nil when nothing is required.
 func (s *AccountService) GetNativeBalancesForAddresses(ctx context.Context, p *GetNativeBalancesForAddressesParams) ([]NativeBalances, error) {
+	a, err := p.args()
+	if err != nil {
+		return nil, err
+	}
 	var out []NativeBalances
-	if err := (*service)(s).cl().Call(ctx, "getNativeBalancesForAddresses", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getNativeBalancesForAddresses", a, &out); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-// GetTokenBalancesParams are the parameters of Account.GetTokenBalances (GET /:address/erc20). Zero values are not sent.
+// GetTokenBalancesParams are the parameters of Account.GetTokenBalances (GET /:address/erc20).
+// Unset fields are not sent: an empty string, a nil pointer, a nil slice or map. Numbers and booleans
+// are pointers so that 0 and false can be sent: new(100), new(false). A call reads p and never changes it.
 // Required: address.
 type GetTokenBalancesParams struct {
-	// Address is the path parameter "address" (required); empty means the client's default address, if one is configured: The address from which token balances will be checked.
+	// Address is the path parameter "address" (required); empty means Config.DefaultAddress, if set: The address from which token balances will be checked.
 	Address string
 	// Chain is the query parameter "chain"; empty means the API's default, eth.
 	Chain string
 	// ToBlock is the query parameter "to_block": The block number from which the balances should be checked.
-	ToBlock int64
-	// TokenAddresses is the query parameter "token_addresses": The addresses to get balances for (optional).
+	ToBlock *int
+	// TokenAddresses is the query parameter "token_addresses"; sent as token_addresses[]=v1&token_addresses[]=v2: The addresses to get balances for (optional).
 	TokenAddresses []string
+	// Extra holds parameters the reference does not list, sent in the query string as the original client
+	// sent them (see Args); naming a parameter of the endpoint here is an error.
+	Extra map[string]any
 }
 
-func (p *GetTokenBalancesParams) args() Args {
+func (p *GetTokenBalancesParams) args() (Args, error) {
 	a := Args{}
 	if p == nil {
-		return a
+		return a, nil
 	}
 	if p.Address != "" {
 		a["address"] = p.Address
@@ -788,51 +920,60 @@ func (p *GetTokenBalancesParams) args() Args {
 	if p.Chain != "" {
 		a["chain"] = p.Chain
 	}
-	if p.ToBlock != 0 {
-		a["to_block"] = p.ToBlock
+	if p.ToBlock != nil {
+		a["to_block"] = *p.ToBlock
 	}
 	if p.TokenAddresses != nil {
 		a["token_addresses"] = slices.Clone(p.TokenAddresses)
 	}
-	return a
+	return a.withExtra("getTokenBalances", p.Extra)
 }
 
 // GetTokenBalances calls GET /:address/erc20 (endpoint "getTokenBalances"). p may be nil when nothing is required.
 func (s *AccountService) GetTokenBalances(ctx context.Context, p *GetTokenBalancesParams) ([]ERC20TokenBalance, error) {
+	a, err := p.args()
+	if err != nil {
+		return nil, err
+	}
 	var out []ERC20TokenBalance
-	if err := (*service)(s).cl().Call(ctx, "getTokenBalances", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getTokenBalances", a, &out); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-// GetTokenTransfersParams are the parameters of Account.GetTokenTransfers (GET /:address/erc20/transfers). Zero values are not sent.
+// GetTokenTransfersParams are the parameters of Account.GetTokenTransfers (GET /:address/erc20/transfers).
+// Unset fields are not sent: an empty string, a nil pointer, a nil slice or map. Numbers and booleans
+// are pointers so that 0 and false can be sent: new(100), new(false). A call reads p and never changes it.
 // Required: address.
 type GetTokenTransfersParams struct {
-	// Address is the path parameter "address" (required); empty means the client's default address, if one is configured: The address of the wallet.
+	// Address is the path parameter "address" (required); empty means Config.DefaultAddress, if set: The address of the wallet.
 	Address string
 	// Chain is the query parameter "chain"; empty means the API's default, eth.
 	Chain string
 	// FromBlock is the query parameter "from_block": The minimum block number from which to get the transactions * Provide the param 'from_block' or 'from_date' * If 'from_date' and 'from_block' are provided, 'from_block' will be used.
-	FromBlock int64
+	FromBlock *int
 	// ToBlock is the query parameter "to_block": The maximum block number from which to get the transactions. * Provide the param 'to_block' or 'to_date' * If 'to_date' and 'to_block' are provided, 'to_block' will be used.
-	ToBlock int64
+	ToBlock *int
 	// FromDate is the query parameter "from_date": The start date from which to get the transactions (any format that is accepted by momentjs) * Provide the param 'from_block' or 'from_date' * If 'from_date' and 'from_block' are provided, 'from_block' will be used.
 	FromDate string
 	// ToDate is the query parameter "to_date": Get the transactions up to this date (any format that is accepted by momentjs) * Provide the param 'to_block' or 'to_date' * If 'to_date' and 'to_block' are provided, 'to_block' will be used.
 	ToDate string
 	// Limit is the query parameter "limit": The desired page size of the result.
-	Limit int64
+	Limit *int
 	// DisableTotal is the query parameter "disable_total": If the result should skip returning the total count (Improves performance).
-	DisableTotal bool
+	DisableTotal *bool
 	// Cursor is the query parameter "cursor": The cursor returned in the previous response (used for getting the next page). Learn more on cursor pagination here.
 	Cursor string
+	// Extra holds parameters the reference does not list, sent in the query string as the original client
+	// sent them (see Args); naming a parameter of the endpoint here is an error.
+	Extra map[string]any
 }
 
-func (p *GetTokenTransfersParams) args() Args {
+func (p *GetTokenTransfersParams) args() (Args, error) {
 	a := Args{}
 	if p == nil {
-		return a
+		return a, nil
 	}
 	if p.Address != "" {
 		a["address"] = p.Address
@@ -840,11 +981,11 @@ func (p *GetTokenTransfersParams) args() Args {
 	if p.Chain != "" {
 		a["chain"] = p.Chain
 	}
-	if p.FromBlock != 0 {
-		a["from_block"] = p.FromBlock
+	if p.FromBlock != nil {
+		a["from_block"] = *p.FromBlock
 	}
-	if p.ToBlock != 0 {
-		a["to_block"] = p.ToBlock
+	if p.ToBlock != nil {
+		a["to_block"] = *p.ToBlock
 	}
 	if p.FromDate != "" {
 		a["from_date"] = p.FromDate
@@ -852,60 +993,71 @@ func (p *GetTokenTransfersParams) args() Args {
 	if p.ToDate != "" {
 		a["to_date"] = p.ToDate
 	}
-	if p.Limit != 0 {
-		a["limit"] = p.Limit
+	if p.Limit != nil {
+		a["limit"] = *p.Limit
 	}
-	if p.DisableTotal {
-		a["disable_total"] = true
+	if p.DisableTotal != nil {
+		a["disable_total"] = *p.DisableTotal
 	}
 	if p.Cursor != "" {
 		a["cursor"] = p.Cursor
 	}
-	return a
+	return a.withExtra("getTokenTransfers", p.Extra)
 }
 
 // GetTokenTransfers calls GET /:address/erc20/transfers (endpoint "getTokenTransfers"). p may be nil when nothing is required.
 func (s *AccountService) GetTokenTransfers(ctx context.Context, p *GetTokenTransfersParams) (*ERC20TransactionCollection, error) {
+	a, err := p.args()
+	if err != nil {
+		return nil, err
+	}
 	var out ERC20TransactionCollection
-	if err := (*service)(s).cl().Call(ctx, "getTokenTransfers", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getTokenTransfers", a, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
 }
 
-// GetTokenTransfersIter walks every item of every page of GetTokenTransfers, following the cursor. It copies p when called and never
-// changes it; it stops when ctx is done, on the first error, or when the caller stops ranging.
+// GetTokenTransfersIter walks every item of every page of GetTokenTransfers,
+// by cursor or by offset as Pages does. It copies p when called and never changes it; it stops when ctx is
+// done, on the first error, or when the caller stops ranging. It is safe for concurrent use.
 func (s *AccountService) GetTokenTransfersIter(ctx context.Context, p *GetTokenTransfersParams) iter.Seq2[ERC20Transaction, error] {
-	return pages[ERC20Transaction](ctx, (*service)(s).cl(), "getTokenTransfers", p.args())
+	a, err := p.args()
+	return pages[ERC20Transaction](ctx, (*service)(s).cl(), "getTokenTransfers", a, err)
 }
 
-// GetNFTsParams are the parameters of Account.GetNFTs (GET /:address/nft). Zero values are not sent.
+// GetNFTsParams are the parameters of Account.GetNFTs (GET /:address/nft).
+// Unset fields are not sent: an empty string, a nil pointer, a nil slice or map. Numbers and booleans
+// are pointers so that 0 and false can be sent: new(100), new(false). A call reads p and never changes it.
 // Required: address.
 type GetNFTsParams struct {
-	// Address is the path parameter "address" (required); empty means the client's default address, if one is configured: The address of the wallet.
+	// Address is the path parameter "address" (required); empty means Config.DefaultAddress, if set: The address of the wallet.
 	Address string
 	// Chain is the query parameter "chain"; empty means the API's default, eth.
 	Chain string
 	// Format is the query parameter "format": The format of the token ID.
 	Format string
 	// Limit is the query parameter "limit": The desired page size of the result.
-	Limit int64
+	Limit *int
 	// DisableTotal is the query parameter "disable_total": If the result should skip returning the total count (Improves performance).
-	DisableTotal bool
-	// TokenAddresses is the query parameter "token_addresses": The addresses to get balances for (optional).
+	DisableTotal *bool
+	// TokenAddresses is the query parameter "token_addresses"; sent as token_addresses[]=v1&token_addresses[]=v2: The addresses to get balances for (optional).
 	TokenAddresses []string
 	// Cursor is the query parameter "cursor": The cursor returned in the previous response (used for getting the next page). Learn more on cursor pagination here.
 	Cursor string
 	// NormalizeMetadata is the query parameter "normalizeMetadata": The option to enable metadata normalization. Learn more about metadata normalization here.
-	NormalizeMetadata bool
+	NormalizeMetadata *bool
 	// MediaItems is the query parameter "media_items".
-	MediaItems bool
+	MediaItems *bool
+	// Extra holds parameters the reference does not list, sent in the query string as the original client
+	// sent them (see Args); naming a parameter of the endpoint here is an error.
+	Extra map[string]any
 }
 
-func (p *GetNFTsParams) args() Args {
+func (p *GetNFTsParams) args() (Args, error) {
 	a := Args{}
 	if p == nil {
-		return a
+		return a, nil
 	}
 	if p.Address != "" {
 		a["address"] = p.Address
@@ -916,11 +1068,11 @@ func (p *GetNFTsParams) args() Args {
 	if p.Format != "" {
 		a["format"] = p.Format
 	}
-	if p.Limit != 0 {
-		a["limit"] = p.Limit
+	if p.Limit != nil {
+		a["limit"] = *p.Limit
 	}
-	if p.DisableTotal {
-		a["disable_total"] = true
+	if p.DisableTotal != nil {
+		a["disable_total"] = *p.DisableTotal
 	}
 	if p.TokenAddresses != nil {
 		a["token_addresses"] = slices.Clone(p.TokenAddresses)
@@ -928,34 +1080,42 @@ func (p *GetNFTsParams) args() Args {
 	if p.Cursor != "" {
 		a["cursor"] = p.Cursor
 	}
-	if p.NormalizeMetadata {
-		a["normalizeMetadata"] = true
+	if p.NormalizeMetadata != nil {
+		a["normalizeMetadata"] = *p.NormalizeMetadata
 	}
-	if p.MediaItems {
-		a["media_items"] = true
+	if p.MediaItems != nil {
+		a["media_items"] = *p.MediaItems
 	}
-	return a
+	return a.withExtra("getNFTs", p.Extra)
 }
 
 // GetNFTs calls GET /:address/nft (endpoint "getNFTs"). p may be nil when nothing is required.
 func (s *AccountService) GetNFTs(ctx context.Context, p *GetNFTsParams) (*NFTOwnerCollection, error) {
+	a, err := p.args()
+	if err != nil {
+		return nil, err
+	}
 	var out NFTOwnerCollection
-	if err := (*service)(s).cl().Call(ctx, "getNFTs", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getNFTs", a, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
 }
 
-// GetNFTsIter walks every item of every page of GetNFTs, following the cursor. It copies p when called and never
-// changes it; it stops when ctx is done, on the first error, or when the caller stops ranging.
+// GetNFTsIter walks every item of every page of GetNFTs,
+// by cursor or by offset as Pages does. It copies p when called and never changes it; it stops when ctx is
+// done, on the first error, or when the caller stops ranging. It is safe for concurrent use.
 func (s *AccountService) GetNFTsIter(ctx context.Context, p *GetNFTsParams) iter.Seq2[NFTOwner, error] {
-	return pages[NFTOwner](ctx, (*service)(s).cl(), "getNFTs", p.args())
+	a, err := p.args()
+	return pages[NFTOwner](ctx, (*service)(s).cl(), "getNFTs", a, err)
 }
 
-// GetNFTTransfersParams are the parameters of Account.GetNFTTransfers (GET /:address/nft/transfers). Zero values are not sent.
+// GetNFTTransfersParams are the parameters of Account.GetNFTTransfers (GET /:address/nft/transfers).
+// Unset fields are not sent: an empty string, a nil pointer, a nil slice or map. Numbers and booleans
+// are pointers so that 0 and false can be sent: new(100), new(false). A call reads p and never changes it.
 // Required: address.
 type GetNFTTransfersParams struct {
-	// Address is the path parameter "address" (required); empty means the client's default address, if one is configured: The wallet address of the sender or recipient of the transfers.
+	// Address is the path parameter "address" (required); empty means Config.DefaultAddress, if set: The wallet address of the sender or recipient of the transfers.
 	Address string
 	// Chain is the query parameter "chain"; empty means the API's default, eth.
 	Chain string
@@ -964,7 +1124,7 @@ type GetNFTTransfersParams struct {
 	// Direction is the query parameter "direction": The transfer direction.
 	Direction string
 	// FromBlock is the query parameter "from_block": The minimum block number from which to get the transfers * Provide the param 'from_block' or 'from_date' * If 'from_date' and 'from_block' are provided, 'from_block' will be used.
-	FromBlock int64
+	FromBlock *int
 	// ToBlock is the query parameter "to_block": To get the reserves at this block number.
 	ToBlock string
 	// FromDate is the query parameter "from_date".
@@ -972,17 +1132,20 @@ type GetNFTTransfersParams struct {
 	// ToDate is the query parameter "to_date".
 	ToDate string
 	// Limit is the query parameter "limit": The desired page size of the result.
-	Limit int64
+	Limit *int
 	// DisableTotal is the query parameter "disable_total": If the result should skip returning the total count (Improves performance).
-	DisableTotal bool
+	DisableTotal *bool
 	// Cursor is the query parameter "cursor": The cursor returned in the previous response (used for getting the next page). Learn more on cursor pagination here.
 	Cursor string
+	// Extra holds parameters the reference does not list, sent in the query string as the original client
+	// sent them (see Args); naming a parameter of the endpoint here is an error.
+	Extra map[string]any
 }
 
-func (p *GetNFTTransfersParams) args() Args {
+func (p *GetNFTTransfersParams) args() (Args, error) {
 	a := Args{}
 	if p == nil {
-		return a
+		return a, nil
 	}
 	if p.Address != "" {
 		a["address"] = p.Address
@@ -996,8 +1159,8 @@ func (p *GetNFTTransfersParams) args() Args {
 	if p.Direction != "" {
 		a["direction"] = p.Direction
 	}
-	if p.FromBlock != 0 {
-		a["from_block"] = p.FromBlock
+	if p.FromBlock != nil {
+		a["from_block"] = *p.FromBlock
 	}
 	if p.ToBlock != "" {
 		a["to_block"] = p.ToBlock
@@ -1008,52 +1171,63 @@ func (p *GetNFTTransfersParams) args() Args {
 	if p.ToDate != "" {
 		a["to_date"] = p.ToDate
 	}
-	if p.Limit != 0 {
-		a["limit"] = p.Limit
+	if p.Limit != nil {
+		a["limit"] = *p.Limit
 	}
-	if p.DisableTotal {
-		a["disable_total"] = true
+	if p.DisableTotal != nil {
+		a["disable_total"] = *p.DisableTotal
 	}
 	if p.Cursor != "" {
 		a["cursor"] = p.Cursor
 	}
-	return a
+	return a.withExtra("getNFTTransfers", p.Extra)
 }
 
 // GetNFTTransfers calls GET /:address/nft/transfers (endpoint "getNFTTransfers"). p may be nil when nothing is required.
 func (s *AccountService) GetNFTTransfers(ctx context.Context, p *GetNFTTransfersParams) (*NFTTransferCollection, error) {
+	a, err := p.args()
+	if err != nil {
+		return nil, err
+	}
 	var out NFTTransferCollection
-	if err := (*service)(s).cl().Call(ctx, "getNFTTransfers", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getNFTTransfers", a, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
 }
 
-// GetNFTTransfersIter walks every item of every page of GetNFTTransfers, following the cursor. It copies p when called and never
-// changes it; it stops when ctx is done, on the first error, or when the caller stops ranging.
+// GetNFTTransfersIter walks every item of every page of GetNFTTransfers,
+// by cursor or by offset as Pages does. It copies p when called and never changes it; it stops when ctx is
+// done, on the first error, or when the caller stops ranging. It is safe for concurrent use.
 func (s *AccountService) GetNFTTransfersIter(ctx context.Context, p *GetNFTTransfersParams) iter.Seq2[NFTTransfer, error] {
-	return pages[NFTTransfer](ctx, (*service)(s).cl(), "getNFTTransfers", p.args())
+	a, err := p.args()
+	return pages[NFTTransfer](ctx, (*service)(s).cl(), "getNFTTransfers", a, err)
 }
 
-// GetWalletNFTCollectionsParams are the parameters of Account.GetWalletNFTCollections (GET /:address/nft/collections). Zero values are not sent.
+// GetWalletNFTCollectionsParams are the parameters of Account.GetWalletNFTCollections (GET /:address/nft/collections).
+// Unset fields are not sent: an empty string, a nil pointer, a nil slice or map. Numbers and booleans
+// are pointers so that 0 and false can be sent: new(100), new(false). A call reads p and never changes it.
 // Required: address.
 type GetWalletNFTCollectionsParams struct {
-	// Address is the path parameter "address" (required); empty means the client's default address, if one is configured: The wallet address of the owner of NFTs in the collections.
+	// Address is the path parameter "address" (required); empty means Config.DefaultAddress, if set: The wallet address of the owner of NFTs in the collections.
 	Address string
 	// Chain is the query parameter "chain"; empty means the API's default, eth.
 	Chain string
 	// Limit is the query parameter "limit": The desired page size of the result.
-	Limit int64
+	Limit *int
 	// DisableTotal is the query parameter "disable_total": If the result should skip returning the total count (Improves performance).
-	DisableTotal bool
+	DisableTotal *bool
 	// Cursor is the query parameter "cursor": The cursor returned in the previous response (used for getting the next page). Learn more on cursor pagination here.
 	Cursor string
+	// Extra holds parameters the reference does not list, sent in the query string as the original client
+	// sent them (see Args); naming a parameter of the endpoint here is an error.
+	Extra map[string]any
 }
 
-func (p *GetWalletNFTCollectionsParams) args() Args {
+func (p *GetWalletNFTCollectionsParams) args() (Args, error) {
 	a := Args{}
 	if p == nil {
-		return a
+		return a, nil
 	}
 	if p.Address != "" {
 		a["address"] = p.Address
@@ -1061,37 +1235,45 @@ func (p *GetWalletNFTCollectionsParams) args() Args {
 	if p.Chain != "" {
 		a["chain"] = p.Chain
 	}
-	if p.Limit != 0 {
-		a["limit"] = p.Limit
+	if p.Limit != nil {
+		a["limit"] = *p.Limit
 	}
-	if p.DisableTotal {
-		a["disable_total"] = true
+	if p.DisableTotal != nil {
+		a["disable_total"] = *p.DisableTotal
 	}
 	if p.Cursor != "" {
 		a["cursor"] = p.Cursor
 	}
-	return a
+	return a.withExtra("getWalletNFTCollections", p.Extra)
 }
 
 // GetWalletNFTCollections calls GET /:address/nft/collections (endpoint "getWalletNFTCollections"). p may be nil when nothing is required.
 func (s *AccountService) GetWalletNFTCollections(ctx context.Context, p *GetWalletNFTCollectionsParams) (*NFTWalletCollections, error) {
+	a, err := p.args()
+	if err != nil {
+		return nil, err
+	}
 	var out NFTWalletCollections
-	if err := (*service)(s).cl().Call(ctx, "getWalletNFTCollections", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getWalletNFTCollections", a, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
 }
 
-// GetWalletNFTCollectionsIter walks every item of every page of GetWalletNFTCollections, following the cursor. It copies p when called and never
-// changes it; it stops when ctx is done, on the first error, or when the caller stops ranging.
+// GetWalletNFTCollectionsIter walks every item of every page of GetWalletNFTCollections,
+// by cursor or by offset as Pages does. It copies p when called and never changes it; it stops when ctx is
+// done, on the first error, or when the caller stops ranging. It is safe for concurrent use.
 func (s *AccountService) GetWalletNFTCollectionsIter(ctx context.Context, p *GetWalletNFTCollectionsParams) iter.Seq2[NFTWalletCollectionsResult, error] {
-	return pages[NFTWalletCollectionsResult](ctx, (*service)(s).cl(), "getWalletNFTCollections", p.args())
+	a, err := p.args()
+	return pages[NFTWalletCollectionsResult](ctx, (*service)(s).cl(), "getWalletNFTCollections", a, err)
 }
 
-// GetNFTsForContractParams are the parameters of Account.GetNFTsForContract (GET /:address/nft/:token_address). Zero values are not sent.
+// GetNFTsForContractParams are the parameters of Account.GetNFTsForContract (GET /:address/nft/:token_address).
+// Unset fields are not sent: an empty string, a nil pointer, a nil slice or map. Numbers and booleans
+// are pointers so that 0 and false can be sent: new(100), new(false). A call reads p and never changes it.
 // Required: address, token_address.
 type GetNFTsForContractParams struct {
-	// Address is the path parameter "address" (required); empty means the client's default address, if one is configured.
+	// Address is the path parameter "address" (required); empty means Config.DefaultAddress, if set.
 	Address string
 	// TokenAddress is the path parameter "token_address" (required).
 	TokenAddress string
@@ -1102,15 +1284,18 @@ type GetNFTsForContractParams struct {
 	// Cursor is the query parameter "cursor".
 	Cursor string
 	// Limit is the query parameter "limit".
-	Limit int64
+	Limit *int
 	// DisableTotal is the query parameter "disable_total".
-	DisableTotal bool
+	DisableTotal *bool
+	// Extra holds parameters the reference does not list, sent in the query string as the original client
+	// sent them (see Args); naming a parameter of the endpoint here is an error.
+	Extra map[string]any
 }
 
-func (p *GetNFTsForContractParams) args() Args {
+func (p *GetNFTsForContractParams) args() (Args, error) {
 	a := Args{}
 	if p == nil {
-		return a
+		return a, nil
 	}
 	if p.Address != "" {
 		a["address"] = p.Address
@@ -1127,43 +1312,54 @@ func (p *GetNFTsForContractParams) args() Args {
 	if p.Cursor != "" {
 		a["cursor"] = p.Cursor
 	}
-	if p.Limit != 0 {
-		a["limit"] = p.Limit
+	if p.Limit != nil {
+		a["limit"] = *p.Limit
 	}
-	if p.DisableTotal {
-		a["disable_total"] = true
+	if p.DisableTotal != nil {
+		a["disable_total"] = *p.DisableTotal
 	}
-	return a
+	return a.withExtra("getNFTsForContract", p.Extra)
 }
 
 // GetNFTsForContract calls GET /:address/nft/:token_address (endpoint "getNFTsForContract"). p may be nil when nothing is required.
 func (s *AccountService) GetNFTsForContract(ctx context.Context, p *GetNFTsForContractParams) (*NFTOwnerCollection, error) {
+	a, err := p.args()
+	if err != nil {
+		return nil, err
+	}
 	var out NFTOwnerCollection
-	if err := (*service)(s).cl().Call(ctx, "getNFTsForContract", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getNFTsForContract", a, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
 }
 
-// GetNFTsForContractIter walks every item of every page of GetNFTsForContract, following the cursor. It copies p when called and never
-// changes it; it stops when ctx is done, on the first error, or when the caller stops ranging.
+// GetNFTsForContractIter walks every item of every page of GetNFTsForContract,
+// by cursor or by offset as Pages does. It copies p when called and never changes it; it stops when ctx is
+// done, on the first error, or when the caller stops ranging. It is safe for concurrent use.
 func (s *AccountService) GetNFTsForContractIter(ctx context.Context, p *GetNFTsForContractParams) iter.Seq2[NFTOwner, error] {
-	return pages[NFTOwner](ctx, (*service)(s).cl(), "getNFTsForContract", p.args())
+	a, err := p.args()
+	return pages[NFTOwner](ctx, (*service)(s).cl(), "getNFTsForContract", a, err)
 }
 
-// GetTokenMetadataParams are the parameters of Token.GetTokenMetadata (GET /erc20/metadata). Zero values are not sent.
+// GetTokenMetadataParams are the parameters of Token.GetTokenMetadata (GET /erc20/metadata).
+// Unset fields are not sent: an empty string, a nil pointer, a nil slice or map. Numbers and booleans
+// are pointers so that 0 and false can be sent: new(100), new(false). A call reads p and never changes it.
 // Required: addresses.
 type GetTokenMetadataParams struct {
 	// Chain is the query parameter "chain"; empty means the API's default, eth.
 	Chain string
-	// Addresses is the query parameter "addresses" (required): The addresses to get metadata for.
+	// Addresses is the query parameter "addresses" (required); sent as addresses[]=v1&addresses[]=v2: The addresses to get metadata for.
 	Addresses []string
+	// Extra holds parameters the reference does not list, sent in the query string as the original client
+	// sent them (see Args); naming a parameter of the endpoint here is an error.
+	Extra map[string]any
 }
 
-func (p *GetTokenMetadataParams) args() Args {
+func (p *GetTokenMetadataParams) args() (Args, error) {
 	a := Args{}
 	if p == nil {
-		return a
+		return a, nil
 	}
 	if p.Chain != "" {
 		a["chain"] = p.Chain
@@ -1171,27 +1367,33 @@ func (p *GetTokenMetadataParams) args() Args {
 	if p.Addresses != nil {
 		a["addresses"] = slices.Clone(p.Addresses)
 	}
-	return a
+	return a.withExtra("getTokenMetadata", p.Extra)
 }
 
 // GetTokenMetadata calls GET /erc20/metadata (endpoint "getTokenMetadata"). p may be nil when nothing is required.
 func (s *TokenService) GetTokenMetadata(ctx context.Context, p *GetTokenMetadataParams) ([]ERC20Metadata, error) {
+	a, err := p.args()
+	if err != nil {
+		return nil, err
+	}
 	var out []ERC20Metadata
-	if err := (*service)(s).cl().Call(ctx, "getTokenMetadata", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getTokenMetadata", a, &out); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-// GetNFTTradesParams are the parameters of Token.GetNFTTrades (GET /nft/:address/trades). Zero values are not sent.
+// GetNFTTradesParams are the parameters of Token.GetNFTTrades (GET /nft/:address/trades).
+// Unset fields are not sent: an empty string, a nil pointer, a nil slice or map. Numbers and booleans
+// are pointers so that 0 and false can be sent: new(100), new(false). A call reads p and never changes it.
 // Required: address.
 type GetNFTTradesParams struct {
-	// Address is the path parameter "address" (required); empty means the client's default address, if one is configured: The address of the NFT contract.
+	// Address is the path parameter "address" (required); empty means Config.DefaultAddress, if set: The address of the NFT contract.
 	Address string
 	// Chain is the query parameter "chain"; empty means the API's default, eth.
 	Chain string
 	// FromBlock is the query parameter "from_block": The minimum block number from which to get the transfers * Provide the param 'from_block' or 'from_date' * If 'from_date' and 'from_block' are provided, 'from_block' will be used.
-	FromBlock int64
+	FromBlock *int
 	// ToBlock is the query parameter "to_block": The block number to get the trades from.
 	ToBlock string
 	// FromDate is the query parameter "from_date": The start date from which to get the transfers (any format that is accepted by momentjs) * Provide the param 'from_block' or 'from_date' * If 'from_date' and 'from_block' are provided, 'from_block' will be used.
@@ -1203,15 +1405,18 @@ type GetNFTTradesParams struct {
 	// Cursor is the query parameter "cursor": The cursor returned in the previous response (used for getting the next page). Learn more on cursor pagination here.
 	Cursor string
 	// Limit is the query parameter "limit": The desired page size of the result.
-	Limit int64
+	Limit *int
 	// DisableTotal is the query parameter "disable_total": If the result should skip returning the total count (Improves performance).
-	DisableTotal bool
+	DisableTotal *bool
+	// Extra holds parameters the reference does not list, sent in the query string as the original client
+	// sent them (see Args); naming a parameter of the endpoint here is an error.
+	Extra map[string]any
 }
 
-func (p *GetNFTTradesParams) args() Args {
+func (p *GetNFTTradesParams) args() (Args, error) {
 	a := Args{}
 	if p == nil {
-		return a
+		return a, nil
 	}
 	if p.Address != "" {
 		a["address"] = p.Address
@@ -1219,8 +1424,8 @@ func (p *GetNFTTradesParams) args() Args {
 	if p.Chain != "" {
 		a["chain"] = p.Chain
 	}
-	if p.FromBlock != 0 {
-		a["from_block"] = p.FromBlock
+	if p.FromBlock != nil {
+		a["from_block"] = *p.FromBlock
 	}
 	if p.ToBlock != "" {
 		a["to_block"] = p.ToBlock
@@ -1237,47 +1442,58 @@ func (p *GetNFTTradesParams) args() Args {
 	if p.Cursor != "" {
 		a["cursor"] = p.Cursor
 	}
-	if p.Limit != 0 {
-		a["limit"] = p.Limit
+	if p.Limit != nil {
+		a["limit"] = *p.Limit
 	}
-	if p.DisableTotal {
-		a["disable_total"] = true
+	if p.DisableTotal != nil {
+		a["disable_total"] = *p.DisableTotal
 	}
-	return a
+	return a.withExtra("getNFTTrades", p.Extra)
 }
 
 // GetNFTTrades calls GET /nft/:address/trades (endpoint "getNFTTrades"). p may be nil when nothing is required.
 func (s *TokenService) GetNFTTrades(ctx context.Context, p *GetNFTTradesParams) (*TradeCollection, error) {
+	a, err := p.args()
+	if err != nil {
+		return nil, err
+	}
 	var out TradeCollection
-	if err := (*service)(s).cl().Call(ctx, "getNFTTrades", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getNFTTrades", a, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
 }
 
-// GetNFTTradesIter walks every item of every page of GetNFTTrades, following the cursor. It copies p when called and never
-// changes it; it stops when ctx is done, on the first error, or when the caller stops ranging.
+// GetNFTTradesIter walks every item of every page of GetNFTTrades,
+// by cursor or by offset as Pages does. It copies p when called and never changes it; it stops when ctx is
+// done, on the first error, or when the caller stops ranging. It is safe for concurrent use.
 func (s *TokenService) GetNFTTradesIter(ctx context.Context, p *GetNFTTradesParams) iter.Seq2[Trade, error] {
-	return pages[Trade](ctx, (*service)(s).cl(), "getNFTTrades", p.args())
+	a, err := p.args()
+	return pages[Trade](ctx, (*service)(s).cl(), "getNFTTrades", a, err)
 }
 
-// GetNFTLowestPriceParams are the parameters of Token.GetNFTLowestPrice (GET /nft/:address/lowestprice). Zero values are not sent.
+// GetNFTLowestPriceParams are the parameters of Token.GetNFTLowestPrice (GET /nft/:address/lowestprice).
+// Unset fields are not sent: an empty string, a nil pointer, a nil slice or map. Numbers and booleans
+// are pointers so that 0 and false can be sent: new(100), new(false). A call reads p and never changes it.
 // Required: address.
 type GetNFTLowestPriceParams struct {
-	// Address is the path parameter "address" (required); empty means the client's default address, if one is configured: The address of the NFT contract.
+	// Address is the path parameter "address" (required); empty means Config.DefaultAddress, if set: The address of the NFT contract.
 	Address string
 	// Chain is the query parameter "chain"; empty means the API's default, eth.
 	Chain string
 	// Days is the query parameter "days": The number of days to look back to find the lowest price If not provided 7 days will be the default.
-	Days int64
+	Days *int
 	// Marketplace is the query parameter "marketplace": Marketplace from which to get the trades (only OpenSea is supported at the moment).
 	Marketplace string
+	// Extra holds parameters the reference does not list, sent in the query string as the original client
+	// sent them (see Args); naming a parameter of the endpoint here is an error.
+	Extra map[string]any
 }
 
-func (p *GetNFTLowestPriceParams) args() Args {
+func (p *GetNFTLowestPriceParams) args() (Args, error) {
 	a := Args{}
 	if p == nil {
-		return a
+		return a, nil
 	}
 	if p.Address != "" {
 		a["address"] = p.Address
@@ -1285,37 +1501,46 @@ func (p *GetNFTLowestPriceParams) args() Args {
 	if p.Chain != "" {
 		a["chain"] = p.Chain
 	}
-	if p.Days != 0 {
-		a["days"] = p.Days
+	if p.Days != nil {
+		a["days"] = *p.Days
 	}
 	if p.Marketplace != "" {
 		a["marketplace"] = p.Marketplace
 	}
-	return a
+	return a.withExtra("getNFTLowestPrice", p.Extra)
 }
 
 // GetNFTLowestPrice calls GET /nft/:address/lowestprice (endpoint "getNFTLowestPrice"). p may be nil when nothing is required.
 func (s *TokenService) GetNFTLowestPrice(ctx context.Context, p *GetNFTLowestPriceParams) (*Trade, error) {
+	a, err := p.args()
+	if err != nil {
+		return nil, err
+	}
 	var out Trade
-	if err := (*service)(s).cl().Call(ctx, "getNFTLowestPrice", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getNFTLowestPrice", a, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
 }
 
-// GetTokenMetadataBySymbolParams are the parameters of Token.GetTokenMetadataBySymbol (GET /erc20/metadata/symbols). Zero values are not sent.
+// GetTokenMetadataBySymbolParams are the parameters of Token.GetTokenMetadataBySymbol (GET /erc20/metadata/symbols).
+// Unset fields are not sent: an empty string, a nil pointer, a nil slice or map. Numbers and booleans
+// are pointers so that 0 and false can be sent: new(100), new(false). A call reads p and never changes it.
 // Required: symbols.
 type GetTokenMetadataBySymbolParams struct {
 	// Chain is the query parameter "chain"; empty means the API's default, eth.
 	Chain string
-	// Symbols is the query parameter "symbols" (required): The symbols to get metadata for.
+	// Symbols is the query parameter "symbols" (required); sent as symbols[]=v1&symbols[]=v2: The symbols to get metadata for.
 	Symbols []string
+	// Extra holds parameters the reference does not list, sent in the query string as the original client
+	// sent them (see Args); naming a parameter of the endpoint here is an error.
+	Extra map[string]any
 }
 
-func (p *GetTokenMetadataBySymbolParams) args() Args {
+func (p *GetTokenMetadataBySymbolParams) args() (Args, error) {
 	a := Args{}
 	if p == nil {
-		return a
+		return a, nil
 	}
 	if p.Chain != "" {
 		a["chain"] = p.Chain
@@ -1323,35 +1548,44 @@ func (p *GetTokenMetadataBySymbolParams) args() Args {
 	if p.Symbols != nil {
 		a["symbols"] = slices.Clone(p.Symbols)
 	}
-	return a
+	return a.withExtra("getTokenMetadataBySymbol", p.Extra)
 }
 
 // GetTokenMetadataBySymbol calls GET /erc20/metadata/symbols (endpoint "getTokenMetadataBySymbol"). p may be nil when nothing is required.
 func (s *TokenService) GetTokenMetadataBySymbol(ctx context.Context, p *GetTokenMetadataBySymbolParams) ([]ERC20Metadata, error) {
+	a, err := p.args()
+	if err != nil {
+		return nil, err
+	}
 	var out []ERC20Metadata
-	if err := (*service)(s).cl().Call(ctx, "getTokenMetadataBySymbol", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getTokenMetadataBySymbol", a, &out); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-// GetTokenPriceParams are the parameters of Token.GetTokenPrice (GET /erc20/:address/price). Zero values are not sent.
+// GetTokenPriceParams are the parameters of Token.GetTokenPrice (GET /erc20/:address/price).
+// Unset fields are not sent: an empty string, a nil pointer, a nil slice or map. Numbers and booleans
+// are pointers so that 0 and false can be sent: new(100), new(false). A call reads p and never changes it.
 // Required: address.
 type GetTokenPriceParams struct {
-	// Address is the path parameter "address" (required); empty means the client's default address, if one is configured: The address of the token contract.
+	// Address is the path parameter "address" (required); empty means Config.DefaultAddress, if set: The address of the token contract.
 	Address string
 	// Chain is the query parameter "chain"; empty means the API's default, eth.
 	Chain string
 	// Exchange is the query parameter "exchange": The factory name or address of the token exchange.
 	Exchange string
 	// ToBlock is the query parameter "to_block": The block number from which the token price should be checked.
-	ToBlock int64
+	ToBlock *int
+	// Extra holds parameters the reference does not list, sent in the query string as the original client
+	// sent them (see Args); naming a parameter of the endpoint here is an error.
+	Extra map[string]any
 }
 
-func (p *GetTokenPriceParams) args() Args {
+func (p *GetTokenPriceParams) args() (Args, error) {
 	a := Args{}
 	if p == nil {
-		return a
+		return a, nil
 	}
 	if p.Address != "" {
 		a["address"] = p.Address
@@ -1362,34 +1596,43 @@ func (p *GetTokenPriceParams) args() Args {
 	if p.Exchange != "" {
 		a["exchange"] = p.Exchange
 	}
-	if p.ToBlock != 0 {
-		a["to_block"] = p.ToBlock
+	if p.ToBlock != nil {
+		a["to_block"] = *p.ToBlock
 	}
-	return a
+	return a.withExtra("getTokenPrice", p.Extra)
 }
 
 // GetTokenPrice calls GET /erc20/:address/price (endpoint "getTokenPrice"). p may be nil when nothing is required.
 func (s *TokenService) GetTokenPrice(ctx context.Context, p *GetTokenPriceParams) (*ERC20Price, error) {
+	a, err := p.args()
+	if err != nil {
+		return nil, err
+	}
 	var out ERC20Price
-	if err := (*service)(s).cl().Call(ctx, "getTokenPrice", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getTokenPrice", a, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
 }
 
-// GetMultipleTokenPricesParams are the parameters of Token.GetMultipleTokenPrices (POST /erc20/prices). Zero values are not sent.
+// GetMultipleTokenPricesParams are the parameters of Token.GetMultipleTokenPrices (POST /erc20/prices).
+// Unset fields are not sent: an empty string, a nil pointer, a nil slice or map. Numbers and booleans
+// are pointers so that 0 and false can be sent: new(100), new(false). A call reads p and never changes it.
 // Required: tokens.
 type GetMultipleTokenPricesParams struct {
 	// Chain is the query parameter "chain"; empty means the API's default, eth.
 	Chain string
 	// Tokens is the body parameter "tokens" (required).
 	Tokens []TokenPriceRequest
+	// Extra holds parameters the reference does not list, sent in the query string as the original client
+	// sent them (see Args); naming a parameter of the endpoint here is an error.
+	Extra map[string]any
 }
 
-func (p *GetMultipleTokenPricesParams) args() Args {
+func (p *GetMultipleTokenPricesParams) args() (Args, error) {
 	a := Args{}
 	if p == nil {
-		return a
+		return a, nil
 	}
 	if p.Chain != "" {
 		a["chain"] = p.Chain
@@ -1397,45 +1640,54 @@ func (p *GetMultipleTokenPricesParams) args() Args {
 	if p.Tokens != nil {
 		a["tokens"] = slices.Clone(p.Tokens)
 	}
-	return a
+	return a.withExtra("getMultipleTokenPrices", p.Extra)
 }
 
 // GetMultipleTokenPrices calls POST /erc20/prices (endpoint "getMultipleTokenPrices"). p may be nil when nothing is required.
 func (s *TokenService) GetMultipleTokenPrices(ctx context.Context, p *GetMultipleTokenPricesParams) ([]ERC20Price, error) {
+	a, err := p.args()
+	if err != nil {
+		return nil, err
+	}
 	var out []ERC20Price
-	if err := (*service)(s).cl().Call(ctx, "getMultipleTokenPrices", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getMultipleTokenPrices", a, &out); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-// GetTokenAddressTransfersParams are the parameters of Token.GetTokenAddressTransfers (GET /erc20/:address/transfers). Zero values are not sent.
+// GetTokenAddressTransfersParams are the parameters of Token.GetTokenAddressTransfers (GET /erc20/:address/transfers).
+// Unset fields are not sent: an empty string, a nil pointer, a nil slice or map. Numbers and booleans
+// are pointers so that 0 and false can be sent: new(100), new(false). A call reads p and never changes it.
 // Required: address.
 type GetTokenAddressTransfersParams struct {
-	// Address is the path parameter "address" (required); empty means the client's default address, if one is configured: The address of the token contract.
+	// Address is the path parameter "address" (required); empty means Config.DefaultAddress, if set: The address of the token contract.
 	Address string
 	// Chain is the query parameter "chain"; empty means the API's default, eth.
 	Chain string
 	// FromBlock is the query parameter "from_block": The minimum block number from which to get the transfers * Provide the param 'from_block' or 'from_date' * If 'from_date' and 'from_block' are provided, 'from_block' will be used.
-	FromBlock int64
+	FromBlock *int
 	// ToBlock is the query parameter "to_block": The maximum block number from which to get the transfers. * Provide the param 'to_block' or 'to_date' * If 'to_date' and 'to_block' are provided, 'to_block' will be used.
-	ToBlock int64
+	ToBlock *int
 	// FromDate is the query parameter "from_date": The start date from which to get the transfers (any format that is accepted by momentjs) * Provide the param 'from_block' or 'from_date' * If 'from_date' and 'from_block' are provided, 'from_block' will be used.
 	FromDate string
 	// ToDate is the query parameter "to_date": Get the transfers up to this date (any format that is accepted by momentjs) * Provide the param 'to_block' or 'to_date' * If 'to_date' and 'to_block' are provided, 'to_block' will be used.
 	ToDate string
 	// Limit is the query parameter "limit": The desired page size of the result.
-	Limit int64
+	Limit *int
 	// DisableTotal is the query parameter "disable_total": If the result should skip returning the total count (Improves performance).
-	DisableTotal bool
+	DisableTotal *bool
 	// Cursor is the query parameter "cursor": The cursor returned in the previous response (used for getting the next page). Learn more on cursor pagination here.
 	Cursor string
+	// Extra holds parameters the reference does not list, sent in the query string as the original client
+	// sent them (see Args); naming a parameter of the endpoint here is an error.
+	Extra map[string]any
 }
 
-func (p *GetTokenAddressTransfersParams) args() Args {
+func (p *GetTokenAddressTransfersParams) args() (Args, error) {
 	a := Args{}
 	if p == nil {
-		return a
+		return a, nil
 	}
 	if p.Address != "" {
 		a["address"] = p.Address
@@ -1443,11 +1695,11 @@ func (p *GetTokenAddressTransfersParams) args() Args {
 	if p.Chain != "" {
 		a["chain"] = p.Chain
 	}
-	if p.FromBlock != 0 {
-		a["from_block"] = p.FromBlock
+	if p.FromBlock != nil {
+		a["from_block"] = *p.FromBlock
 	}
-	if p.ToBlock != 0 {
-		a["to_block"] = p.ToBlock
+	if p.ToBlock != nil {
+		a["to_block"] = *p.ToBlock
 	}
 	if p.FromDate != "" {
 		a["from_date"] = p.FromDate
@@ -1455,37 +1707,45 @@ func (p *GetTokenAddressTransfersParams) args() Args {
 	if p.ToDate != "" {
 		a["to_date"] = p.ToDate
 	}
-	if p.Limit != 0 {
-		a["limit"] = p.Limit
+	if p.Limit != nil {
+		a["limit"] = *p.Limit
 	}
-	if p.DisableTotal {
-		a["disable_total"] = true
+	if p.DisableTotal != nil {
+		a["disable_total"] = *p.DisableTotal
 	}
 	if p.Cursor != "" {
 		a["cursor"] = p.Cursor
 	}
-	return a
+	return a.withExtra("getTokenAddressTransfers", p.Extra)
 }
 
 // GetTokenAddressTransfers calls GET /erc20/:address/transfers (endpoint "getTokenAddressTransfers"). p may be nil when nothing is required.
 func (s *TokenService) GetTokenAddressTransfers(ctx context.Context, p *GetTokenAddressTransfersParams) (*ERC20TransactionCollection, error) {
+	a, err := p.args()
+	if err != nil {
+		return nil, err
+	}
 	var out ERC20TransactionCollection
-	if err := (*service)(s).cl().Call(ctx, "getTokenAddressTransfers", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getTokenAddressTransfers", a, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
 }
 
-// GetTokenAddressTransfersIter walks every item of every page of GetTokenAddressTransfers, following the cursor. It copies p when called and never
-// changes it; it stops when ctx is done, on the first error, or when the caller stops ranging.
+// GetTokenAddressTransfersIter walks every item of every page of GetTokenAddressTransfers,
+// by cursor or by offset as Pages does. It copies p when called and never changes it; it stops when ctx is
+// done, on the first error, or when the caller stops ranging. It is safe for concurrent use.
 func (s *TokenService) GetTokenAddressTransfersIter(ctx context.Context, p *GetTokenAddressTransfersParams) iter.Seq2[ERC20Transaction, error] {
-	return pages[ERC20Transaction](ctx, (*service)(s).cl(), "getTokenAddressTransfers", p.args())
+	a, err := p.args()
+	return pages[ERC20Transaction](ctx, (*service)(s).cl(), "getTokenAddressTransfers", a, err)
 }
 
-// GetTokenAllowanceParams are the parameters of Token.GetTokenAllowance (GET /erc20/:address/allowance). Zero values are not sent.
+// GetTokenAllowanceParams are the parameters of Token.GetTokenAllowance (GET /erc20/:address/allowance).
+// Unset fields are not sent: an empty string, a nil pointer, a nil slice or map. Numbers and booleans
+// are pointers so that 0 and false can be sent: new(100), new(false). A call reads p and never changes it.
 // Required: address, owner_address, spender_address.
 type GetTokenAllowanceParams struct {
-	// Address is the path parameter "address" (required); empty means the client's default address, if one is configured: The address of the token contract.
+	// Address is the path parameter "address" (required); empty means Config.DefaultAddress, if set: The address of the token contract.
 	Address string
 	// Chain is the query parameter "chain"; empty means the API's default, eth.
 	Chain string
@@ -1493,12 +1753,15 @@ type GetTokenAllowanceParams struct {
 	OwnerAddress string
 	// SpenderAddress is the query parameter "spender_address" (required): The address of the token spender.
 	SpenderAddress string
+	// Extra holds parameters the reference does not list, sent in the query string as the original client
+	// sent them (see Args); naming a parameter of the endpoint here is an error.
+	Extra map[string]any
 }
 
-func (p *GetTokenAllowanceParams) args() Args {
+func (p *GetTokenAllowanceParams) args() (Args, error) {
 	a := Args{}
 	if p == nil {
-		return a
+		return a, nil
 	}
 	if p.Address != "" {
 		a["address"] = p.Address
@@ -1512,56 +1775,65 @@ func (p *GetTokenAllowanceParams) args() Args {
 	if p.SpenderAddress != "" {
 		a["spender_address"] = p.SpenderAddress
 	}
-	return a
+	return a.withExtra("getTokenAllowance", p.Extra)
 }
 
 // GetTokenAllowance calls GET /erc20/:address/allowance (endpoint "getTokenAllowance"). p may be nil when nothing is required.
 func (s *TokenService) GetTokenAllowance(ctx context.Context, p *GetTokenAllowanceParams) (*ERC20Allowance, error) {
+	a, err := p.args()
+	if err != nil {
+		return nil, err
+	}
 	var out ERC20Allowance
-	if err := (*service)(s).cl().Call(ctx, "getTokenAllowance", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getTokenAllowance", a, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
 }
 
-// GetErc20TransfersParams are the parameters of Token.GetErc20Transfers (GET /erc20/transfers). Zero values are not sent.
+// GetErc20TransfersParams are the parameters of Token.GetErc20Transfers (GET /erc20/transfers).
+// Unset fields are not sent: an empty string, a nil pointer, a nil slice or map. Numbers and booleans
+// are pointers so that 0 and false can be sent: new(100), new(false). A call reads p and never changes it.
 type GetErc20TransfersParams struct {
 	// Chain is the query parameter "chain"; empty means the API's default, eth.
 	Chain string
 	// FromBlock is the query parameter "from_block".
-	FromBlock int64
+	FromBlock *int
 	// ToBlock is the query parameter "to_block".
-	ToBlock int64
+	ToBlock *int
 	// Limit is the query parameter "limit".
-	Limit int64
-	// ContractAddresses is the query parameter "contract_addresses".
+	Limit *int
+	// ContractAddresses is the query parameter "contract_addresses"; sent as contract_addresses[]=v1&contract_addresses[]=v2.
 	ContractAddresses []string
-	// ExcludeContracts is the query parameter "exclude_contracts".
+	// ExcludeContracts is the query parameter "exclude_contracts"; sent as exclude_contracts[]=v1&exclude_contracts[]=v2.
 	ExcludeContracts []string
-	// WalletAddresses is the query parameter "wallet_addresses".
+	// WalletAddresses is the query parameter "wallet_addresses"; sent as wallet_addresses[]=v1&wallet_addresses[]=v2.
 	WalletAddresses []string
-	// ExcludeWallets is the query parameter "exclude_wallets".
+	// ExcludeWallets is the query parameter "exclude_wallets"; sent as exclude_wallets[]=v1&exclude_wallets[]=v2.
 	ExcludeWallets []string
 	// Cursor is the query parameter "cursor".
 	Cursor string
+	// Extra holds parameters the reference does not list, sent in the query string as the original client
+	// sent them (see Args); naming a parameter of the endpoint here is an error.
+	Extra map[string]any
 }
 
-func (p *GetErc20TransfersParams) args() Args {
+func (p *GetErc20TransfersParams) args() (Args, error) {
 	a := Args{}
 	if p == nil {
-		return a
+		return a, nil
 	}
 	if p.Chain != "" {
 		a["chain"] = p.Chain
 	}
-	if p.FromBlock != 0 {
-		a["from_block"] = p.FromBlock
+	if p.FromBlock != nil {
+		a["from_block"] = *p.FromBlock
 	}
-	if p.ToBlock != 0 {
-		a["to_block"] = p.ToBlock
+	if p.ToBlock != nil {
+		a["to_block"] = *p.ToBlock
 	}
-	if p.Limit != 0 {
-		a["limit"] = p.Limit
+	if p.Limit != nil {
+		a["limit"] = *p.Limit
 	}
 	if p.ContractAddresses != nil {
 		a["contract_addresses"] = slices.Clone(p.ContractAddresses)
@@ -1578,62 +1850,73 @@ func (p *GetErc20TransfersParams) args() Args {
 	if p.Cursor != "" {
 		a["cursor"] = p.Cursor
 	}
-	return a
+	return a.withExtra("getErc20Transfers", p.Extra)
 }
 
 // GetErc20Transfers calls GET /erc20/transfers (endpoint "getErc20Transfers"). p may be nil when nothing is required.
 func (s *TokenService) GetErc20Transfers(ctx context.Context, p *GetErc20TransfersParams) (*ERC20TransfersResponse, error) {
+	a, err := p.args()
+	if err != nil {
+		return nil, err
+	}
 	var out ERC20TransfersResponse
-	if err := (*service)(s).cl().Call(ctx, "getErc20Transfers", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getErc20Transfers", a, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
 }
 
-// GetErc20TransfersIter walks every item of every page of GetErc20Transfers, following the cursor. It copies p when called and never
-// changes it; it stops when ctx is done, on the first error, or when the caller stops ranging.
+// GetErc20TransfersIter walks every item of every page of GetErc20Transfers,
+// by cursor or by offset as Pages does. It copies p when called and never changes it; it stops when ctx is
+// done, on the first error, or when the caller stops ranging. It is safe for concurrent use.
 func (s *TokenService) GetErc20TransfersIter(ctx context.Context, p *GetErc20TransfersParams) iter.Seq2[ERC20TransfersResponseResult, error] {
-	return pages[ERC20TransfersResponseResult](ctx, (*service)(s).cl(), "getErc20Transfers", p.args())
+	a, err := p.args()
+	return pages[ERC20TransfersResponseResult](ctx, (*service)(s).cl(), "getErc20Transfers", a, err)
 }
 
-// GetErc20MintsParams are the parameters of Token.GetErc20Mints (GET /erc20/mints). Zero values are not sent.
+// GetErc20MintsParams are the parameters of Token.GetErc20Mints (GET /erc20/mints).
+// Unset fields are not sent: an empty string, a nil pointer, a nil slice or map. Numbers and booleans
+// are pointers so that 0 and false can be sent: new(100), new(false). A call reads p and never changes it.
 type GetErc20MintsParams struct {
 	// Chain is the query parameter "chain"; empty means the API's default, eth.
 	Chain string
 	// FromBlock is the query parameter "from_block".
-	FromBlock int64
+	FromBlock *int
 	// ToBlock is the query parameter "to_block".
-	ToBlock int64
+	ToBlock *int
 	// Limit is the query parameter "limit".
-	Limit int64
-	// ContractAddresses is the query parameter "contract_addresses".
+	Limit *int
+	// ContractAddresses is the query parameter "contract_addresses"; sent as contract_addresses[]=v1&contract_addresses[]=v2.
 	ContractAddresses []string
-	// ExcludeContracts is the query parameter "exclude_contracts".
+	// ExcludeContracts is the query parameter "exclude_contracts"; sent as exclude_contracts[]=v1&exclude_contracts[]=v2.
 	ExcludeContracts []string
-	// WalletAddresses is the query parameter "wallet_addresses".
+	// WalletAddresses is the query parameter "wallet_addresses"; sent as wallet_addresses[]=v1&wallet_addresses[]=v2.
 	WalletAddresses []string
-	// ExcludeWallets is the query parameter "exclude_wallets".
+	// ExcludeWallets is the query parameter "exclude_wallets"; sent as exclude_wallets[]=v1&exclude_wallets[]=v2.
 	ExcludeWallets []string
 	// Cursor is the query parameter "cursor".
 	Cursor string
+	// Extra holds parameters the reference does not list, sent in the query string as the original client
+	// sent them (see Args); naming a parameter of the endpoint here is an error.
+	Extra map[string]any
 }
 
-func (p *GetErc20MintsParams) args() Args {
+func (p *GetErc20MintsParams) args() (Args, error) {
 	a := Args{}
 	if p == nil {
-		return a
+		return a, nil
 	}
 	if p.Chain != "" {
 		a["chain"] = p.Chain
 	}
-	if p.FromBlock != 0 {
-		a["from_block"] = p.FromBlock
+	if p.FromBlock != nil {
+		a["from_block"] = *p.FromBlock
 	}
-	if p.ToBlock != 0 {
-		a["to_block"] = p.ToBlock
+	if p.ToBlock != nil {
+		a["to_block"] = *p.ToBlock
 	}
-	if p.Limit != 0 {
-		a["limit"] = p.Limit
+	if p.Limit != nil {
+		a["limit"] = *p.Limit
 	}
 	if p.ContractAddresses != nil {
 		a["contract_addresses"] = slices.Clone(p.ContractAddresses)
@@ -1650,62 +1933,73 @@ func (p *GetErc20MintsParams) args() Args {
 	if p.Cursor != "" {
 		a["cursor"] = p.Cursor
 	}
-	return a
+	return a.withExtra("getErc20Mints", p.Extra)
 }
 
 // GetErc20Mints calls GET /erc20/mints (endpoint "getErc20Mints"). p may be nil when nothing is required.
 func (s *TokenService) GetErc20Mints(ctx context.Context, p *GetErc20MintsParams) (*ERC20MintsResponse, error) {
+	a, err := p.args()
+	if err != nil {
+		return nil, err
+	}
 	var out ERC20MintsResponse
-	if err := (*service)(s).cl().Call(ctx, "getErc20Mints", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getErc20Mints", a, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
 }
 
-// GetErc20MintsIter walks every item of every page of GetErc20Mints, following the cursor. It copies p when called and never
-// changes it; it stops when ctx is done, on the first error, or when the caller stops ranging.
+// GetErc20MintsIter walks every item of every page of GetErc20Mints,
+// by cursor or by offset as Pages does. It copies p when called and never changes it; it stops when ctx is
+// done, on the first error, or when the caller stops ranging. It is safe for concurrent use.
 func (s *TokenService) GetErc20MintsIter(ctx context.Context, p *GetErc20MintsParams) iter.Seq2[ERC20MintsResponseResult, error] {
-	return pages[ERC20MintsResponseResult](ctx, (*service)(s).cl(), "getErc20Mints", p.args())
+	a, err := p.args()
+	return pages[ERC20MintsResponseResult](ctx, (*service)(s).cl(), "getErc20Mints", a, err)
 }
 
-// GetErc20BurnsParams are the parameters of Token.GetErc20Burns (GET /erc20/burns). Zero values are not sent.
+// GetErc20BurnsParams are the parameters of Token.GetErc20Burns (GET /erc20/burns).
+// Unset fields are not sent: an empty string, a nil pointer, a nil slice or map. Numbers and booleans
+// are pointers so that 0 and false can be sent: new(100), new(false). A call reads p and never changes it.
 type GetErc20BurnsParams struct {
 	// Chain is the query parameter "chain"; empty means the API's default, eth.
 	Chain string
 	// FromBlock is the query parameter "from_block".
-	FromBlock int64
+	FromBlock *int
 	// ToBlock is the query parameter "to_block".
-	ToBlock int64
+	ToBlock *int
 	// Limit is the query parameter "limit".
-	Limit int64
-	// ContractAddresses is the query parameter "contract_addresses".
+	Limit *int
+	// ContractAddresses is the query parameter "contract_addresses"; sent as contract_addresses[]=v1&contract_addresses[]=v2.
 	ContractAddresses []string
-	// ExcludeContracts is the query parameter "exclude_contracts".
+	// ExcludeContracts is the query parameter "exclude_contracts"; sent as exclude_contracts[]=v1&exclude_contracts[]=v2.
 	ExcludeContracts []string
-	// WalletAddresses is the query parameter "wallet_addresses".
+	// WalletAddresses is the query parameter "wallet_addresses"; sent as wallet_addresses[]=v1&wallet_addresses[]=v2.
 	WalletAddresses []string
-	// ExcludeWallets is the query parameter "exclude_wallets".
+	// ExcludeWallets is the query parameter "exclude_wallets"; sent as exclude_wallets[]=v1&exclude_wallets[]=v2.
 	ExcludeWallets []string
 	// Cursor is the query parameter "cursor".
 	Cursor string
+	// Extra holds parameters the reference does not list, sent in the query string as the original client
+	// sent them (see Args); naming a parameter of the endpoint here is an error.
+	Extra map[string]any
 }
 
-func (p *GetErc20BurnsParams) args() Args {
+func (p *GetErc20BurnsParams) args() (Args, error) {
 	a := Args{}
 	if p == nil {
-		return a
+		return a, nil
 	}
 	if p.Chain != "" {
 		a["chain"] = p.Chain
 	}
-	if p.FromBlock != 0 {
-		a["from_block"] = p.FromBlock
+	if p.FromBlock != nil {
+		a["from_block"] = *p.FromBlock
 	}
-	if p.ToBlock != 0 {
-		a["to_block"] = p.ToBlock
+	if p.ToBlock != nil {
+		a["to_block"] = *p.ToBlock
 	}
-	if p.Limit != 0 {
-		a["limit"] = p.Limit
+	if p.Limit != nil {
+		a["limit"] = *p.Limit
 	}
 	if p.ContractAddresses != nil {
 		a["contract_addresses"] = slices.Clone(p.ContractAddresses)
@@ -1722,62 +2016,73 @@ func (p *GetErc20BurnsParams) args() Args {
 	if p.Cursor != "" {
 		a["cursor"] = p.Cursor
 	}
-	return a
+	return a.withExtra("getErc20Burns", p.Extra)
 }
 
 // GetErc20Burns calls GET /erc20/burns (endpoint "getErc20Burns"). p may be nil when nothing is required.
 func (s *TokenService) GetErc20Burns(ctx context.Context, p *GetErc20BurnsParams) (*ERC20BurnsResponse, error) {
+	a, err := p.args()
+	if err != nil {
+		return nil, err
+	}
 	var out ERC20BurnsResponse
-	if err := (*service)(s).cl().Call(ctx, "getErc20Burns", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getErc20Burns", a, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
 }
 
-// GetErc20BurnsIter walks every item of every page of GetErc20Burns, following the cursor. It copies p when called and never
-// changes it; it stops when ctx is done, on the first error, or when the caller stops ranging.
+// GetErc20BurnsIter walks every item of every page of GetErc20Burns,
+// by cursor or by offset as Pages does. It copies p when called and never changes it; it stops when ctx is
+// done, on the first error, or when the caller stops ranging. It is safe for concurrent use.
 func (s *TokenService) GetErc20BurnsIter(ctx context.Context, p *GetErc20BurnsParams) iter.Seq2[ERC20BurnsResponseResult, error] {
-	return pages[ERC20BurnsResponseResult](ctx, (*service)(s).cl(), "getErc20Burns", p.args())
+	a, err := p.args()
+	return pages[ERC20BurnsResponseResult](ctx, (*service)(s).cl(), "getErc20Burns", a, err)
 }
 
-// GetErc20ApprovalsParams are the parameters of Token.GetErc20Approvals (GET /erc20/approvals). Zero values are not sent.
+// GetErc20ApprovalsParams are the parameters of Token.GetErc20Approvals (GET /erc20/approvals).
+// Unset fields are not sent: an empty string, a nil pointer, a nil slice or map. Numbers and booleans
+// are pointers so that 0 and false can be sent: new(100), new(false). A call reads p and never changes it.
 type GetErc20ApprovalsParams struct {
 	// Chain is the query parameter "chain"; empty means the API's default, eth.
 	Chain string
 	// FromBlock is the query parameter "from_block".
-	FromBlock int64
+	FromBlock *int
 	// ToBlock is the query parameter "to_block".
-	ToBlock int64
+	ToBlock *int
 	// Limit is the query parameter "limit".
-	Limit int64
-	// ContractAddresses is the query parameter "contract_addresses".
+	Limit *int
+	// ContractAddresses is the query parameter "contract_addresses"; sent as contract_addresses[]=v1&contract_addresses[]=v2.
 	ContractAddresses []string
-	// ExcludeContracts is the query parameter "exclude_contracts".
+	// ExcludeContracts is the query parameter "exclude_contracts"; sent as exclude_contracts[]=v1&exclude_contracts[]=v2.
 	ExcludeContracts []string
-	// WalletAddresses is the query parameter "wallet_addresses".
+	// WalletAddresses is the query parameter "wallet_addresses"; sent as wallet_addresses[]=v1&wallet_addresses[]=v2.
 	WalletAddresses []string
-	// ExcludeWallets is the query parameter "exclude_wallets".
+	// ExcludeWallets is the query parameter "exclude_wallets"; sent as exclude_wallets[]=v1&exclude_wallets[]=v2.
 	ExcludeWallets []string
 	// Cursor is the query parameter "cursor".
 	Cursor string
+	// Extra holds parameters the reference does not list, sent in the query string as the original client
+	// sent them (see Args); naming a parameter of the endpoint here is an error.
+	Extra map[string]any
 }
 
-func (p *GetErc20ApprovalsParams) args() Args {
+func (p *GetErc20ApprovalsParams) args() (Args, error) {
 	a := Args{}
 	if p == nil {
-		return a
+		return a, nil
 	}
 	if p.Chain != "" {
 		a["chain"] = p.Chain
 	}
-	if p.FromBlock != 0 {
-		a["from_block"] = p.FromBlock
+	if p.FromBlock != nil {
+		a["from_block"] = *p.FromBlock
 	}
-	if p.ToBlock != 0 {
-		a["to_block"] = p.ToBlock
+	if p.ToBlock != nil {
+		a["to_block"] = *p.ToBlock
 	}
-	if p.Limit != 0 {
-		a["limit"] = p.Limit
+	if p.Limit != nil {
+		a["limit"] = *p.Limit
 	}
 	if p.ContractAddresses != nil {
 		a["contract_addresses"] = slices.Clone(p.ContractAddresses)
@@ -1794,25 +2099,33 @@ func (p *GetErc20ApprovalsParams) args() Args {
 	if p.Cursor != "" {
 		a["cursor"] = p.Cursor
 	}
-	return a
+	return a.withExtra("getErc20Approvals", p.Extra)
 }
 
 // GetErc20Approvals calls GET /erc20/approvals (endpoint "getErc20Approvals"). p may be nil when nothing is required.
 func (s *TokenService) GetErc20Approvals(ctx context.Context, p *GetErc20ApprovalsParams) (*ERC20ApprovalsResponse, error) {
+	a, err := p.args()
+	if err != nil {
+		return nil, err
+	}
 	var out ERC20ApprovalsResponse
-	if err := (*service)(s).cl().Call(ctx, "getErc20Approvals", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getErc20Approvals", a, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
 }
 
-// GetErc20ApprovalsIter walks every item of every page of GetErc20Approvals, following the cursor. It copies p when called and never
-// changes it; it stops when ctx is done, on the first error, or when the caller stops ranging.
+// GetErc20ApprovalsIter walks every item of every page of GetErc20Approvals,
+// by cursor or by offset as Pages does. It copies p when called and never changes it; it stops when ctx is
+// done, on the first error, or when the caller stops ranging. It is safe for concurrent use.
 func (s *TokenService) GetErc20ApprovalsIter(ctx context.Context, p *GetErc20ApprovalsParams) iter.Seq2[ERC20ApprovalsResponseResult, error] {
-	return pages[ERC20ApprovalsResponseResult](ctx, (*service)(s).cl(), "getErc20Approvals", p.args())
+	a, err := p.args()
+	return pages[ERC20ApprovalsResponseResult](ctx, (*service)(s).cl(), "getErc20Approvals", a, err)
 }
 
-// SearchNFTsParams are the parameters of Token.SearchNFTs (GET /nft/search). Zero values are not sent.
+// SearchNFTsParams are the parameters of Token.SearchNFTs (GET /nft/search).
+// Unset fields are not sent: an empty string, a nil pointer, a nil slice or map. Numbers and booleans
+// are pointers so that 0 and false can be sent: new(100), new(false). A call reads p and never changes it.
 // Required: q.
 type SearchNFTsParams struct {
 	// Chain is the query parameter "chain"; empty means the API's default, eth.
@@ -1824,27 +2137,30 @@ type SearchNFTsParams struct {
 	// Filter is the query parameter "filter": What fields the search should match on. To look into the entire metadata set the value to 'global'. To have a better response time you can look into a specific field like name.
 	Filter string
 	// FromBlock is the query parameter "from_block": The minimum block number from which to start the search * Provide the param 'from_block' or 'from_date' * If 'from_date' and 'from_block' are provided, 'from_block' will be used.
-	FromBlock int64
+	FromBlock *int
 	// ToBlock is the query parameter "to_block": The maximum block number from which to end the search * Provide the param 'to_block' or 'to_date' * If 'to_date' and 'to_block' are provided, 'to_block' will be used.
-	ToBlock int64
+	ToBlock *int
 	// FromDate is the query parameter "from_date": The date from which to start the search (any format that is accepted by momentjs) * Provide the param 'from_block' or 'from_date' * If 'from_date' and 'from_block' are provided, 'from_block' will be used.
 	FromDate string
 	// ToDate is the query parameter "to_date": Get search results up until this date (any format that is accepted by momentjs) * Provide the param 'to_block' or 'to_date' * If 'to_date' and 'to_block' are provided, 'to_block' will be used.
 	ToDate string
-	// Addresses is the query parameter "addresses": The addresses to get metadata for.
+	// Addresses is the query parameter "addresses"; sent as addresses[]=v1&addresses[]=v2: The addresses to get metadata for.
 	Addresses []string
 	// Cursor is the query parameter "cursor": The cursor returned in the previous response (used for getting the next page). Learn more on cursor pagination here.
 	Cursor string
 	// Limit is the query parameter "limit": The desired page size of the result.
-	Limit int64
+	Limit *int
 	// DisableTotal is the query parameter "disable_total": If the result should skip returning the total count (Improves performance).
-	DisableTotal bool
+	DisableTotal *bool
+	// Extra holds parameters the reference does not list, sent in the query string as the original client
+	// sent them (see Args); naming a parameter of the endpoint here is an error.
+	Extra map[string]any
 }
 
-func (p *SearchNFTsParams) args() Args {
+func (p *SearchNFTsParams) args() (Args, error) {
 	a := Args{}
 	if p == nil {
-		return a
+		return a, nil
 	}
 	if p.Chain != "" {
 		a["chain"] = p.Chain
@@ -1858,11 +2174,11 @@ func (p *SearchNFTsParams) args() Args {
 	if p.Filter != "" {
 		a["filter"] = p.Filter
 	}
-	if p.FromBlock != 0 {
-		a["from_block"] = p.FromBlock
+	if p.FromBlock != nil {
+		a["from_block"] = *p.FromBlock
 	}
-	if p.ToBlock != 0 {
-		a["to_block"] = p.ToBlock
+	if p.ToBlock != nil {
+		a["to_block"] = *p.ToBlock
 	}
 	if p.FromDate != "" {
 		a["from_date"] = p.FromDate
@@ -1876,38 +2192,46 @@ func (p *SearchNFTsParams) args() Args {
 	if p.Cursor != "" {
 		a["cursor"] = p.Cursor
 	}
-	if p.Limit != 0 {
-		a["limit"] = p.Limit
+	if p.Limit != nil {
+		a["limit"] = *p.Limit
 	}
-	if p.DisableTotal {
-		a["disable_total"] = true
+	if p.DisableTotal != nil {
+		a["disable_total"] = *p.DisableTotal
 	}
-	return a
+	return a.withExtra("searchNFTs", p.Extra)
 }
 
 // SearchNFTs calls GET /nft/search (endpoint "searchNFTs"). p may be nil when nothing is required.
 func (s *TokenService) SearchNFTs(ctx context.Context, p *SearchNFTsParams) (*NFTMetadataCollection, error) {
+	a, err := p.args()
+	if err != nil {
+		return nil, err
+	}
 	var out NFTMetadataCollection
-	if err := (*service)(s).cl().Call(ctx, "searchNFTs", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "searchNFTs", a, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
 }
 
-// SearchNFTsIter walks every item of every page of SearchNFTs, following the cursor. It copies p when called and never
-// changes it; it stops when ctx is done, on the first error, or when the caller stops ranging.
+// SearchNFTsIter walks every item of every page of SearchNFTs,
+// by cursor or by offset as Pages does. It copies p when called and never changes it; it stops when ctx is
+// done, on the first error, or when the caller stops ranging. It is safe for concurrent use.
 func (s *TokenService) SearchNFTsIter(ctx context.Context, p *SearchNFTsParams) iter.Seq2[NFTMetadata, error] {
-	return pages[NFTMetadata](ctx, (*service)(s).cl(), "searchNFTs", p.args())
+	a, err := p.args()
+	return pages[NFTMetadata](ctx, (*service)(s).cl(), "searchNFTs", a, err)
 }
 
-// GetNFTTransfersFromToBlockParams are the parameters of Token.GetNFTTransfersFromToBlock (GET /nft/transfers). Zero values are not sent.
+// GetNFTTransfersFromToBlockParams are the parameters of Token.GetNFTTransfersFromToBlock (GET /nft/transfers).
+// Unset fields are not sent: an empty string, a nil pointer, a nil slice or map. Numbers and booleans
+// are pointers so that 0 and false can be sent: new(100), new(false). A call reads p and never changes it.
 type GetNFTTransfersFromToBlockParams struct {
 	// Chain is the query parameter "chain"; empty means the API's default, eth.
 	Chain string
 	// FromBlock is the query parameter "from_block": The minimum block number from which to get the transfers * Provide the param 'from_block' or 'from_date' * If 'from_date' and 'from_block' are provided, 'from_block' will be used.
-	FromBlock int64
+	FromBlock *int
 	// ToBlock is the query parameter "to_block": The maximum block number from which to get the transfers. * Provide the param 'to_block' or 'to_date' * If 'to_date' and 'to_block' are provided, 'to_block' will be used.
-	ToBlock int64
+	ToBlock *int
 	// FromDate is the query parameter "from_date": The start date from which to get the transfers (any format that is accepted by momentjs) * Provide the param 'from_block' or 'from_date' * If 'from_date' and 'from_block' are provided, 'from_block' will be used.
 	FromDate string
 	// ToDate is the query parameter "to_date": The end date from which to get the transfers (any format that is accepted by momentjs) * Provide the param 'to_block' or 'to_date' * If 'to_date' and 'to_block' are provided, 'to_block' will be used.
@@ -1915,26 +2239,29 @@ type GetNFTTransfersFromToBlockParams struct {
 	// Format is the query parameter "format": The format of the token ID.
 	Format string
 	// Limit is the query parameter "limit": The desired page size of the result.
-	Limit int64
+	Limit *int
 	// DisableTotal is the query parameter "disable_total": If the result should skip returning the total count (Improves performance).
-	DisableTotal bool
+	DisableTotal *bool
 	// Cursor is the query parameter "cursor": The cursor returned in the previous response (used for getting the next page). Learn more on cursor pagination here.
 	Cursor string
+	// Extra holds parameters the reference does not list, sent in the query string as the original client
+	// sent them (see Args); naming a parameter of the endpoint here is an error.
+	Extra map[string]any
 }
 
-func (p *GetNFTTransfersFromToBlockParams) args() Args {
+func (p *GetNFTTransfersFromToBlockParams) args() (Args, error) {
 	a := Args{}
 	if p == nil {
-		return a
+		return a, nil
 	}
 	if p.Chain != "" {
 		a["chain"] = p.Chain
 	}
-	if p.FromBlock != 0 {
-		a["from_block"] = p.FromBlock
+	if p.FromBlock != nil {
+		a["from_block"] = *p.FromBlock
 	}
-	if p.ToBlock != 0 {
-		a["to_block"] = p.ToBlock
+	if p.ToBlock != nil {
+		a["to_block"] = *p.ToBlock
 	}
 	if p.FromDate != "" {
 		a["from_date"] = p.FromDate
@@ -1945,62 +2272,73 @@ func (p *GetNFTTransfersFromToBlockParams) args() Args {
 	if p.Format != "" {
 		a["format"] = p.Format
 	}
-	if p.Limit != 0 {
-		a["limit"] = p.Limit
+	if p.Limit != nil {
+		a["limit"] = *p.Limit
 	}
-	if p.DisableTotal {
-		a["disable_total"] = true
+	if p.DisableTotal != nil {
+		a["disable_total"] = *p.DisableTotal
 	}
 	if p.Cursor != "" {
 		a["cursor"] = p.Cursor
 	}
-	return a
+	return a.withExtra("getNFTTransfersFromToBlock", p.Extra)
 }
 
 // GetNFTTransfersFromToBlock calls GET /nft/transfers (endpoint "getNFTTransfersFromToBlock"). p may be nil when nothing is required.
 func (s *TokenService) GetNFTTransfersFromToBlock(ctx context.Context, p *GetNFTTransfersFromToBlockParams) (*NFTTransferCollection, error) {
+	a, err := p.args()
+	if err != nil {
+		return nil, err
+	}
 	var out NFTTransferCollection
-	if err := (*service)(s).cl().Call(ctx, "getNFTTransfersFromToBlock", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getNFTTransfersFromToBlock", a, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
 }
 
-// GetNFTTransfersFromToBlockIter walks every item of every page of GetNFTTransfersFromToBlock, following the cursor. It copies p when called and never
-// changes it; it stops when ctx is done, on the first error, or when the caller stops ranging.
+// GetNFTTransfersFromToBlockIter walks every item of every page of GetNFTTransfersFromToBlock,
+// by cursor or by offset as Pages does. It copies p when called and never changes it; it stops when ctx is
+// done, on the first error, or when the caller stops ranging. It is safe for concurrent use.
 func (s *TokenService) GetNFTTransfersFromToBlockIter(ctx context.Context, p *GetNFTTransfersFromToBlockParams) iter.Seq2[NFTTransfer, error] {
-	return pages[NFTTransfer](ctx, (*service)(s).cl(), "getNFTTransfersFromToBlock", p.args())
+	a, err := p.args()
+	return pages[NFTTransfer](ctx, (*service)(s).cl(), "getNFTTransfersFromToBlock", a, err)
 }
 
-// GetAllTokenIdsParams are the parameters of Token.GetAllTokenIds (GET /nft/:address). Zero values are not sent.
+// GetAllTokenIdsParams are the parameters of Token.GetAllTokenIds (GET /nft/:address).
+// Unset fields are not sent: an empty string, a nil pointer, a nil slice or map. Numbers and booleans
+// are pointers so that 0 and false can be sent: new(100), new(false). A call reads p and never changes it.
 // Required: address.
 type GetAllTokenIdsParams struct {
-	// Address is the path parameter "address" (required); empty means the client's default address, if one is configured: The address of the NFT contract.
+	// Address is the path parameter "address" (required); empty means Config.DefaultAddress, if set: The address of the NFT contract.
 	Address string
 	// Chain is the query parameter "chain"; empty means the API's default, eth.
 	Chain string
 	// Format is the query parameter "format": The format of the token ID.
 	Format string
 	// Limit is the query parameter "limit": The desired page size of the result.
-	Limit int64
+	Limit *int
 	// DisableTotal is the query parameter "disable_total": If the result should skip returning the total count (Improves performance).
-	DisableTotal bool
+	DisableTotal *bool
 	// TotalRanges is the query parameter "totalRanges": The number of subranges to split the results into.
-	TotalRanges int64
+	TotalRanges *int
 	// Range is the query parameter "range": The desired subrange to query.
-	Range int64
+	Range *int
 	// Cursor is the query parameter "cursor": The cursor returned in the previous response (used for getting the next page). Learn more on cursor pagination here.
 	Cursor string
 	// NormalizeMetadata is the query parameter "normalizeMetadata": The option to enable metadata normalization. Learn more about metadata normalization here.
-	NormalizeMetadata bool
+	NormalizeMetadata *bool
 	// MediaItems is the query parameter "media_items".
-	MediaItems bool
+	MediaItems *bool
+	// Extra holds parameters the reference does not list, sent in the query string as the original client
+	// sent them (see Args); naming a parameter of the endpoint here is an error.
+	Extra map[string]any
 }
 
-func (p *GetAllTokenIdsParams) args() Args {
+func (p *GetAllTokenIdsParams) args() (Args, error) {
 	a := Args{}
 	if p == nil {
-		return a
+		return a, nil
 	}
 	if p.Address != "" {
 		a["address"] = p.Address
@@ -2011,46 +2349,54 @@ func (p *GetAllTokenIdsParams) args() Args {
 	if p.Format != "" {
 		a["format"] = p.Format
 	}
-	if p.Limit != 0 {
-		a["limit"] = p.Limit
+	if p.Limit != nil {
+		a["limit"] = *p.Limit
 	}
-	if p.DisableTotal {
-		a["disable_total"] = true
+	if p.DisableTotal != nil {
+		a["disable_total"] = *p.DisableTotal
 	}
-	if p.TotalRanges != 0 {
-		a["totalRanges"] = p.TotalRanges
+	if p.TotalRanges != nil {
+		a["totalRanges"] = *p.TotalRanges
 	}
-	if p.Range != 0 {
-		a["range"] = p.Range
+	if p.Range != nil {
+		a["range"] = *p.Range
 	}
 	if p.Cursor != "" {
 		a["cursor"] = p.Cursor
 	}
-	if p.NormalizeMetadata {
-		a["normalizeMetadata"] = true
+	if p.NormalizeMetadata != nil {
+		a["normalizeMetadata"] = *p.NormalizeMetadata
 	}
-	if p.MediaItems {
-		a["media_items"] = true
+	if p.MediaItems != nil {
+		a["media_items"] = *p.MediaItems
 	}
-	return a
+	return a.withExtra("getAllTokenIds", p.Extra)
 }
 
 // GetAllTokenIds calls GET /nft/:address (endpoint "getAllTokenIds"). p may be nil when nothing is required.
 func (s *TokenService) GetAllTokenIds(ctx context.Context, p *GetAllTokenIdsParams) (*NFTCollection, error) {
+	a, err := p.args()
+	if err != nil {
+		return nil, err
+	}
 	var out NFTCollection
-	if err := (*service)(s).cl().Call(ctx, "getAllTokenIds", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getAllTokenIds", a, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
 }
 
-// GetAllTokenIdsIter walks every item of every page of GetAllTokenIds, following the cursor. It copies p when called and never
-// changes it; it stops when ctx is done, on the first error, or when the caller stops ranging.
+// GetAllTokenIdsIter walks every item of every page of GetAllTokenIds,
+// by cursor or by offset as Pages does. It copies p when called and never changes it; it stops when ctx is
+// done, on the first error, or when the caller stops ranging. It is safe for concurrent use.
 func (s *TokenService) GetAllTokenIdsIter(ctx context.Context, p *GetAllTokenIdsParams) iter.Seq2[NFT, error] {
-	return pages[NFT](ctx, (*service)(s).cl(), "getAllTokenIds", p.args())
+	a, err := p.args()
+	return pages[NFT](ctx, (*service)(s).cl(), "getAllTokenIds", a, err)
 }
 
-// GetMultipleNFTsParams are the parameters of Token.GetMultipleNFTs (POST /nft/getMultipleNFTs). Zero values are not sent.
+// GetMultipleNFTsParams are the parameters of Token.GetMultipleNFTs (POST /nft/getMultipleNFTs).
+// Unset fields are not sent: an empty string, a nil pointer, a nil slice or map. Numbers and booleans
+// are pointers so that 0 and false can be sent: new(100), new(false). A call reads p and never changes it.
 // Required: tokens.
 type GetMultipleNFTsParams struct {
 	// Chain is the query parameter "chain"; empty means the API's default, eth.
@@ -2058,15 +2404,18 @@ type GetMultipleNFTsParams struct {
 	// Tokens is the body parameter "tokens" (required).
 	Tokens []NFTTokenRef
 	// NormalizeMetadata is the body parameter "normalizeMetadata".
-	NormalizeMetadata bool
+	NormalizeMetadata *bool
 	// MediaItems is the body parameter "media_items".
-	MediaItems bool
+	MediaItems *bool
+	// Extra holds parameters the reference does not list, sent in the query string as the original client
+	// sent them (see Args); naming a parameter of the endpoint here is an error.
+	Extra map[string]any
 }
 
-func (p *GetMultipleNFTsParams) args() Args {
+func (p *GetMultipleNFTsParams) args() (Args, error) {
 	a := Args{}
 	if p == nil {
-		return a
+		return a, nil
 	}
 	if p.Chain != "" {
 		a["chain"] = p.Chain
@@ -2074,35 +2423,41 @@ func (p *GetMultipleNFTsParams) args() Args {
 	if p.Tokens != nil {
 		a["tokens"] = slices.Clone(p.Tokens)
 	}
-	if p.NormalizeMetadata {
-		a["normalizeMetadata"] = true
+	if p.NormalizeMetadata != nil {
+		a["normalizeMetadata"] = *p.NormalizeMetadata
 	}
-	if p.MediaItems {
-		a["media_items"] = true
+	if p.MediaItems != nil {
+		a["media_items"] = *p.MediaItems
 	}
-	return a
+	return a.withExtra("getMultipleNFTs", p.Extra)
 }
 
 // GetMultipleNFTs calls POST /nft/getMultipleNFTs (endpoint "getMultipleNFTs"). p may be nil when nothing is required.
 func (s *TokenService) GetMultipleNFTs(ctx context.Context, p *GetMultipleNFTsParams) ([]NFTOwner, error) {
+	a, err := p.args()
+	if err != nil {
+		return nil, err
+	}
 	var out []NFTOwner
-	if err := (*service)(s).cl().Call(ctx, "getMultipleNFTs", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getMultipleNFTs", a, &out); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-// GetContractNFTTransfersParams are the parameters of Token.GetContractNFTTransfers (GET /nft/:address/transfers). Zero values are not sent.
+// GetContractNFTTransfersParams are the parameters of Token.GetContractNFTTransfers (GET /nft/:address/transfers).
+// Unset fields are not sent: an empty string, a nil pointer, a nil slice or map. Numbers and booleans
+// are pointers so that 0 and false can be sent: new(100), new(false). A call reads p and never changes it.
 // Required: address.
 type GetContractNFTTransfersParams struct {
-	// Address is the path parameter "address" (required); empty means the client's default address, if one is configured: The address of the NFT contract.
+	// Address is the path parameter "address" (required); empty means Config.DefaultAddress, if set: The address of the NFT contract.
 	Address string
 	// Chain is the query parameter "chain"; empty means the API's default, eth.
 	Chain string
 	// FromBlock is the query parameter "from_block": The minimum block number from where to get the transfers * Provide the param 'from_block' or 'from_date' * If 'from_date' and 'from_block' are provided, 'from_block' will be used.
-	FromBlock int64
+	FromBlock *int
 	// ToBlock is the query parameter "to_block": The maximum block number from where to get the transfers. * Provide the param 'to_block' or 'to_date' * If 'to_date' and 'to_block' are provided, 'to_block' will be used.
-	ToBlock int64
+	ToBlock *int
 	// FromDate is the query parameter "from_date": The date from where to get the transfers (any format that is accepted by momentjs) * Provide the param 'from_block' or 'from_date' * If 'from_date' and 'from_block' are provided, 'from_block' will be used.
 	FromDate string
 	// ToDate is the query parameter "to_date": Get transfers up until this date (any format that is accepted by momentjs) * Provide the param 'to_block' or 'to_date' * If 'to_date' and 'to_block' are provided, 'to_block' will be used.
@@ -2110,17 +2465,20 @@ type GetContractNFTTransfersParams struct {
 	// Format is the query parameter "format": The format of the token ID.
 	Format string
 	// Limit is the query parameter "limit": The desired page size of the result.
-	Limit int64
+	Limit *int
 	// DisableTotal is the query parameter "disable_total": If the result should skip returning the total count (Improves performance).
-	DisableTotal bool
+	DisableTotal *bool
 	// Cursor is the query parameter "cursor": The cursor returned in the previous response (used for getting the next page). Learn more on cursor pagination here.
 	Cursor string
+	// Extra holds parameters the reference does not list, sent in the query string as the original client
+	// sent them (see Args); naming a parameter of the endpoint here is an error.
+	Extra map[string]any
 }
 
-func (p *GetContractNFTTransfersParams) args() Args {
+func (p *GetContractNFTTransfersParams) args() (Args, error) {
 	a := Args{}
 	if p == nil {
-		return a
+		return a, nil
 	}
 	if p.Address != "" {
 		a["address"] = p.Address
@@ -2128,11 +2486,11 @@ func (p *GetContractNFTTransfersParams) args() Args {
 	if p.Chain != "" {
 		a["chain"] = p.Chain
 	}
-	if p.FromBlock != 0 {
-		a["from_block"] = p.FromBlock
+	if p.FromBlock != nil {
+		a["from_block"] = *p.FromBlock
 	}
-	if p.ToBlock != 0 {
-		a["to_block"] = p.ToBlock
+	if p.ToBlock != nil {
+		a["to_block"] = *p.ToBlock
 	}
 	if p.FromDate != "" {
 		a["from_date"] = p.FromDate
@@ -2143,58 +2501,69 @@ func (p *GetContractNFTTransfersParams) args() Args {
 	if p.Format != "" {
 		a["format"] = p.Format
 	}
-	if p.Limit != 0 {
-		a["limit"] = p.Limit
+	if p.Limit != nil {
+		a["limit"] = *p.Limit
 	}
-	if p.DisableTotal {
-		a["disable_total"] = true
+	if p.DisableTotal != nil {
+		a["disable_total"] = *p.DisableTotal
 	}
 	if p.Cursor != "" {
 		a["cursor"] = p.Cursor
 	}
-	return a
+	return a.withExtra("getContractNFTTransfers", p.Extra)
 }
 
 // GetContractNFTTransfers calls GET /nft/:address/transfers (endpoint "getContractNFTTransfers"). p may be nil when nothing is required.
 func (s *TokenService) GetContractNFTTransfers(ctx context.Context, p *GetContractNFTTransfersParams) (*NFTTransferCollection, error) {
+	a, err := p.args()
+	if err != nil {
+		return nil, err
+	}
 	var out NFTTransferCollection
-	if err := (*service)(s).cl().Call(ctx, "getContractNFTTransfers", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getContractNFTTransfers", a, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
 }
 
-// GetContractNFTTransfersIter walks every item of every page of GetContractNFTTransfers, following the cursor. It copies p when called and never
-// changes it; it stops when ctx is done, on the first error, or when the caller stops ranging.
+// GetContractNFTTransfersIter walks every item of every page of GetContractNFTTransfers,
+// by cursor or by offset as Pages does. It copies p when called and never changes it; it stops when ctx is
+// done, on the first error, or when the caller stops ranging. It is safe for concurrent use.
 func (s *TokenService) GetContractNFTTransfersIter(ctx context.Context, p *GetContractNFTTransfersParams) iter.Seq2[NFTTransfer, error] {
-	return pages[NFTTransfer](ctx, (*service)(s).cl(), "getContractNFTTransfers", p.args())
+	a, err := p.args()
+	return pages[NFTTransfer](ctx, (*service)(s).cl(), "getContractNFTTransfers", a, err)
 }
 
-// GetNFTOwnersParams are the parameters of Token.GetNFTOwners (GET /nft/:address/owners). Zero values are not sent.
+// GetNFTOwnersParams are the parameters of Token.GetNFTOwners (GET /nft/:address/owners).
+// Unset fields are not sent: an empty string, a nil pointer, a nil slice or map. Numbers and booleans
+// are pointers so that 0 and false can be sent: new(100), new(false). A call reads p and never changes it.
 // Required: address.
 type GetNFTOwnersParams struct {
-	// Address is the path parameter "address" (required); empty means the client's default address, if one is configured: The address of the NFT contract.
+	// Address is the path parameter "address" (required); empty means Config.DefaultAddress, if set: The address of the NFT contract.
 	Address string
 	// Chain is the query parameter "chain"; empty means the API's default, eth.
 	Chain string
 	// Format is the query parameter "format": The format of the token ID.
 	Format string
 	// Limit is the query parameter "limit": The desired page size of the result.
-	Limit int64
+	Limit *int
 	// DisableTotal is the query parameter "disable_total": If the result should skip returning the total count (Improves performance).
-	DisableTotal bool
+	DisableTotal *bool
 	// Cursor is the query parameter "cursor": The cursor returned in the previous response (used for getting the next page). Learn more on cursor pagination here.
 	Cursor string
 	// NormalizeMetadata is the query parameter "normalizeMetadata": The option to enable metadata normalization. Learn more about metadata normalization here.
-	NormalizeMetadata bool
+	NormalizeMetadata *bool
 	// MediaItems is the query parameter "media_items".
-	MediaItems bool
+	MediaItems *bool
+	// Extra holds parameters the reference does not list, sent in the query string as the original client
+	// sent them (see Args); naming a parameter of the endpoint here is an error.
+	Extra map[string]any
 }
 
-func (p *GetNFTOwnersParams) args() Args {
+func (p *GetNFTOwnersParams) args() (Args, error) {
 	a := Args{}
 	if p == nil {
-		return a
+		return a, nil
 	}
 	if p.Address != "" {
 		a["address"] = p.Address
@@ -2205,52 +2574,63 @@ func (p *GetNFTOwnersParams) args() Args {
 	if p.Format != "" {
 		a["format"] = p.Format
 	}
-	if p.Limit != 0 {
-		a["limit"] = p.Limit
+	if p.Limit != nil {
+		a["limit"] = *p.Limit
 	}
-	if p.DisableTotal {
-		a["disable_total"] = true
+	if p.DisableTotal != nil {
+		a["disable_total"] = *p.DisableTotal
 	}
 	if p.Cursor != "" {
 		a["cursor"] = p.Cursor
 	}
-	if p.NormalizeMetadata {
-		a["normalizeMetadata"] = true
+	if p.NormalizeMetadata != nil {
+		a["normalizeMetadata"] = *p.NormalizeMetadata
 	}
-	if p.MediaItems {
-		a["media_items"] = true
+	if p.MediaItems != nil {
+		a["media_items"] = *p.MediaItems
 	}
-	return a
+	return a.withExtra("getNFTOwners", p.Extra)
 }
 
 // GetNFTOwners calls GET /nft/:address/owners (endpoint "getNFTOwners"). p may be nil when nothing is required.
 func (s *TokenService) GetNFTOwners(ctx context.Context, p *GetNFTOwnersParams) (*NFTOwnerCollection, error) {
+	a, err := p.args()
+	if err != nil {
+		return nil, err
+	}
 	var out NFTOwnerCollection
-	if err := (*service)(s).cl().Call(ctx, "getNFTOwners", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getNFTOwners", a, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
 }
 
-// GetNFTOwnersIter walks every item of every page of GetNFTOwners, following the cursor. It copies p when called and never
-// changes it; it stops when ctx is done, on the first error, or when the caller stops ranging.
+// GetNFTOwnersIter walks every item of every page of GetNFTOwners,
+// by cursor or by offset as Pages does. It copies p when called and never changes it; it stops when ctx is
+// done, on the first error, or when the caller stops ranging. It is safe for concurrent use.
 func (s *TokenService) GetNFTOwnersIter(ctx context.Context, p *GetNFTOwnersParams) iter.Seq2[NFTOwner, error] {
-	return pages[NFTOwner](ctx, (*service)(s).cl(), "getNFTOwners", p.args())
+	a, err := p.args()
+	return pages[NFTOwner](ctx, (*service)(s).cl(), "getNFTOwners", a, err)
 }
 
-// GetNFTMetadataParams are the parameters of Token.GetNFTMetadata (GET /nft/:address/metadata). Zero values are not sent.
+// GetNFTMetadataParams are the parameters of Token.GetNFTMetadata (GET /nft/:address/metadata).
+// Unset fields are not sent: an empty string, a nil pointer, a nil slice or map. Numbers and booleans
+// are pointers so that 0 and false can be sent: new(100), new(false). A call reads p and never changes it.
 // Required: address.
 type GetNFTMetadataParams struct {
-	// Address is the path parameter "address" (required); empty means the client's default address, if one is configured: The address of the NFT contract.
+	// Address is the path parameter "address" (required); empty means Config.DefaultAddress, if set: The address of the NFT contract.
 	Address string
 	// Chain is the query parameter "chain"; empty means the API's default, eth.
 	Chain string
+	// Extra holds parameters the reference does not list, sent in the query string as the original client
+	// sent them (see Args); naming a parameter of the endpoint here is an error.
+	Extra map[string]any
 }
 
-func (p *GetNFTMetadataParams) args() Args {
+func (p *GetNFTMetadataParams) args() (Args, error) {
 	a := Args{}
 	if p == nil {
-		return a
+		return a, nil
 	}
 	if p.Address != "" {
 		a["address"] = p.Address
@@ -2258,22 +2638,28 @@ func (p *GetNFTMetadataParams) args() Args {
 	if p.Chain != "" {
 		a["chain"] = p.Chain
 	}
-	return a
+	return a.withExtra("getNFTMetadata", p.Extra)
 }
 
 // GetNFTMetadata calls GET /nft/:address/metadata (endpoint "getNFTMetadata"). p may be nil when nothing is required.
 func (s *TokenService) GetNFTMetadata(ctx context.Context, p *GetNFTMetadataParams) (*NFTContractMetadata, error) {
+	a, err := p.args()
+	if err != nil {
+		return nil, err
+	}
 	var out NFTContractMetadata
-	if err := (*service)(s).cl().Call(ctx, "getNFTMetadata", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getNFTMetadata", a, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
 }
 
-// ReSyncMetadataParams are the parameters of Token.ReSyncMetadata (GET /nft/:address/:token_id/metadata/resync). Zero values are not sent.
+// ReSyncMetadataParams are the parameters of Token.ReSyncMetadata (GET /nft/:address/:token_id/metadata/resync).
+// Unset fields are not sent: an empty string, a nil pointer, a nil slice or map. Numbers and booleans
+// are pointers so that 0 and false can be sent: new(100), new(false). A call reads p and never changes it.
 // Required: address, token_id.
 type ReSyncMetadataParams struct {
-	// Address is the path parameter "address" (required); empty means the client's default address, if one is configured: The address of the NFT contract.
+	// Address is the path parameter "address" (required); empty means Config.DefaultAddress, if set: The address of the NFT contract.
 	Address string
 	// TokenID is the path parameter "token_id" (required): The ID of the token.
 	TokenID string
@@ -2283,12 +2669,15 @@ type ReSyncMetadataParams struct {
 	Flag string
 	// Mode is the query parameter "mode"; one of sync, async: To define the behaviour of the endpoint.
 	Mode string
+	// Extra holds parameters the reference does not list, sent in the query string as the original client
+	// sent them (see Args); naming a parameter of the endpoint here is an error.
+	Extra map[string]any
 }
 
-func (p *ReSyncMetadataParams) args() Args {
+func (p *ReSyncMetadataParams) args() (Args, error) {
 	a := Args{}
 	if p == nil {
-		return a
+		return a, nil
 	}
 	if p.Address != "" {
 		a["address"] = p.Address
@@ -2305,22 +2694,28 @@ func (p *ReSyncMetadataParams) args() Args {
 	if p.Mode != "" {
 		a["mode"] = p.Mode
 	}
-	return a
+	return a.withExtra("reSyncMetadata", p.Extra)
 }
 
 // ReSyncMetadata calls GET /nft/:address/:token_id/metadata/resync (endpoint "reSyncMetadata"). p may be nil when nothing is required.
 func (s *TokenService) ReSyncMetadata(ctx context.Context, p *ReSyncMetadataParams) (*MetadataResync, error) {
+	a, err := p.args()
+	if err != nil {
+		return nil, err
+	}
 	var out MetadataResync
-	if err := (*service)(s).cl().Call(ctx, "reSyncMetadata", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "reSyncMetadata", a, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
 }
 
-// GetTokenIdMetadataParams are the parameters of Token.GetTokenIdMetadata (GET /nft/:address/:token_id). Zero values are not sent.
+// GetTokenIdMetadataParams are the parameters of Token.GetTokenIdMetadata (GET /nft/:address/:token_id).
+// Unset fields are not sent: an empty string, a nil pointer, a nil slice or map. Numbers and booleans
+// are pointers so that 0 and false can be sent: new(100), new(false). A call reads p and never changes it.
 // Required: address, token_id.
 type GetTokenIdMetadataParams struct {
-	// Address is the path parameter "address" (required); empty means the client's default address, if one is configured: The address of the NFT contract.
+	// Address is the path parameter "address" (required); empty means Config.DefaultAddress, if set: The address of the NFT contract.
 	Address string
 	// TokenID is the path parameter "token_id" (required): The ID of the token.
 	TokenID string
@@ -2329,15 +2724,18 @@ type GetTokenIdMetadataParams struct {
 	// Format is the query parameter "format": The format of the token ID.
 	Format string
 	// NormalizeMetadata is the query parameter "normalizeMetadata": The option to enable metadata normalization. Learn more about metadata normalization here.
-	NormalizeMetadata bool
+	NormalizeMetadata *bool
 	// MediaItems is the query parameter "media_items".
-	MediaItems bool
+	MediaItems *bool
+	// Extra holds parameters the reference does not list, sent in the query string as the original client
+	// sent them (see Args); naming a parameter of the endpoint here is an error.
+	Extra map[string]any
 }
 
-func (p *GetTokenIdMetadataParams) args() Args {
+func (p *GetTokenIdMetadataParams) args() (Args, error) {
 	a := Args{}
 	if p == nil {
-		return a
+		return a, nil
 	}
 	if p.Address != "" {
 		a["address"] = p.Address
@@ -2351,28 +2749,34 @@ func (p *GetTokenIdMetadataParams) args() Args {
 	if p.Format != "" {
 		a["format"] = p.Format
 	}
-	if p.NormalizeMetadata {
-		a["normalizeMetadata"] = true
+	if p.NormalizeMetadata != nil {
+		a["normalizeMetadata"] = *p.NormalizeMetadata
 	}
-	if p.MediaItems {
-		a["media_items"] = true
+	if p.MediaItems != nil {
+		a["media_items"] = *p.MediaItems
 	}
-	return a
+	return a.withExtra("getTokenIdMetadata", p.Extra)
 }
 
 // GetTokenIdMetadata calls GET /nft/:address/:token_id (endpoint "getTokenIdMetadata"). p may be nil when nothing is required.
 func (s *TokenService) GetTokenIdMetadata(ctx context.Context, p *GetTokenIdMetadataParams) (*NFT, error) {
+	a, err := p.args()
+	if err != nil {
+		return nil, err
+	}
 	var out NFT
-	if err := (*service)(s).cl().Call(ctx, "getTokenIdMetadata", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getTokenIdMetadata", a, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
 }
 
-// GetTokenIdOwnersParams are the parameters of Token.GetTokenIdOwners (GET /nft/:address/:token_id/owners). Zero values are not sent.
+// GetTokenIdOwnersParams are the parameters of Token.GetTokenIdOwners (GET /nft/:address/:token_id/owners).
+// Unset fields are not sent: an empty string, a nil pointer, a nil slice or map. Numbers and booleans
+// are pointers so that 0 and false can be sent: new(100), new(false). A call reads p and never changes it.
 // Required: address, token_id.
 type GetTokenIdOwnersParams struct {
-	// Address is the path parameter "address" (required); empty means the client's default address, if one is configured: The address of the NFT contract.
+	// Address is the path parameter "address" (required); empty means Config.DefaultAddress, if set: The address of the NFT contract.
 	Address string
 	// TokenID is the path parameter "token_id" (required): The ID of the token.
 	TokenID string
@@ -2381,21 +2785,24 @@ type GetTokenIdOwnersParams struct {
 	// Format is the query parameter "format": The format of the token ID.
 	Format string
 	// Limit is the query parameter "limit": The desired page size of the result.
-	Limit int64
+	Limit *int
 	// DisableTotal is the query parameter "disable_total": If the result should skip returning the total count (Improves performance).
-	DisableTotal bool
+	DisableTotal *bool
 	// Cursor is the query parameter "cursor": The cursor returned in the previous response (used for getting the next page). Learn more on cursor pagination here.
 	Cursor string
 	// NormalizeMetadata is the query parameter "normalizeMetadata": The option to enable metadata normalization. Learn more about metadata normalization here.
-	NormalizeMetadata bool
+	NormalizeMetadata *bool
 	// MediaItems is the query parameter "media_items".
-	MediaItems bool
+	MediaItems *bool
+	// Extra holds parameters the reference does not list, sent in the query string as the original client
+	// sent them (see Args); naming a parameter of the endpoint here is an error.
+	Extra map[string]any
 }
 
-func (p *GetTokenIdOwnersParams) args() Args {
+func (p *GetTokenIdOwnersParams) args() (Args, error) {
 	a := Args{}
 	if p == nil {
-		return a
+		return a, nil
 	}
 	if p.Address != "" {
 		a["address"] = p.Address
@@ -2409,43 +2816,51 @@ func (p *GetTokenIdOwnersParams) args() Args {
 	if p.Format != "" {
 		a["format"] = p.Format
 	}
-	if p.Limit != 0 {
-		a["limit"] = p.Limit
+	if p.Limit != nil {
+		a["limit"] = *p.Limit
 	}
-	if p.DisableTotal {
-		a["disable_total"] = true
+	if p.DisableTotal != nil {
+		a["disable_total"] = *p.DisableTotal
 	}
 	if p.Cursor != "" {
 		a["cursor"] = p.Cursor
 	}
-	if p.NormalizeMetadata {
-		a["normalizeMetadata"] = true
+	if p.NormalizeMetadata != nil {
+		a["normalizeMetadata"] = *p.NormalizeMetadata
 	}
-	if p.MediaItems {
-		a["media_items"] = true
+	if p.MediaItems != nil {
+		a["media_items"] = *p.MediaItems
 	}
-	return a
+	return a.withExtra("getTokenIdOwners", p.Extra)
 }
 
 // GetTokenIdOwners calls GET /nft/:address/:token_id/owners (endpoint "getTokenIdOwners"). p may be nil when nothing is required.
 func (s *TokenService) GetTokenIdOwners(ctx context.Context, p *GetTokenIdOwnersParams) (*NFTOwnerCollection, error) {
+	a, err := p.args()
+	if err != nil {
+		return nil, err
+	}
 	var out NFTOwnerCollection
-	if err := (*service)(s).cl().Call(ctx, "getTokenIdOwners", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getTokenIdOwners", a, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
 }
 
-// GetTokenIdOwnersIter walks every item of every page of GetTokenIdOwners, following the cursor. It copies p when called and never
-// changes it; it stops when ctx is done, on the first error, or when the caller stops ranging.
+// GetTokenIdOwnersIter walks every item of every page of GetTokenIdOwners,
+// by cursor or by offset as Pages does. It copies p when called and never changes it; it stops when ctx is
+// done, on the first error, or when the caller stops ranging. It is safe for concurrent use.
 func (s *TokenService) GetTokenIdOwnersIter(ctx context.Context, p *GetTokenIdOwnersParams) iter.Seq2[NFTOwner, error] {
-	return pages[NFTOwner](ctx, (*service)(s).cl(), "getTokenIdOwners", p.args())
+	a, err := p.args()
+	return pages[NFTOwner](ctx, (*service)(s).cl(), "getTokenIdOwners", a, err)
 }
 
-// GetWalletTokenIdTransfersParams are the parameters of Token.GetWalletTokenIdTransfers (GET /nft/:address/:token_id/transfers). Zero values are not sent.
+// GetWalletTokenIdTransfersParams are the parameters of Token.GetWalletTokenIdTransfers (GET /nft/:address/:token_id/transfers).
+// Unset fields are not sent: an empty string, a nil pointer, a nil slice or map. Numbers and booleans
+// are pointers so that 0 and false can be sent: new(100), new(false). A call reads p and never changes it.
 // Required: address, token_id.
 type GetWalletTokenIdTransfersParams struct {
-	// Address is the path parameter "address" (required); empty means the client's default address, if one is configured: The address of the NFT contract.
+	// Address is the path parameter "address" (required); empty means Config.DefaultAddress, if set: The address of the NFT contract.
 	Address string
 	// TokenID is the path parameter "token_id" (required): The ID of the token.
 	TokenID string
@@ -2454,19 +2869,22 @@ type GetWalletTokenIdTransfersParams struct {
 	// Format is the query parameter "format": The format of the token ID.
 	Format string
 	// Limit is the query parameter "limit": The desired page size of the result.
-	Limit int64
+	Limit *int
 	// DisableTotal is the query parameter "disable_total": If the result should skip returning the total count (Improves performance).
-	DisableTotal bool
+	DisableTotal *bool
 	// Order is the query parameter "order".
 	Order string
 	// Cursor is the query parameter "cursor": The cursor returned in the previous response (used for getting the next page). Learn more on cursor pagination here.
 	Cursor string
+	// Extra holds parameters the reference does not list, sent in the query string as the original client
+	// sent them (see Args); naming a parameter of the endpoint here is an error.
+	Extra map[string]any
 }
 
-func (p *GetWalletTokenIdTransfersParams) args() Args {
+func (p *GetWalletTokenIdTransfersParams) args() (Args, error) {
 	a := Args{}
 	if p == nil {
-		return a
+		return a, nil
 	}
 	if p.Address != "" {
 		a["address"] = p.Address
@@ -2480,11 +2898,11 @@ func (p *GetWalletTokenIdTransfersParams) args() Args {
 	if p.Format != "" {
 		a["format"] = p.Format
 	}
-	if p.Limit != 0 {
-		a["limit"] = p.Limit
+	if p.Limit != nil {
+		a["limit"] = *p.Limit
 	}
-	if p.DisableTotal {
-		a["disable_total"] = true
+	if p.DisableTotal != nil {
+		a["disable_total"] = *p.DisableTotal
 	}
 	if p.Order != "" {
 		a["order"] = p.Order
@@ -2492,37 +2910,48 @@ func (p *GetWalletTokenIdTransfersParams) args() Args {
 	if p.Cursor != "" {
 		a["cursor"] = p.Cursor
 	}
-	return a
+	return a.withExtra("getWalletTokenIdTransfers", p.Extra)
 }
 
 // GetWalletTokenIdTransfers calls GET /nft/:address/:token_id/transfers (endpoint "getWalletTokenIdTransfers"). p may be nil when nothing is required.
 func (s *TokenService) GetWalletTokenIdTransfers(ctx context.Context, p *GetWalletTokenIdTransfersParams) (*NFTTransferCollection, error) {
+	a, err := p.args()
+	if err != nil {
+		return nil, err
+	}
 	var out NFTTransferCollection
-	if err := (*service)(s).cl().Call(ctx, "getWalletTokenIdTransfers", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getWalletTokenIdTransfers", a, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
 }
 
-// GetWalletTokenIdTransfersIter walks every item of every page of GetWalletTokenIdTransfers, following the cursor. It copies p when called and never
-// changes it; it stops when ctx is done, on the first error, or when the caller stops ranging.
+// GetWalletTokenIdTransfersIter walks every item of every page of GetWalletTokenIdTransfers,
+// by cursor or by offset as Pages does. It copies p when called and never changes it; it stops when ctx is
+// done, on the first error, or when the caller stops ranging. It is safe for concurrent use.
 func (s *TokenService) GetWalletTokenIdTransfersIter(ctx context.Context, p *GetWalletTokenIdTransfersParams) iter.Seq2[NFTTransfer, error] {
-	return pages[NFTTransfer](ctx, (*service)(s).cl(), "getWalletTokenIdTransfers", p.args())
+	a, err := p.args()
+	return pages[NFTTransfer](ctx, (*service)(s).cl(), "getWalletTokenIdTransfers", a, err)
 }
 
-// SyncNFTContractParams are the parameters of Contract.SyncNFTContract (PUT /nft/:address/sync). Zero values are not sent.
+// SyncNFTContractParams are the parameters of Contract.SyncNFTContract (PUT /nft/:address/sync).
+// Unset fields are not sent: an empty string, a nil pointer, a nil slice or map. Numbers and booleans
+// are pointers so that 0 and false can be sent: new(100), new(false). A call reads p and never changes it.
 // Required: address.
 type SyncNFTContractParams struct {
-	// Address is the path parameter "address" (required); empty means the client's default address, if one is configured: The address of the NFT contract.
+	// Address is the path parameter "address" (required); empty means Config.DefaultAddress, if set: The address of the NFT contract.
 	Address string
 	// Chain is the query parameter "chain"; empty means the API's default, eth.
 	Chain string
+	// Extra holds parameters the reference does not list, sent in the query string as the original client
+	// sent them (see Args); naming a parameter of the endpoint here is an error.
+	Extra map[string]any
 }
 
-func (p *SyncNFTContractParams) args() Args {
+func (p *SyncNFTContractParams) args() (Args, error) {
 	a := Args{}
 	if p == nil {
-		return a
+		return a, nil
 	}
 	if p.Address != "" {
 		a["address"] = p.Address
@@ -2530,31 +2959,40 @@ func (p *SyncNFTContractParams) args() Args {
 	if p.Chain != "" {
 		a["chain"] = p.Chain
 	}
-	return a
+	return a.withExtra("syncNFTContract", p.Extra)
 }
 
 // SyncNFTContract calls PUT /nft/:address/sync (endpoint "syncNFTContract"). p may be nil when nothing is required.
 func (s *ContractService) SyncNFTContract(ctx context.Context, p *SyncNFTContractParams) (*SyncNFTContractResponse, error) {
+	a, err := p.args()
+	if err != nil {
+		return nil, err
+	}
 	var out SyncNFTContractResponse
-	if err := (*service)(s).cl().Call(ctx, "syncNFTContract", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "syncNFTContract", a, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
 }
 
-// ResolveDomainParams are the parameters of Resolve.ResolveDomain (GET /resolve/:domain). Zero values are not sent.
+// ResolveDomainParams are the parameters of Resolve.ResolveDomain (GET /resolve/:domain).
+// Unset fields are not sent: an empty string, a nil pointer, a nil slice or map. Numbers and booleans
+// are pointers so that 0 and false can be sent: new(100), new(false). A call reads p and never changes it.
 // Required: domain.
 type ResolveDomainParams struct {
 	// Domain is the path parameter "domain" (required): The domain to be resolved.
 	Domain string
 	// Currency is the query parameter "currency": The currency to query.
 	Currency string
+	// Extra holds parameters the reference does not list, sent in the query string as the original client
+	// sent them (see Args); naming a parameter of the endpoint here is an error.
+	Extra map[string]any
 }
 
-func (p *ResolveDomainParams) args() Args {
+func (p *ResolveDomainParams) args() (Args, error) {
 	a := Args{}
 	if p == nil {
-		return a
+		return a, nil
 	}
 	if p.Domain != "" {
 		a["domain"] = p.Domain
@@ -2562,73 +3000,97 @@ func (p *ResolveDomainParams) args() Args {
 	if p.Currency != "" {
 		a["currency"] = p.Currency
 	}
-	return a
+	return a.withExtra("resolveDomain", p.Extra)
 }
 
 // ResolveDomain calls GET /resolve/:domain (endpoint "resolveDomain"). p may be nil when nothing is required.
 func (s *ResolveService) ResolveDomain(ctx context.Context, p *ResolveDomainParams) (*Resolve, error) {
+	a, err := p.args()
+	if err != nil {
+		return nil, err
+	}
 	var out Resolve
-	if err := (*service)(s).cl().Call(ctx, "resolveDomain", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "resolveDomain", a, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
 }
 
-// ResolveENSDomainParams are the parameters of Resolve.ResolveENSDomain (GET /resolve/ens/:domain). Zero values are not sent.
+// ResolveENSDomainParams are the parameters of Resolve.ResolveENSDomain (GET /resolve/ens/:domain).
+// Unset fields are not sent: an empty string, a nil pointer, a nil slice or map. Numbers and booleans
+// are pointers so that 0 and false can be sent: new(100), new(false). A call reads p and never changes it.
 // Required: domain.
 type ResolveENSDomainParams struct {
 	// Domain is the path parameter "domain" (required).
 	Domain string
+	// Extra holds parameters the reference does not list, sent in the query string as the original client
+	// sent them (see Args); naming a parameter of the endpoint here is an error.
+	Extra map[string]any
 }
 
-func (p *ResolveENSDomainParams) args() Args {
+func (p *ResolveENSDomainParams) args() (Args, error) {
 	a := Args{}
 	if p == nil {
-		return a
+		return a, nil
 	}
 	if p.Domain != "" {
 		a["domain"] = p.Domain
 	}
-	return a
+	return a.withExtra("resolveENSDomain", p.Extra)
 }
 
 // ResolveENSDomain calls GET /resolve/ens/:domain (endpoint "resolveENSDomain"). p may be nil when nothing is required.
 func (s *ResolveService) ResolveENSDomain(ctx context.Context, p *ResolveENSDomainParams) (*Resolve, error) {
+	a, err := p.args()
+	if err != nil {
+		return nil, err
+	}
 	var out Resolve
-	if err := (*service)(s).cl().Call(ctx, "resolveENSDomain", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "resolveENSDomain", a, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
 }
 
-// ResolveAddressParams are the parameters of Resolve.ResolveAddress (GET /resolve/:address/reverse). Zero values are not sent.
+// ResolveAddressParams are the parameters of Resolve.ResolveAddress (GET /resolve/:address/reverse).
+// Unset fields are not sent: an empty string, a nil pointer, a nil slice or map. Numbers and booleans
+// are pointers so that 0 and false can be sent: new(100), new(false). A call reads p and never changes it.
 // Required: address.
 type ResolveAddressParams struct {
-	// Address is the path parameter "address" (required); empty means the client's default address, if one is configured: The address to be resolved.
+	// Address is the path parameter "address" (required); empty means Config.DefaultAddress, if set: The address to be resolved.
 	Address string
+	// Extra holds parameters the reference does not list, sent in the query string as the original client
+	// sent them (see Args); naming a parameter of the endpoint here is an error.
+	Extra map[string]any
 }
 
-func (p *ResolveAddressParams) args() Args {
+func (p *ResolveAddressParams) args() (Args, error) {
 	a := Args{}
 	if p == nil {
-		return a
+		return a, nil
 	}
 	if p.Address != "" {
 		a["address"] = p.Address
 	}
-	return a
+	return a.withExtra("resolveAddress", p.Extra)
 }
 
 // ResolveAddress calls GET /resolve/:address/reverse (endpoint "resolveAddress"). p may be nil when nothing is required.
 func (s *ResolveService) ResolveAddress(ctx context.Context, p *ResolveAddressParams) (*ENS, error) {
+	a, err := p.args()
+	if err != nil {
+		return nil, err
+	}
 	var out ENS
-	if err := (*service)(s).cl().Call(ctx, "resolveAddress", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "resolveAddress", a, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
 }
 
-// GetPairReservesParams are the parameters of DeFi.GetPairReserves (GET /:pair_address/reserves). Zero values are not sent.
+// GetPairReservesParams are the parameters of DeFi.GetPairReserves (GET /:pair_address/reserves).
+// Unset fields are not sent: an empty string, a nil pointer, a nil slice or map. Numbers and booleans
+// are pointers so that 0 and false can be sent: new(100), new(false). A call reads p and never changes it.
 // Required: pair_address.
 type GetPairReservesParams struct {
 	// PairAddress is the path parameter "pair_address" (required): The liquidity pair address.
@@ -2639,12 +3101,15 @@ type GetPairReservesParams struct {
 	ToBlock string
 	// ToDate is the query parameter "to_date": Get the reserves up to this date (any format that is accepted by momentjs) * Provide the param 'to_block' or 'to_date' * If 'to_date' and 'to_block' are provided, 'to_block' will be used.
 	ToDate string
+	// Extra holds parameters the reference does not list, sent in the query string as the original client
+	// sent them (see Args); naming a parameter of the endpoint here is an error.
+	Extra map[string]any
 }
 
-func (p *GetPairReservesParams) args() Args {
+func (p *GetPairReservesParams) args() (Args, error) {
 	a := Args{}
 	if p == nil {
-		return a
+		return a, nil
 	}
 	if p.PairAddress != "" {
 		a["pair_address"] = p.PairAddress
@@ -2658,19 +3123,25 @@ func (p *GetPairReservesParams) args() Args {
 	if p.ToDate != "" {
 		a["to_date"] = p.ToDate
 	}
-	return a
+	return a.withExtra("getPairReserves", p.Extra)
 }
 
 // GetPairReserves calls GET /:pair_address/reserves (endpoint "getPairReserves"). p may be nil when nothing is required.
 func (s *DeFiService) GetPairReserves(ctx context.Context, p *GetPairReservesParams) (*ReservesPair, error) {
+	a, err := p.args()
+	if err != nil {
+		return nil, err
+	}
 	var out ReservesPair
-	if err := (*service)(s).cl().Call(ctx, "getPairReserves", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getPairReserves", a, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
 }
 
-// GetPairAddressParams are the parameters of DeFi.GetPairAddress (GET /:token0_address/:token1_address/pairAddress). Zero values are not sent.
+// GetPairAddressParams are the parameters of DeFi.GetPairAddress (GET /:token0_address/:token1_address/pairAddress).
+// Unset fields are not sent: an empty string, a nil pointer, a nil slice or map. Numbers and booleans
+// are pointers so that 0 and false can be sent: new(100), new(false). A call reads p and never changes it.
 // Required: token0_address, token1_address, exchange.
 type GetPairAddressParams struct {
 	// Token0Address is the path parameter "token0_address" (required): The token0 address.
@@ -2685,12 +3156,15 @@ type GetPairAddressParams struct {
 	ToDate string
 	// Exchange is the query parameter "exchange" (required): The factory name or address of the token exchange.
 	Exchange string
+	// Extra holds parameters the reference does not list, sent in the query string as the original client
+	// sent them (see Args); naming a parameter of the endpoint here is an error.
+	Extra map[string]any
 }
 
-func (p *GetPairAddressParams) args() Args {
+func (p *GetPairAddressParams) args() (Args, error) {
 	a := Args{}
 	if p == nil {
-		return a
+		return a, nil
 	}
 	if p.Token0Address != "" {
 		a["token0_address"] = p.Token0Address
@@ -2710,183 +3184,255 @@ func (p *GetPairAddressParams) args() Args {
 	if p.Exchange != "" {
 		a["exchange"] = p.Exchange
 	}
-	return a
+	return a.withExtra("getPairAddress", p.Extra)
 }
 
 // GetPairAddress calls GET /:token0_address/:token1_address/pairAddress (endpoint "getPairAddress"). p may be nil when nothing is required.
 func (s *DeFiService) GetPairAddress(ctx context.Context, p *GetPairAddressParams) (*ReservesCollection, error) {
+	a, err := p.args()
+	if err != nil {
+		return nil, err
+	}
 	var out ReservesCollection
-	if err := (*service)(s).cl().Call(ctx, "getPairAddress", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getPairAddress", a, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
 }
 
-// UploadFolderParams are the parameters of Storage.UploadFolder (POST /ipfs/uploadFolder). Zero values are not sent.
+// UploadFolderParams are the parameters of Storage.UploadFolder (POST /ipfs/uploadFolder).
+// Unset fields are not sent: an empty string, a nil pointer, a nil slice or map. Numbers and booleans
+// are pointers so that 0 and false can be sent: new(100), new(false). A call reads p and never changes it.
 type UploadFolderParams struct {
 	// Data is the body parameter "data".
 	Data []IPFSFileInput
+	// Extra holds parameters the reference does not list, sent in the query string as the original client
+	// sent them (see Args); naming a parameter of the endpoint here is an error.
+	Extra map[string]any
 }
 
-func (p *UploadFolderParams) args() Args {
+func (p *UploadFolderParams) args() (Args, error) {
 	a := Args{}
 	if p == nil {
-		return a
+		return a, nil
 	}
 	if p.Data != nil {
 		a["data"] = slices.Clone(p.Data)
 	}
-	return a
+	return a.withExtra("uploadFolder", p.Extra)
 }
 
 // UploadFolder calls POST /ipfs/uploadFolder (endpoint "uploadFolder"). p may be nil when nothing is required.
 func (s *StorageService) UploadFolder(ctx context.Context, p *UploadFolderParams) ([]IPFSFile, error) {
+	a, err := p.args()
+	if err != nil {
+		return nil, err
+	}
 	var out []IPFSFile
-	if err := (*service)(s).cl().Call(ctx, "uploadFolder", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "uploadFolder", a, &out); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-// Web3ApiVersionParams are the parameters of Info.Web3ApiVersion (GET /web3/version). Zero values are not sent.
+// Web3ApiVersionParams are the parameters of Info.Web3ApiVersion (GET /web3/version).
+// Unset fields are not sent: an empty string, a nil pointer, a nil slice or map. Numbers and booleans
+// are pointers so that 0 and false can be sent: new(100), new(false). A call reads p and never changes it.
 type Web3ApiVersionParams struct {
+	// Extra holds parameters the reference does not list, sent in the query string as the original client
+	// sent them (see Args); naming a parameter of the endpoint here is an error.
+	Extra map[string]any
 }
 
-func (p *Web3ApiVersionParams) args() Args {
+func (p *Web3ApiVersionParams) args() (Args, error) {
 	a := Args{}
 	if p == nil {
-		return a
+		return a, nil
 	}
-	return a
+	return a.withExtra("web3ApiVersion", p.Extra)
 }
 
 // Web3ApiVersion calls GET /web3/version (endpoint "web3ApiVersion"). p may be nil when nothing is required.
 func (s *InfoService) Web3ApiVersion(ctx context.Context, p *Web3ApiVersionParams) (*Web3version, error) {
+	a, err := p.args()
+	if err != nil {
+		return nil, err
+	}
 	var out Web3version
-	if err := (*service)(s).cl().Call(ctx, "web3ApiVersion", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "web3ApiVersion", a, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
 }
 
-// EndpointWeightsParams are the parameters of Info.EndpointWeights (GET /info/endpointWeights). Zero values are not sent.
+// EndpointWeightsParams are the parameters of Info.EndpointWeights (GET /info/endpointWeights).
+// Unset fields are not sent: an empty string, a nil pointer, a nil slice or map. Numbers and booleans
+// are pointers so that 0 and false can be sent: new(100), new(false). A call reads p and never changes it.
 type EndpointWeightsParams struct {
+	// Extra holds parameters the reference does not list, sent in the query string as the original client
+	// sent them (see Args); naming a parameter of the endpoint here is an error.
+	Extra map[string]any
 }
 
-func (p *EndpointWeightsParams) args() Args {
+func (p *EndpointWeightsParams) args() (Args, error) {
 	a := Args{}
 	if p == nil {
-		return a
+		return a, nil
 	}
-	return a
+	return a.withExtra("endpointWeights", p.Extra)
 }
 
 // EndpointWeights calls GET /info/endpointWeights (endpoint "endpointWeights"). p may be nil when nothing is required.
 func (s *InfoService) EndpointWeights(ctx context.Context, p *EndpointWeightsParams) ([]EndpointWeights, error) {
+	a, err := p.args()
+	if err != nil {
+		return nil, err
+	}
 	var out []EndpointWeights
-	if err := (*service)(s).cl().Call(ctx, "endpointWeights", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "endpointWeights", a, &out); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-// GetTopERC20TokensByMarketCapParams are the parameters of MarketData.GetTopERC20TokensByMarketCap (GET /market-data/erc20s/top-tokens). Zero values are not sent.
+// GetTopERC20TokensByMarketCapParams are the parameters of MarketData.GetTopERC20TokensByMarketCap (GET /market-data/erc20s/top-tokens).
+// Unset fields are not sent: an empty string, a nil pointer, a nil slice or map. Numbers and booleans
+// are pointers so that 0 and false can be sent: new(100), new(false). A call reads p and never changes it.
 type GetTopERC20TokensByMarketCapParams struct {
+	// Extra holds parameters the reference does not list, sent in the query string as the original client
+	// sent them (see Args); naming a parameter of the endpoint here is an error.
+	Extra map[string]any
 }
 
-func (p *GetTopERC20TokensByMarketCapParams) args() Args {
+func (p *GetTopERC20TokensByMarketCapParams) args() (Args, error) {
 	a := Args{}
 	if p == nil {
-		return a
+		return a, nil
 	}
-	return a
+	return a.withExtra("getTopERC20TokensByMarketCap", p.Extra)
 }
 
 // GetTopERC20TokensByMarketCap calls GET /market-data/erc20s/top-tokens (endpoint "getTopERC20TokensByMarketCap"). p may be nil when nothing is required.
 func (s *MarketDataService) GetTopERC20TokensByMarketCap(ctx context.Context, p *GetTopERC20TokensByMarketCapParams) ([]MarketDataERC20Token, error) {
+	a, err := p.args()
+	if err != nil {
+		return nil, err
+	}
 	var out []MarketDataERC20Token
-	if err := (*service)(s).cl().Call(ctx, "getTopERC20TokensByMarketCap", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getTopERC20TokensByMarketCap", a, &out); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-// GetTopERC20TokensByPriceMoversParams are the parameters of MarketData.GetTopERC20TokensByPriceMovers (GET /market-data/erc20s/top-movers). Zero values are not sent.
+// GetTopERC20TokensByPriceMoversParams are the parameters of MarketData.GetTopERC20TokensByPriceMovers (GET /market-data/erc20s/top-movers).
+// Unset fields are not sent: an empty string, a nil pointer, a nil slice or map. Numbers and booleans
+// are pointers so that 0 and false can be sent: new(100), new(false). A call reads p and never changes it.
 type GetTopERC20TokensByPriceMoversParams struct {
+	// Extra holds parameters the reference does not list, sent in the query string as the original client
+	// sent them (see Args); naming a parameter of the endpoint here is an error.
+	Extra map[string]any
 }
 
-func (p *GetTopERC20TokensByPriceMoversParams) args() Args {
+func (p *GetTopERC20TokensByPriceMoversParams) args() (Args, error) {
 	a := Args{}
 	if p == nil {
-		return a
+		return a, nil
 	}
-	return a
+	return a.withExtra("getTopERC20TokensByPriceMovers", p.Extra)
 }
 
 // GetTopERC20TokensByPriceMovers calls GET /market-data/erc20s/top-movers (endpoint "getTopERC20TokensByPriceMovers"). p may be nil when nothing is required.
 func (s *MarketDataService) GetTopERC20TokensByPriceMovers(ctx context.Context, p *GetTopERC20TokensByPriceMoversParams) (*MarketDataERC20TokensByPriceMovers, error) {
+	a, err := p.args()
+	if err != nil {
+		return nil, err
+	}
 	var out MarketDataERC20TokensByPriceMovers
-	if err := (*service)(s).cl().Call(ctx, "getTopERC20TokensByPriceMovers", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getTopERC20TokensByPriceMovers", a, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
 }
 
-// GetTopNFTCollectionsByMarketCapParams are the parameters of MarketData.GetTopNFTCollectionsByMarketCap (GET /market-data/nfts/top-collections). Zero values are not sent.
+// GetTopNFTCollectionsByMarketCapParams are the parameters of MarketData.GetTopNFTCollectionsByMarketCap (GET /market-data/nfts/top-collections).
+// Unset fields are not sent: an empty string, a nil pointer, a nil slice or map. Numbers and booleans
+// are pointers so that 0 and false can be sent: new(100), new(false). A call reads p and never changes it.
 type GetTopNFTCollectionsByMarketCapParams struct {
+	// Extra holds parameters the reference does not list, sent in the query string as the original client
+	// sent them (see Args); naming a parameter of the endpoint here is an error.
+	Extra map[string]any
 }
 
-func (p *GetTopNFTCollectionsByMarketCapParams) args() Args {
+func (p *GetTopNFTCollectionsByMarketCapParams) args() (Args, error) {
 	a := Args{}
 	if p == nil {
-		return a
+		return a, nil
 	}
-	return a
+	return a.withExtra("getTopNFTCollectionsByMarketCap", p.Extra)
 }
 
 // GetTopNFTCollectionsByMarketCap calls GET /market-data/nfts/top-collections (endpoint "getTopNFTCollectionsByMarketCap"). p may be nil when nothing is required.
 func (s *MarketDataService) GetTopNFTCollectionsByMarketCap(ctx context.Context, p *GetTopNFTCollectionsByMarketCapParams) ([]MarketDataTopNFTCollectionByMarketCap, error) {
+	a, err := p.args()
+	if err != nil {
+		return nil, err
+	}
 	var out []MarketDataTopNFTCollectionByMarketCap
-	if err := (*service)(s).cl().Call(ctx, "getTopNFTCollectionsByMarketCap", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getTopNFTCollectionsByMarketCap", a, &out); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-// GetHottestNFTCollectionsByTradingVolumeParams are the parameters of MarketData.GetHottestNFTCollectionsByTradingVolume (GET /market-data/nfts/hottest-collections). Zero values are not sent.
+// GetHottestNFTCollectionsByTradingVolumeParams are the parameters of MarketData.GetHottestNFTCollectionsByTradingVolume (GET /market-data/nfts/hottest-collections).
+// Unset fields are not sent: an empty string, a nil pointer, a nil slice or map. Numbers and booleans
+// are pointers so that 0 and false can be sent: new(100), new(false). A call reads p and never changes it.
 type GetHottestNFTCollectionsByTradingVolumeParams struct {
+	// Extra holds parameters the reference does not list, sent in the query string as the original client
+	// sent them (see Args); naming a parameter of the endpoint here is an error.
+	Extra map[string]any
 }
 
-func (p *GetHottestNFTCollectionsByTradingVolumeParams) args() Args {
+func (p *GetHottestNFTCollectionsByTradingVolumeParams) args() (Args, error) {
 	a := Args{}
 	if p == nil {
-		return a
+		return a, nil
 	}
-	return a
+	return a.withExtra("getHottestNFTCollectionsByTradingVolume", p.Extra)
 }
 
 // GetHottestNFTCollectionsByTradingVolume calls GET /market-data/nfts/hottest-collections (endpoint "getHottestNFTCollectionsByTradingVolume"). p may be nil when nothing is required.
 func (s *MarketDataService) GetHottestNFTCollectionsByTradingVolume(ctx context.Context, p *GetHottestNFTCollectionsByTradingVolumeParams) ([]MarketDataHottestNFTCollectionByTradingVolume, error) {
+	a, err := p.args()
+	if err != nil {
+		return nil, err
+	}
 	var out []MarketDataHottestNFTCollectionByTradingVolume
-	if err := (*service)(s).cl().Call(ctx, "getHottestNFTCollectionsByTradingVolume", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "getHottestNFTCollectionsByTradingVolume", a, &out); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-// ReviewContractsParams are the parameters of Utils.ReviewContracts (POST /contracts-review). Zero values are not sent.
+// ReviewContractsParams are the parameters of Utils.ReviewContracts (POST /contracts-review).
+// Unset fields are not sent: an empty string, a nil pointer, a nil slice or map. Numbers and booleans
+// are pointers so that 0 and false can be sent: new(100), new(false). A call reads p and never changes it.
 // Required: contracts.
 type ReviewContractsParams struct {
 	// Chain is the query parameter "chain"; empty means the API's default, eth.
 	Chain string
 	// Contracts is the body parameter "contracts" (required).
 	Contracts []ContractReview
+	// Extra holds parameters the reference does not list, sent in the query string as the original client
+	// sent them (see Args); naming a parameter of the endpoint here is an error.
+	Extra map[string]any
 }
 
-func (p *ReviewContractsParams) args() Args {
+func (p *ReviewContractsParams) args() (Args, error) {
 	a := Args{}
 	if p == nil {
-		return a
+		return a, nil
 	}
 	if p.Chain != "" {
 		a["chain"] = p.Chain
@@ -2894,13 +3440,17 @@ func (p *ReviewContractsParams) args() Args {
 	if p.Contracts != nil {
 		a["contracts"] = slices.Clone(p.Contracts)
 	}
-	return a
+	return a.withExtra("reviewContracts", p.Extra)
 }
 
 // ReviewContracts calls POST /contracts-review (endpoint "reviewContracts"). p may be nil when nothing is required.
 func (s *UtilsService) ReviewContracts(ctx context.Context, p *ReviewContractsParams) (*ReviewContractsResponse, error) {
+	a, err := p.args()
+	if err != nil {
+		return nil, err
+	}
 	var out ReviewContractsResponse
-	if err := (*service)(s).cl().Call(ctx, "reviewContracts", p.args(), &out); err != nil {
+	if err := (*service)(s).cl().Call(ctx, "reviewContracts", a, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil

@@ -17,7 +17,7 @@ var _ json.RawMessage
 // checks the request against the reference; the typed answer must hold every field the server sent.
 func TestEveryEndpoint(t *testing.T) {
 	srv := web3apitest.NewServer(t)
-	c, err := web3api.New(web3api.WithAPIKey(srv.APIKey), web3api.WithBaseURL(srv.URL))
+	c, err := web3api.New(web3api.Config{APIKey: srv.APIKey, BaseURL: srv.URL})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,7 +28,7 @@ func Example() {
 	defer tb.done()
 	srv := web3apitest.NewServer(tb) // stands in for https://deep-index.moralis.io/api/v2
 
-	c, err := web3api.New(web3api.WithAPIKey(srv.APIKey), web3api.WithBaseURL(srv.URL))
+	c, err := web3api.New(web3api.Config{APIKey: srv.APIKey, BaseURL: srv.URL})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -49,12 +49,12 @@ func ExampleAccountService_GetTokenTransfersIter() {
 	tb := &exampleTB{}
 	defer tb.done()
 	srv := web3apitest.NewServer(tb, web3apitest.WithItems("getTokenTransfers", 250))
-	c, _ := web3api.New(web3api.WithAPIKey(srv.APIKey), web3api.WithBaseURL(srv.URL))
+	c, _ := web3api.New(web3api.Config{APIKey: srv.APIKey, BaseURL: srv.URL})
 
 	n := 0
 	for _, err := range c.Account.GetTokenTransfersIter(context.Background(), &web3api.GetTokenTransfersParams{
 		Address: "0x057ec652a4f150f7ff94f089a38008f49a0df88e",
-		Limit:   100,
+		Limit:   new(100),
 	}) {
 		if err != nil {
 			fmt.Println(err)
@@ -69,24 +69,61 @@ func ExampleAccountService_GetTokenTransfersIter() {
 func ExampleRateLimitError() {
 	tb := &exampleTB{}
 	defer tb.done()
-	srv := web3apitest.NewServer(tb, web3apitest.WithRateLimit("getBlock", "2", nil))
-	c, _ := web3api.New(web3api.WithAPIKey(srv.APIKey), web3api.WithBaseURL(srv.URL))
+	srv := web3apitest.NewServer(tb, web3apitest.WithRateLimit("getBlock", "2", map[string]string{"x-rate-limit-used": "26"}))
+	c, _ := web3api.New(web3api.Config{APIKey: srv.APIKey, BaseURL: srv.URL})
 
 	_, err := c.Native.GetBlock(context.Background(), &web3api.GetBlockParams{BlockNumberOrHash: "1"})
 	var rl *web3api.RateLimitError
 	if errors.As(err, &rl) {
-		fmt.Println("rate limited; retry after", rl.RetryAfter)
+		fmt.Println("retry after", rl.RetryAfter)
+		fmt.Println(err)
 	}
-	// Output: rate limited; retry after 2s
+	// Output:
+	// retry after 2s
+	// This Moralis Server is rate-limited because of the plan restrictions. See the details about the current rate and throttle limits: {"x-rate-limit-used":"26"}
 }
 
-func ExampleNew_backend() {
-	// Without an API key the calls go to the backend's cloud functions.
-	_, err := web3api.New()
-	fmt.Println(err)
-	_, err = web3api.New(web3api.WithServer("http://127.0.0.1:1337/parse", "myAppId"))
-	fmt.Println(err)
+func ExampleNew() {
+	// Every setting is checked by New.
+	for _, cfg := range []web3api.Config{
+		{},
+		{APIKey: "key", BaseURL: "ftp://example.com"},
+		{ServerURL: "http://127.0.0.1:1337/parse"},
+		{APIKey: "key", MaxAttempts: -1},
+		{ServerURL: "http://127.0.0.1:1337/parse", AppID: "myAppId"}, // no key: through the backend
+		{APIKey: "key"}, // the hosted API
+	} {
+		_, err := web3api.New(cfg)
+		fmt.Println(err)
+	}
 	// Output:
 	// Web3Api.initialize failed: initialize with apiKey or serverUrl
+	// web3api: Config.BaseURL must be an absolute http:// or https:// URL, got "ftp://example.com"
+	// web3api: Config.AppID is required with Config.ServerURL
+	// web3api: Config.MaxAttempts must be 0 (the default, 5) or more, got -1
 	// <nil>
+	// <nil>
+}
+
+// Zero values are sent when set (numbers and booleans are pointers), arrays go as name[]=…, and parameters the
+// reference does not list go through Extra.
+func ExampleAccountService_GetNFTs() {
+	tb := &exampleTB{}
+	defer tb.done()
+	srv := web3apitest.NewServer(tb)
+	c, _ := web3api.New(web3api.Config{APIKey: srv.APIKey, BaseURL: srv.URL})
+
+	_, err := c.Account.GetNFTs(context.Background(), &web3api.GetNFTsParams{
+		Address:        "0x057ec652a4f150f7ff94f089a38008f49a0df88e",
+		DisableTotal:   new(false),
+		TokenAddresses: []string{"0x2d30ca6f024dbc1307ac8a1a44ca27de6f797ec2"},
+		Extra:          map[string]any{"include_prices": true},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	r, _ := srv.LastRequest("getNFTs")
+	fmt.Println(r.RawQuery)
+	// Output: disable_total=false&token_addresses[]=0x2d30ca6f024dbc1307ac8a1a44ca27de6f797ec2&include_prices=true
 }

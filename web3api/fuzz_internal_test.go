@@ -29,7 +29,8 @@ func FuzzDecodeResponse(f *testing.F) {
 		if err := decode(b, &anything); err == nil && len(b) == 0 {
 			t.Fatal("an empty body decoded without error")
 		}
-		_ = apiErrorMessage(b, nil, "http://example/x")
+		_ = apiErrorMessage(b, 400)
+		_, _ = bodyField(b, "error")
 		_ = newRateLimitError("http://example/x", &httpx.Response{Status: 429, Header: http.Header{"Retry-After": []string{string(b)}}, Body: b}).Error()
 	})
 }

@@ -7,19 +7,25 @@ import (
 	"fmt"
 	"iter"
 	"math"
-
-	"github.com/c13f5054/moralis-go/web3api/internal/ref"
+	"strconv"
+	"strings"
 )
 
 // ErrCursorRepeated is returned by an iterator when the API hands back a cursor it already gave, which would
 // loop forever.
 var ErrCursorRepeated = errors.New("web3api: the API returned a cursor it had already returned")
 
+// ErrPageRepeated is returned by an iterator paging by offset when the API answers a page number that is not
+// past the previous one (it ignored the offset), which would loop forever.
+var ErrPageRepeated = errors.New("web3api: the API returned a page it had already returned")
+
 // DefaultPageLimit is the page size assumed for offset paging when the call sets no limit.
 const DefaultPageLimit = 500
 
-// intArg reads an integer argument given as any Go integer type, an integral float or a json.Number.
+// intArg reads an integer argument given as any Go integer type (or a pointer to one), an integral float or a
+// json.Number.
 func intArg(v any) (int64, bool) {
+	v, _ = deref(v)
 	switch n := v.(type) {
 	case int:
 		return int64(n), true
@@ -50,33 +56,65 @@ func intArg(v any) (int64, bool) {
 	return 0, false
 }
 
+// pageNumber is a page, page_size or total field: a JSON number or a numeric string; null or absent is unset.
+type pageNumber struct {
+	n   int64
+	set bool
+}
+
+func (p *pageNumber) UnmarshalJSON(b []byte) error {
+	s := strings.Trim(string(b), `"`)
+	if s == "null" || s == "" {
+		*p = pageNumber{}
+		return nil
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		// Not an integer: the page cannot be followed by offset, but the items are still good.
+		*p = pageNumber{}
+		return nil
+	}
+	*p = pageNumber{n: n, set: true}
+	return nil
+}
+
 type page[T any] struct {
 	Result   []T             `json:"result"`
 	Cursor   json.RawMessage `json:"cursor"`
-	Total    *int            `json:"total"`
-	Page     *int            `json:"page"`
-	PageSize *int            `json:"page_size"`
+	Total    pageNumber      `json:"total"`
+	Page     pageNumber      `json:"page"`
+	PageSize pageNumber      `json:"page_size"`
 }
 
 // Pages walks every item of every page of the paged endpoint called name, starting from args (copied, never
-// changed). It follows "cursor" when the answer carries one, else the older page/total/page_size form (setting
-// "offset" to (page+1) x (limit or 500)). It stops when ctx is done, on the first error (yielded once), when a
-// cursor repeats (ErrCursorRepeated), or when the caller stops ranging.
+// changed), as the original client's next() did:
+//   - an answer with a "cursor" has a next page when the cursor is not empty; it is asked for with that cursor;
+//   - an answer without one (or with a null one) that has "page", "page_size" and "total" (not 0) has a next page
+//     when total > page_size x (page+1); it is asked for with "offset" = (page+1) x (limit or 500), whether or
+//     not the reference lists an offset parameter for the endpoint. An empty page ends the walk.
+//
+// It stops when ctx is done, on the first error (yielded once), when a cursor repeats (ErrCursorRepeated) or a
+// page number does not grow (ErrPageRepeated), or when the caller stops ranging.
 func Pages[T any](ctx context.Context, c *Client, name string, args Args) iter.Seq2[T, error] {
-	return pages[T](ctx, c, name, args)
+	return pages[T](ctx, c, name, args, nil)
 }
 
-func pages[T any](ctx context.Context, c *Client, name string, args Args) iter.Seq2[T, error] {
+// pages is Pages; a non-nil argErr (a typed call's bad parameters) is yielded at once.
+func pages[T any](ctx context.Context, c *Client, name string, args Args, argErr error) iter.Seq2[T, error] {
 	start := args.clone()
 	return func(yield func(T, error) bool) {
 		var zero T
 		if ctx == nil {
-			yield(zero, errors.New("web3api: nil context"))
+			yield(zero, errNilContext)
+			return
+		}
+		if argErr != nil {
+			yield(zero, argErr)
 			return
 		}
 		a := start.clone()
-		ep, _ := ref.Lookup(name)
 		seen := map[string]bool{}
+		lastPage := int64(-1)
 		for {
 			if err := ctx.Err(); err != nil {
 				yield(zero, err)
@@ -110,22 +148,22 @@ func pages[T any](ctx context.Context, c *Client, name string, args Args) iter.S
 				a["cursor"] = cur
 				continue
 			}
-			if pg.Total == nil || pg.Page == nil || len(pg.Result) == 0 || ep == nil {
+			// As the original: no page number, a page_size that is absent, null or 0, or a total that is not past
+			// this page (an absent or null total counts as 0) ends the walk.
+			if !pg.Page.set || pg.PageSize.n == 0 || len(pg.Result) == 0 || pg.Total.n <= pg.PageSize.n*(pg.Page.n+1) {
 				return
 			}
-			if _, ok := ep.Param("offset"); !ok {
+			if pg.Page.n <= lastPage {
+				yield(zero, ErrPageRepeated)
 				return
 			}
-			limit := DefaultPageLimit
+			lastPage = pg.Page.n
+			limit := int64(DefaultPageLimit)
 			if l, ok := intArg(a["limit"]); ok && l > 0 {
-				limit = int(l)
-			}
-			offset := (*pg.Page + 1) * limit
-			if offset >= *pg.Total {
-				return
+				limit = l
 			}
 			a = a.clone()
-			a["offset"] = int64(offset)
+			a["offset"] = (pg.Page.n + 1) * limit
 		}
 	}
 }

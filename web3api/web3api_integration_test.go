@@ -77,7 +77,7 @@ func TestIntegrationBackendFunctions(t *testing.T) {
 	go hs.Serve(ln)
 	defer hs.Close()
 
-	c, err := web3api.New(web3api.WithServer(env.ServerURL, env.AppID), web3api.WithJavaScriptKey(env.JavaScriptKey))
+	c, err := web3api.New(web3api.Config{ServerURL: env.ServerURL, AppID: env.AppID, JavaScriptKey: env.JavaScriptKey})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func TestIntegrationBackendFunctions(t *testing.T) {
 
 	// Paging through the backend follows the cursor.
 	n := 0
-	for _, err := range c.Account.GetTokenTransfersIter(ctx, &web3api.GetTokenTransfersParams{Address: to.Hex(), Limit: 100}) {
+	for _, err := range c.Account.GetTokenTransfersIter(ctx, &web3api.GetTokenTransfersParams{Address: to.Hex(), Limit: new(100)}) {
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -159,11 +159,11 @@ func init() {
 					cursor = page.Cursor
 				}
 			} else {
-				c, err := web3api.New(web3api.WithAPIKey("bench-key"), web3api.WithBaseURL(base))
+				c, err := web3api.New(web3api.Config{APIKey: "bench-key", BaseURL: base})
 				if err != nil {
 					return result{}, err
 				}
-				for _, err := range c.Account.GetTransactionsIter(ctx, &web3api.GetTransactionsParams{Address: addr, Chain: "eth", Limit: 100}) {
+				for _, err := range c.Account.GetTransactionsIter(ctx, &web3api.GetTransactionsParams{Address: addr, Chain: "eth", Limit: new(100)}) {
 					if err != nil {
 						return result{}, err
 					}

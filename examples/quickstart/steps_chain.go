@@ -68,7 +68,7 @@ func (d *demo) readBack(ctx context.Context) (string, error) {
 	if d.receiver == "" {
 		return "", fmt.Errorf("no receiver (the transfer step must run first)")
 	}
-	w3, err := web3api.New(web3api.WithAPIKey(d.chain.APIKey), web3api.WithBaseURL(d.chain.Web3APIURL))
+	w3, err := web3api.New(web3api.Config{APIKey: d.chain.APIKey, BaseURL: d.chain.Web3APIURL})
 	if err != nil {
 		return "", err
 	}

@@ -32,7 +32,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	address := fs.String("address", "", "wallet address whose transfers to list (required)")
 	chain := fs.String("chain", "eth", "chain name or hex id")
 	kind := fs.String("kind", "erc20", "transfers to list: erc20 or nft")
-	limit := fs.Int64("limit", 100, "page size")
+	limit := fs.Int("limit", 100, "page size (at least 1)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: web3api -address 0x… [flags]\n\nPages through an address's transfers with the chain-data API.\n\n")
 		fs.PrintDefaults()
@@ -48,9 +48,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
-	c, err := web3api.New(web3api.WithAPIKey(*key), web3api.WithBaseURL(*base))
+	if *limit < 1 {
+		fmt.Fprintf(stderr, "web3api: -limit must be at least 1, got %d\n", *limit)
+		return 2
+	}
+	c, err := web3api.New(web3api.Config{APIKey: *key, BaseURL: *base})
 	if err != nil {
-		fmt.Fprintln(stderr, "web3api:", err)
+		fmt.Fprintln(stderr, err) // already "web3api: …"
 		return 2
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -59,14 +63,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	n := 0
 	start := time.Now()
 	progress := func(final bool) {
-		if final || int64(n)%*limit == 0 {
-			fmt.Fprintf(stderr, "\r%d transfers, %d pages, %s", n, (int64(n)+*limit-1) / *limit, time.Since(start).Round(time.Millisecond))
+		if final || n%*limit == 0 {
+			fmt.Fprintf(stderr, "\r%d transfers, %d pages, %s", n, (n+*limit-1) / *limit, time.Since(start).Round(time.Millisecond))
 		}
 	}
 	var iterErr error
 	switch *kind {
 	case "erc20":
-		for t, err := range c.Account.GetTokenTransfersIter(ctx, &web3api.GetTokenTransfersParams{Address: *address, Chain: *chain, Limit: *limit}) {
+		for t, err := range c.Account.GetTokenTransfersIter(ctx, &web3api.GetTokenTransfersParams{Address: *address, Chain: *chain, Limit: limit}) {
 			if err != nil {
 				iterErr = err
 				break
@@ -76,7 +80,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			progress(false)
 		}
 	case "nft":
-		for t, err := range c.Account.GetNFTTransfersIter(ctx, &web3api.GetNFTTransfersParams{Address: *address, Chain: *chain, Limit: *limit}) {
+		for t, err := range c.Account.GetNFTTransfersIter(ctx, &web3api.GetNFTTransfersParams{Address: *address, Chain: *chain, Limit: limit}) {
 			if err != nil {
 				iterErr = err
 				break

@@ -38,4 +38,13 @@ func TestHelpAndMissingFlags(t *testing.T) {
 	if code := run(nil, &out, &errb); code != 2 || !strings.Contains(errb.String(), "required") {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
+	errb.Reset()
+	if code := run([]string{"-address", "0x1", "-key", "k", "-limit", "0"}, &out, &errb); code != 2 || errb.String() != "web3api: -limit must be at least 1, got 0\n" {
+		t.Fatalf("exit %d: %q", code, errb.String())
+	}
+	errb.Reset()
+	if code := run([]string{"-address", "0x1", "-key", "k", "-url", "ftp://x"}, &out, &errb); code != 2 ||
+		errb.String() != "web3api: Config.BaseURL must be an absolute http:// or https:// URL, got \"ftp://x\"\n" {
+		t.Fatalf("exit %d: %q", code, errb.String())
+	}
 }

@@ -55,11 +55,11 @@ func TestChainTenThousandTransfers(t *testing.T) {
 	t.Logf("10,000 mints mined in %s", time.Since(start).Round(time.Millisecond))
 
 	srv := web3apitest.NewServer(t, web3apitest.WithChain(env.client))
-	c, _ := web3api.New(web3api.WithAPIKey(srv.APIKey), web3api.WithBaseURL(srv.URL))
+	c, _ := web3api.New(web3api.Config{APIKey: srv.APIKey, BaseURL: srv.URL})
 	start = time.Now()
 	seen := map[string]bool{}
 	prev := int64(total + 1)
-	for tr, err := range c.Token.GetTokenAddressTransfersIter(ctx, &web3api.GetTokenAddressTransfersParams{Address: tok.Hex(), Limit: 100}) {
+	for tr, err := range c.Token.GetTokenAddressTransfersIter(ctx, &web3api.GetTokenAddressTransfersParams{Address: tok.Hex(), Limit: new(100)}) {
 		if err != nil {
 			t.Fatal(err)
 		}

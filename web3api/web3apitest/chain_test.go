@@ -152,7 +152,7 @@ func TestChainBackedEndpoints(t *testing.T) {
 	env.call(A, multi, erc1155, "mintBatch", C, []*big.Int{big.NewInt(8), big.NewInt(9)}, []*big.Int{big.NewInt(1), big.NewInt(2)}, []byte{})
 
 	srv := web3apitest.NewServer(t, web3apitest.WithChain(env.client))
-	c, err := web3api.New(web3api.WithAPIKey(srv.APIKey), web3api.WithBaseURL(srv.URL), web3api.WithMaxAttempts(1))
+	c, err := web3api.New(web3api.Config{APIKey: srv.APIKey, BaseURL: srv.URL, MaxAttempts: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,7 +218,7 @@ func TestChainBackedEndpoints(t *testing.T) {
 
 	t.Run("logs", func(t *testing.T) {
 		var topics []string
-		for l, err := range c.Native.GetLogsByAddressIter(ctx, &web3api.GetLogsByAddressParams{Address: tok.Hex(), Limit: 2}) {
+		for l, err := range c.Native.GetLogsByAddressIter(ctx, &web3api.GetLogsByAddressParams{Address: tok.Hex(), Limit: new(2)}) {
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -16,7 +16,7 @@ func ExampleNewHandler() {
 	srv := httptest.NewServer(h)
 	defer srv.Close()
 
-	c, _ := web3api.New(web3api.WithAPIKey("dev"), web3api.WithBaseURL(srv.URL))
+	c, _ := web3api.New(web3api.Config{APIKey: "dev", BaseURL: srv.URL})
 	v, err := c.Info.Web3ApiVersion(context.Background(), nil)
 	fmt.Println(v.Version, err)
 

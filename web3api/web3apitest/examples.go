@@ -123,7 +123,7 @@ func paginateLazy(q *request, n int, build func(i int) (any, error)) (map[string
 		page = append(page, it)
 	}
 	ans := map[string]any{"total": n, "page": offset / limit, "page_size": limit, "result": page}
-	if _, ok := q.ep.Param("cursor"); ok {
+	if _, ok := q.ep.Param("cursor"); ok && !q.offsetPaging {
 		ans["cursor"] = ""
 		if end < n {
 			ans["cursor"] = encodeCursor(end)
@@ -133,11 +133,21 @@ func paginateLazy(q *request, n int, build func(i int) (any, error)) (map[string
 		ans["total"] = nil
 	}
 	for _, f := range q.ep.Response.Fields {
-		if _, set := ans[f.Name]; !set {
+		if _, set := ans[f.Name]; !set && !(f.Name == "cursor" && q.offsetPaging) {
 			ans[f.Name] = exampleValue(f)
 		}
 	}
 	return ans, nil
+}
+
+// hasField reports whether the object f has a field called name.
+func hasField(f ref.Field, name string) bool {
+	for _, c := range f.Fields {
+		if c.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // syntheticPage serves n distinct items built from the endpoint's example item.

@@ -60,6 +60,11 @@ func WithRateLimit(endpoint string, retryAfter string, headers map[string]string
 // WithItems makes the paged endpoint answer a synthetic listing of n distinct items (see SetItems).
 func WithItems(endpoint string, n int) Option { return func(h *Handler) { h.SetItems(endpoint, n) } }
 
+// WithOffsetPaging makes the endpoint answer in the older paged form (see SetOffsetPaging).
+func WithOffsetPaging(endpoint string) Option {
+	return func(h *Handler) { h.SetOffsetPaging(endpoint, true) }
+}
+
 type failure struct {
 	status  int
 	body    string
@@ -76,14 +81,26 @@ type Handler struct {
 	mu       sync.Mutex
 	failures map[string]failure
 	items    map[string]int
+	offset   map[string]bool
 	last     map[string][]byte
+	requests map[string]Request
 	counts   map[string]int
+}
+
+// Request is a request the server accepted, as it came: the query string exactly as sent (RawQuery) and the
+// body bytes.
+type Request struct {
+	Method      string
+	Path        string
+	RawQuery    string
+	ContentType string
+	Body        []byte
 }
 
 // NewHandler makes a Handler; mismatches are logged unless WithReporter says otherwise.
 func NewHandler(opts ...Option) *Handler {
 	h := &Handler{apiKey: DefaultAPIKey, failures: map[string]failure{}, items: map[string]int{},
-		last: map[string][]byte{}, counts: map[string]int{}}
+		offset: map[string]bool{}, last: map[string][]byte{}, requests: map[string]Request{}, counts: map[string]int{}}
 	h.report = func(m string) { log.Print("web3apitest: " + m) }
 	for _, o := range opts {
 		o(h)
@@ -94,9 +111,9 @@ func NewHandler(opts ...Option) *Handler {
 // Server is a Handler listening on 127.0.0.1 for the length of a test.
 type Server struct {
 	*Handler
-	// URL is the base URL to give web3api.WithBaseURL.
+	// URL is the base URL to give web3api.Config.BaseURL.
 	URL string
-	// APIKey is the key to give web3api.WithAPIKey.
+	// APIKey is the key to give web3api.Config.APIKey.
 	APIKey string
 	srv    *httptest.Server
 }
@@ -148,6 +165,30 @@ func (h *Handler) SetItems(endpoint string, n int) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.items[endpoint] = n
+}
+
+// SetOffsetPaging makes the endpoint's listings (synthetic or from the chain) answer in the older form the
+// reference documents for some endpoints: page, page_size and total without any cursor, the next page asked for
+// with an offset parameter (accepted on every endpoint). By default a listing carries a cursor whenever the
+// endpoint takes one.
+func (h *Handler) SetOffsetPaging(endpoint string, on bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if on {
+		h.offset[endpoint] = true
+	} else {
+		delete(h.offset, endpoint)
+	}
+}
+
+// LastRequest returns the last request endpoint accepted (ok is false when there was none): the test of a
+// client can check the exact query string and body it sent.
+func (h *Handler) LastRequest(endpoint string) (r Request, ok bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	r, ok = h.requests[endpoint]
+	r.Body = append([]byte(nil), r.Body...)
+	return r, ok
 }
 
 // Count returns how many valid requests endpoint has had.
@@ -278,7 +319,10 @@ type request struct {
 	path  map[string]string
 	query map[string][]string
 	body  any
+	raw   []byte // the body as sent
 	r     *http.Request
+	// offsetPaging answers listings without a cursor (SetOffsetPaging).
+	offsetPaging bool
 }
 
 func (q *request) str(name string) string {
@@ -286,6 +330,9 @@ func (q *request) str(name string) string {
 		return v
 	}
 	if vs := q.query[name]; len(vs) > 0 {
+		return vs[0]
+	}
+	if vs := q.query[name+"[]"]; len(vs) > 0 {
 		return vs[0]
 	}
 	if m, ok := q.body.(map[string]any); ok {
@@ -296,13 +343,12 @@ func (q *request) str(name string) string {
 	return ""
 }
 
+// list returns the values of the array parameter name, sent as name[]=v1&name[]=v2.
 func (q *request) list(name string) []string {
 	var out []string
-	for _, v := range q.query[name] {
-		for _, s := range strings.Split(v, ",") {
-			if s = strings.TrimSpace(s); s != "" {
-				out = append(out, s)
-			}
+	for _, v := range q.query[name+"[]"] {
+		if s := strings.TrimSpace(v); s != "" {
+			out = append(out, s)
 		}
 	}
 	return out
@@ -348,14 +394,23 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := &request{ep: ep, path: pp, query: r.URL.Query(), r: r}
+	raw, err := io.ReadAll(io.LimitReader(r.Body, 32<<20))
+	if err != nil {
+		h.fail(w, http.StatusBadRequest, fmt.Sprintf("%s %s (%s): reading the body: %v", r.Method, path, ep.Name, err))
+		return
+	}
+	q.raw = raw
 	if msg := h.validate(q); msg != "" {
 		h.fail(w, http.StatusBadRequest, fmt.Sprintf("%s %s (%s): %s", r.Method, path, ep.Name, msg))
 		return
 	}
 	h.mu.Lock()
 	h.counts[ep.Name]++
+	h.requests[ep.Name] = Request{Method: r.Method, Path: path, RawQuery: r.URL.RawQuery,
+		ContentType: r.Header.Get("Content-Type"), Body: raw}
 	f, failing := h.failures[ep.Name]
 	n, synthetic := h.items[ep.Name]
+	q.offsetPaging = h.offset[ep.Name]
 	h.mu.Unlock()
 	if failing {
 		for k, v := range f.headers {
@@ -367,7 +422,6 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var ans any
-	var err error
 	switch {
 	case synthetic:
 		ans, err = syntheticPage(q, n)
@@ -376,7 +430,17 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		ans = exampleValue(ep.Response)
 		if p, ok := ans.(map[string]any); ok {
-			if _, has := p["cursor"]; has {
+			if items, isList := p["result"].([]any); isList && hasField(ep.Response, "page") {
+				// A listing of the example items: one consistent last page, in the documented shape.
+				var pg map[string]any
+				pg, err = paginate(q, items)
+				for k := range pg {
+					if !hasField(ep.Response, k) {
+						delete(pg, k)
+					}
+				}
+				ans = pg
+			} else if _, has := p["cursor"]; has {
 				p["cursor"] = ""
 			}
 		}
@@ -398,10 +462,27 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func (h *Handler) validate(q *request) string {
 	ep := q.ep
-	for name, vs := range q.query {
-		p, ok := ep.Param(name)
+	names := make([]string, 0, len(q.query))
+	for name := range q.query {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		vs := q.query[name]
+		base, brackets := strings.CutSuffix(name, "[]")
+		p, ok := ep.Param(base)
 		if !ok || p.In != "query" {
-			return fmt.Sprintf("unknown query parameter %q", name)
+			// Parameters the reference does not list are accepted, as the API accepts them (the original client
+			// forwards any parameter it is given, and the API reads some the reference leaves out).
+			continue
+		}
+		switch {
+		case p.Type == "array" && !brackets:
+			return fmt.Sprintf("array parameter %q sent as %s=…; the API reads an array only as %s[]=v1&%s[]=v2", p.Name, p.Name, p.Name, p.Name)
+		case p.Type != "array" && brackets:
+			return fmt.Sprintf("parameter %q is not an array, but was sent as %s[]", p.Name, p.Name)
+		case p.Type != "array" && len(vs) > 1:
+			return fmt.Sprintf("parameter %q sent %d times", p.Name, len(vs))
 		}
 		for _, v := range vs {
 			if msg := checkType(p, v); msg != "" {
@@ -410,27 +491,29 @@ func (h *Handler) validate(q *request) string {
 		}
 	}
 	var bodyMap map[string]any
-	hasBodyParams := false
+	hasBodyParams, whole := false, false
 	for _, p := range ep.Params {
 		if p.In == "body" {
 			hasBodyParams = true
+			whole = whole || p.WholeBody
 		}
 	}
+	if len(q.raw) > 0 {
+		if !hasBodyParams {
+			return "a body was sent to an endpoint that takes none"
+		}
+		if ct := q.r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+			return fmt.Sprintf("body sent with Content-Type %q, want application/json", ct)
+		}
+		if err := json.Unmarshal(q.raw, &q.body); err != nil {
+			return "body is not JSON: " + err.Error()
+		}
+	} else if hasBodyParams {
+		return "no body; the API wants a JSON body ({} when no body parameter is set)"
+	}
 	if hasBodyParams {
-		raw, _ := io.ReadAll(io.LimitReader(q.r.Body, 32<<20))
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &q.body); err != nil {
-				return "body is not JSON: " + err.Error()
-			}
-		}
 		bodyMap, _ = q.body.(map[string]any)
-		whole := false
-		for _, p := range ep.Params {
-			if p.In == "body" && p.WholeBody {
-				whole = true
-			}
-		}
-		if !whole && q.body != nil {
+		if !whole {
 			if bodyMap == nil {
 				return "body must be a JSON object"
 			}
@@ -440,6 +523,9 @@ func (h *Handler) validate(q *request) string {
 				}
 			}
 		}
+		if msg := checkBody(ep.Name, q.body); msg != "" {
+			return msg
+		}
 	}
 	for _, p := range ep.Params {
 		if !p.Required {
@@ -447,7 +533,11 @@ func (h *Handler) validate(q *request) string {
 		}
 		switch p.In {
 		case "query":
-			if len(q.query[p.Name]) == 0 || q.query[p.Name][0] == "" {
+			name := p.Name
+			if p.Type == "array" {
+				name += "[]"
+			}
+			if len(q.query[name]) == 0 || q.query[name][0] == "" {
 				return fmt.Sprintf("required query parameter %q missing", p.Name)
 			}
 		case "body":
@@ -457,6 +547,107 @@ func (h *Handler) validate(q *request) string {
 				}
 			} else if bodyMap == nil || bodyMap[p.Name] == nil {
 				return fmt.Sprintf("required body field %q missing", p.Name)
+			}
+		}
+	}
+	return ""
+}
+
+// checkBody checks the parts of bodies the reference leaves untyped, as the API types them.
+func checkBody(endpoint string, body any) string {
+	m, _ := body.(map[string]any)
+	items := func(v any, what string) ([]map[string]any, string) {
+		arr, ok := v.([]any)
+		if !ok {
+			return nil, what + " must be an array"
+		}
+		out := make([]map[string]any, len(arr))
+		for i, x := range arr {
+			if out[i], ok = x.(map[string]any); !ok {
+				return nil, fmt.Sprintf("%s[%d] must be an object", what, i)
+			}
+		}
+		return out, ""
+	}
+	str := func(o map[string]any, at, k string, required bool) string {
+		v, ok := o[k]
+		if !ok {
+			if required {
+				return fmt.Sprintf("%s.%s missing", at, k)
+			}
+			return ""
+		}
+		if s, isStr := v.(string); !isStr || s == "" {
+			return fmt.Sprintf("%s.%s must be a non-empty string, got %v", at, k, v)
+		}
+		return ""
+	}
+	switch endpoint {
+	case "getMultipleTokenPrices":
+		toks, msg := items(m["tokens"], "tokens")
+		if msg != "" {
+			return msg
+		}
+		for i, t := range toks {
+			at := fmt.Sprintf("tokens[%d]", i)
+			if msg := str(t, at, "token_address", true) + str(t, at, "exchange", false); msg != "" {
+				return msg
+			}
+			if v, ok := t["to_block"]; ok {
+				if _, isNum := v.(float64); !isNum {
+					return fmt.Sprintf("%s.to_block must be a number, got %v", at, v)
+				}
+			}
+		}
+	case "getMultipleNFTs":
+		toks, msg := items(m["tokens"], "tokens")
+		if msg != "" {
+			return msg
+		}
+		for i, t := range toks {
+			at := fmt.Sprintf("tokens[%d]", i)
+			if msg := str(t, at, "token_address", true) + str(t, at, "token_id", true); msg != "" {
+				return msg
+			}
+		}
+		for _, k := range []string{"normalizeMetadata", "media_items"} {
+			if v, ok := m[k]; ok {
+				if _, isBool := v.(bool); !isBool {
+					return fmt.Sprintf("%s must be a boolean, got %v", k, v)
+				}
+			}
+		}
+	case "reviewContracts":
+		cs, msg := items(m["contracts"], "contracts")
+		if msg != "" {
+			return msg
+		}
+		for i, c := range cs {
+			at := fmt.Sprintf("contracts[%d]", i)
+			for _, k := range []string{"contract_address", "reason", "report_type"} {
+				if msg := str(c, at, k, true); msg != "" {
+					return msg
+				}
+			}
+			if v, ok := c["contract_type"]; ok && v != "ERC20" && v != "NFT" {
+				return fmt.Sprintf("%s.contract_type must be ERC20 or NFT, got %v", at, v)
+			}
+		}
+	case "uploadFolder":
+		if _, isObj := body.(map[string]any); isObj && len(body.(map[string]any)) == 0 {
+			return "" // {}: no data
+		}
+		files, msg := items(body, "body")
+		if msg != "" {
+			return msg
+		}
+		for i, f := range files {
+			at := fmt.Sprintf("body[%d]", i)
+			if msg := str(f, at, "path", true); msg != "" {
+				return msg
+			}
+			if _, ok := f["content"]; !ok {
+				return at + ".content missing"
 			}
 		}
 	}

@@ -91,8 +91,8 @@ var globalNames = map[string]string{
 var bodyTypes = map[string]string{
 	"getMultipleTokenPrices.tokens":     "[]TokenPriceRequest",
 	"getMultipleNFTs.tokens":            "[]NFTTokenRef",
-	"getMultipleNFTs.normalizeMetadata": "bool",
-	"getMultipleNFTs.media_items":       "bool",
+	"getMultipleNFTs.normalizeMetadata": "*bool",
+	"getMultipleNFTs.media_items":       "*bool",
 	"reviewContracts.contracts":         "[]ContractReview",
 	"uploadFolder.data":                 "[]IPFSFileInput",
 	"runContractFunction.abi":           "any",
@@ -222,12 +222,8 @@ func main() {
 		case r.Type == "object":
 			g.resp = "*" + structFor(base, r.Fields, ep.Name)
 			for _, f := range r.Fields {
-				if f.Name == "result" && f.Type == "array" && f.Elem != nil && f.Elem.Type == "object" {
-					if _, ok := ep.Param("cursor"); ok {
-						g.itemType = strings.TrimPrefix(goType(f, base, ep.Name), "[]")
-					} else if _, ok := ep.Param("offset"); ok {
-						g.itemType = strings.TrimPrefix(goType(f, base, ep.Name), "[]")
-					}
+				if f.Name == "result" && f.Type == "array" && f.Elem != nil && f.Elem.Type == "object" && paged(ep) {
+					g.itemType = strings.TrimPrefix(goType(f, base, ep.Name), "[]")
 				}
 			}
 		case r.Type == "array" && r.Elem != nil && r.Elem.Type == "object":
@@ -241,6 +237,23 @@ func main() {
 	}
 	writeFile(*out, render(gens))
 	writeFile(*testOut, renderTest(gens))
+}
+
+// paged reports whether the endpoint's answers can be walked page by page: by cursor (it takes one), or by
+// offset (it takes one, or its answer has page, page_size and total, which the original client followed with an
+// offset whether or not the endpoint listed one).
+func paged(ep ref.Endpoint) bool {
+	if _, ok := ep.Param("cursor"); ok {
+		return true
+	}
+	if _, ok := ep.Param("offset"); ok {
+		return true
+	}
+	has := map[string]bool{}
+	for _, f := range ep.Response.Fields {
+		has[f.Name] = true
+	}
+	return has["page"] && has["page_size"] && has["total"]
 }
 
 func writeFile(name string, src []byte) {
@@ -260,9 +273,9 @@ func paramGoType(ep ref.Endpoint, p ref.Param) string {
 	}
 	switch p.Type {
 	case "number":
-		return "int64"
+		return "*int"
 	case "boolean":
-		return "bool"
+		return "*bool"
 	case "array":
 		return "[]string"
 	case "json":
@@ -303,12 +316,16 @@ func render(gens []epGen) []byte {
 				req = append(req, p.Name)
 			}
 		}
-		w("// %s are the parameters of %s.%s (%s %s). Zero values are not sent.\n", g.params, groupTypes[ep.Group], g.method, ep.Method, ep.Path)
+		w("// %s are the parameters of %s.%s (%s %s).\n", g.params, groupTypes[ep.Group], g.method, ep.Method, ep.Path)
+		w("// Unset fields are not sent: an empty string, a nil pointer, a nil slice or map. Numbers and booleans\n// are pointers so that 0 and false can be sent: new(100), new(false). A call reads p and never changes it.\n")
 		if len(req) > 0 {
 			w("// Required: %s.\n", strings.Join(req, ", "))
 		}
 		w("type %s struct {\n", g.params)
 		for _, p := range ep.Params {
+			if pascal(p.Name) == "Extra" {
+				log.Fatalf("%s: parameter %q collides with the Extra field", ep.Name, p.Name)
+			}
 			doc := fmt.Sprintf("%s is the %s parameter %q", pascal(p.Name), p.In, p.Name)
 			if p.Required {
 				doc += " (required)"
@@ -317,7 +334,10 @@ func render(gens []epGen) []byte {
 				doc += "; empty means the API's default, eth"
 			}
 			if p.Name == "address" && p.In == "path" {
-				doc += "; empty means the client's default address, if one is configured"
+				doc += "; empty means Config.DefaultAddress, if set"
+			}
+			if p.Type == "array" && p.In == "query" {
+				doc += fmt.Sprintf("; sent as %s[]=v1&%s[]=v2", p.Name, p.Name)
 			}
 			if len(p.Enum) > 0 {
 				doc += "; one of " + strings.Join(p.Enum, ", ")
@@ -327,38 +347,36 @@ func render(gens []epGen) []byte {
 			}
 			w("// %s.\n%s %s\n", doc, pascal(p.Name), paramGoType(ep, p))
 		}
+		w("// Extra holds parameters the reference does not list, sent in the query string as the original client\n")
+		w("// sent them (see Args); naming a parameter of the endpoint here is an error.\nExtra map[string]any\n")
 		w("}\n\n")
-		w("func (p *%s) args() Args {\na := Args{}\nif p == nil {\nreturn a\n}\n", g.params)
+		w("func (p *%s) args() (Args, error) {\na := Args{}\nif p == nil {\nreturn a, nil\n}\n", g.params)
 		for _, p := range ep.Params {
 			f := pascal(p.Name)
 			t := paramGoType(ep, p)
 			switch {
 			case t == "string":
 				w("if p.%s != \"\" {\na[%q] = p.%s\n}\n", f, p.Name, f)
-			case t == "int64":
-				w("if p.%s != 0 {\na[%q] = p.%s\n}\n", f, p.Name, f)
-			case t == "bool":
-				w("if p.%s {\na[%q] = true\n}\n", f, p.Name)
+			case strings.HasPrefix(t, "*"):
+				w("if p.%s != nil {\na[%q] = *p.%s\n}\n", f, p.Name, f)
 			case strings.HasPrefix(t, "[]"):
 				w("if p.%s != nil {\na[%q] = slices.Clone(p.%s)\n}\n", f, p.Name, f)
 			default:
 				w("if p.%s != nil {\na[%q] = p.%s\n}\n", f, p.Name, f)
 			}
 		}
-		w("return a\n}\n\n")
+		w("return a.withExtra(%q, p.Extra)\n}\n\n", ep.Name)
 		svc := groupTypes[ep.Group] + "Service"
 		w("// %s calls %s %s (endpoint %q). p may be nil when nothing is required.\n", g.method, ep.Method, ep.Path, ep.Name)
+		ret, outT := "&out", strings.TrimPrefix(g.resp, "*")
 		if g.respIsSlice {
-			w("func (s *%s) %s(ctx context.Context, p *%s) (%s, error) {\nvar out %s\nif err := (*service)(s).cl().Call(ctx, %q, p.args(), &out); err != nil {\nreturn nil, err\n}\nreturn out, nil\n}\n\n",
-				svc, g.method, g.params, g.resp, g.resp, ep.Name)
-		} else {
-			base := strings.TrimPrefix(g.resp, "*")
-			w("func (s *%s) %s(ctx context.Context, p *%s) (%s, error) {\nvar out %s\nif err := (*service)(s).cl().Call(ctx, %q, p.args(), &out); err != nil {\nreturn nil, err\n}\nreturn &out, nil\n}\n\n",
-				svc, g.method, g.params, g.resp, base, ep.Name)
+			ret, outT = "out", g.resp
 		}
+		w("func (s *%s) %s(ctx context.Context, p *%s) (%s, error) {\na, err := p.args()\nif err != nil {\nreturn nil, err\n}\nvar out %s\nif err := (*service)(s).cl().Call(ctx, %q, a, &out); err != nil {\nreturn nil, err\n}\nreturn %s, nil\n}\n\n",
+			svc, g.method, g.params, g.resp, outT, ep.Name, ret)
 		if g.itemType != "" {
-			w("// %sIter walks every item of every page of %s, following the cursor. It copies p when called and never\n// changes it; it stops when ctx is done, on the first error, or when the caller stops ranging.\n", g.method, g.method)
-			w("func (s *%s) %sIter(ctx context.Context, p *%s) iter.Seq2[%s, error] {\nreturn pages[%s](ctx, (*service)(s).cl(), %q, p.args())\n}\n\n", svc, g.method, g.params, g.itemType, g.itemType, ep.Name)
+			w("// %sIter walks every item of every page of %s,\n// by cursor or by offset as Pages does. It copies p when called and never changes it; it stops when ctx is\n// done, on the first error, or when the caller stops ranging. It is safe for concurrent use.\n", g.method, g.method)
+			w("func (s *%s) %sIter(ctx context.Context, p *%s) iter.Seq2[%s, error] {\na, err := p.args()\nreturn pages[%s](ctx, (*service)(s).cl(), %q, a, err)\n}\n\n", svc, g.method, g.params, g.itemType, g.itemType, ep.Name)
 		}
 	}
 	names := make([]string, 0, len(types))
@@ -403,10 +421,10 @@ func exampleLiteral(ep ref.Endpoint, p ref.Param) string {
 		return fmt.Sprintf("%q", v)
 	case "[]string":
 		return `[]string{"0x2d30ca6f024dbc1307ac8a1a44ca27de6f797ec2"}`
-	case "int64":
-		return "1"
-	case "bool":
-		return "true"
+	case "*int":
+		return "new(1)"
+	case "*bool":
+		return "new(true)"
 	case "[]TokenPriceRequest":
 		return `[]web3api.TokenPriceRequest{{TokenAddress: "0x2d30ca6f024dbc1307ac8a1a44ca27de6f797ec2"}}`
 	case "[]NFTTokenRef":
@@ -428,7 +446,7 @@ func renderTest(gens []epGen) []byte {
 	w("package web3api_test\n\nimport (\n\"context\"\n\"encoding/json\"\n\"testing\"\n\n\"github.com/c13f5054/moralis-go/web3api\"\n\"github.com/c13f5054/moralis-go/web3api/web3apitest\"\n)\n\n")
 	w("var _ json.RawMessage\n\n")
 	w("// TestEveryEndpoint calls each of the %d endpoints once through its typed method against web3apitest, which\n// checks the request against the reference; the typed answer must hold every field the server sent.\n", len(gens))
-	w("func TestEveryEndpoint(t *testing.T) {\nsrv := web3apitest.NewServer(t)\nc, err := web3api.New(web3api.WithAPIKey(srv.APIKey), web3api.WithBaseURL(srv.URL))\nif err != nil {\nt.Fatal(err)\n}\nctx := context.Background()\n")
+	w("func TestEveryEndpoint(t *testing.T) {\nsrv := web3apitest.NewServer(t)\nc, err := web3api.New(web3api.Config{APIKey: srv.APIKey, BaseURL: srv.URL})\nif err != nil {\nt.Fatal(err)\n}\nctx := context.Background()\n")
 	for _, g := range gens {
 		ep := g.ep
 		w("t.Run(%q, func(t *testing.T) {\np := &web3api.%s{\n", ep.Name, g.params)
