@@ -51,7 +51,7 @@ demo: up chain
 
 # Every fuzz target of a decoder that takes outside bytes (package:target).
 FUZZ_TARGETS := ./parse:FuzzObjectUnmarshal ./parse:FuzzParseDate ./parse:FuzzScanResults ./internal/rest:FuzzDecodeError ./query:FuzzFromJSON ./query:FuzzDecode \
-	./auth:FuzzParseSIWE ./auth:FuzzDecodeRequest ./auth:FuzzHandlerSignIn ./web3api:FuzzDecodeResponse ./store:FuzzGeoWhere \
+	./auth:FuzzParseSIWE ./authserver:FuzzDecodeRequest ./authserver:FuzzHandlerSignIn ./web3api:FuzzDecodeResponse ./store:FuzzGeoWhere \
 	./query/live:FuzzCheckWhere
 FUZZTIME ?= 60s
 

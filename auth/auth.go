@@ -11,13 +11,16 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
+
 	"github.com/c13f5054/moralis-go/client"
 	"github.com/c13f5054/moralis-go/parse"
+	"github.com/c13f5054/moralis-go/signer"
 	"github.com/mr-tron/base58"
 )
 
 // Default class names of the linked-address helper objects (one object per linked address, its objectId being
-// the address).
+// the address): Options.EthAddressClass and Options.SolAddressClass.
 const (
 	DefaultEthAddressClass = "_EthAddress"
 	DefaultSolAddressClass = "_SolAddress"
@@ -34,8 +37,8 @@ var (
 	ErrAddressNotFound = errors.New("Address not found")
 )
 
-// Options tune the sign-in, link and unlink flows. A nil *Options means all defaults. The flows read it and
-// never change it.
+// Options tune the sign-in, link and unlink flows, per call. A nil *Options, like the zero value, means all
+// defaults. The flows read it and never change it; one *Options may serve concurrent calls.
 type Options struct {
 	// Message is the text of the signing message; default DefaultSigningMessage. The backend appends
 	// "\n\nId: " + appId + ":" + a one-time secret (RequestMessage); an original Moralis server, the server time.
@@ -44,15 +47,10 @@ type Options struct {
 	EthAddressClass string
 	// SolAddressClass is the class of Solana address objects; default DefaultSolAddressClass.
 	SolAddressClass string
-	// NoAddressObjects skips creating and destroying the address objects (for servers that cannot create
-	// objects with a chosen objectId: parse-server needs allowCustomObjectId, and accepts class names that
-	// start with "_" only for its own classes).
+	// NoAddressObjects skips creating and destroying the address objects; default false (they are made).
+	// Set it for servers that cannot create objects with a chosen objectId: parse-server needs
+	// allowCustomObjectId, and accepts class names that start with "_" only for its own classes.
 	NoAddressObjects bool
-	// Chain, when set, lets ClientBackend sign in smart-contract accounts (ERC-1271, ERC-6492) on this project's
-	// backend adapters: an EVM signature that does not recover to its address is verified on this chain
-	// (VerifyEthSignatureContext), and only then is the backend given a ticket marked for a contract account.
-	// Give it the same chain as HandlerOptions.Chain. nil (default): EOA signatures only.
-	Chain ContractCaller
 }
 
 func (o *Options) message() string {
@@ -209,22 +207,29 @@ func signUpWithAuthData(ctx context.Context, c *client.Client, provider string, 
 }
 
 // SignInEthereum is the whole Ethereum sign-in: message and ticket from the backend (RequestMessage; the text is
-// opts.Message or the default), signature by s, then LogIn. The address is lower-cased before use.
-func SignInEthereum(ctx context.Context, c *client.Client, s EthSigner, opts *Options) (*client.User, error) {
-	return signInFresh(ctx, c, opts, func() (SignedMessage, error) { return signEth(ctx, c, s, opts) })
+// opts.Message or the default), personal_sign signature by s (a *signer.Key, or any wallet), then LogIn (see
+// SignIn). The address is lower-cased before use. It is safe for concurrent use if s is.
+func SignInEthereum(ctx context.Context, c *client.Client, s signer.Ethereum, opts *Options) (*client.User, error) {
+	return SignIn(ctx, c, func(ctx context.Context) (SignedMessage, error) { return signEth(ctx, c, s, opts) }, opts)
 }
 
 // SignInSolana is the whole Solana sign-in: message and ticket from the backend (RequestMessage), ed25519
-// signature by s (base58), then LogIn.
-func SignInSolana(ctx context.Context, c *client.Client, s SolSigner, opts *Options) (*client.User, error) {
-	return signInFresh(ctx, c, opts, func() (SignedMessage, error) { return signSol(ctx, c, s, opts) })
+// signature by s (a *signer.Ed25519Key, or any wallet; base58), then LogIn (see SignIn). It is safe for
+// concurrent use if s is.
+func SignInSolana(ctx context.Context, c *client.Client, s signer.Solana, opts *Options) (*client.User, error) {
+	return SignIn(ctx, c, func(ctx context.Context) (SignedMessage, error) { return signSol(ctx, c, s, opts) }, opts)
 }
 
-// signInFresh logs in with a message signed by sign. A ticket signs in once: when the login loses a race with a
-// concurrent login of the same wallet after its ticket was consumed, it signs a fresh message and tries again.
-func signInFresh(ctx context.Context, c *client.Client, opts *Options, sign func() (SignedMessage, error)) (*client.User, error) {
+// SignIn is the sign-in loop under SignInEthereum and SignInSolana, for a message signed some other way (a
+// wallet in another process; authserver.ClientBackend, which verified it): sign returns a signed message, with
+// its one-time ticket, and LogIn signs its owner in. A ticket signs in once, so when that login loses a race with
+// a concurrent login of the same wallet (the backend answers 208, or 141 "Invalid auth data") after spending the
+// ticket, sign is called again for a fresh message and ticket: at most 6 attempts in all. A message without a
+// ticket is logged in once (LogIn itself retries such races). An error of sign is returned as it is. SignIn is
+// safe for concurrent use if sign is.
+func SignIn(ctx context.Context, c *client.Client, sign func(ctx context.Context) (SignedMessage, error), opts *Options) (*client.User, error) {
 	for attempt := 1; ; attempt++ {
-		m, err := sign()
+		m, err := sign(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -235,14 +240,11 @@ func signInFresh(ctx context.Context, c *client.Client, opts *Options, sign func
 	}
 }
 
-func signEth(ctx context.Context, c *client.Client, s EthSigner, opts *Options) (SignedMessage, error) {
-	if s == nil || s.Address() == "" {
+func signEth(ctx context.Context, c *client.Client, s signer.Ethereum, opts *Options) (SignedMessage, error) {
+	if s == nil || s.Address() == (common.Address{}) {
 		return SignedMessage{}, ErrAddressNotFound
 	}
-	addr, err := NormalizeEthAddress(s.Address())
-	if err != nil {
-		return SignedMessage{}, err
-	}
+	addr := strings.ToLower(s.Address().Hex())
 	m, err := RequestMessage(ctx, c, ChainEVM, addr, opts)
 	if err != nil {
 		return SignedMessage{}, err
@@ -258,7 +260,7 @@ func signEth(ctx context.Context, c *client.Client, s EthSigner, opts *Options) 
 	return m, nil
 }
 
-func signSol(ctx context.Context, c *client.Client, s SolSigner, opts *Options) (SignedMessage, error) {
+func signSol(ctx context.Context, c *client.Client, s signer.Solana, opts *Options) (SignedMessage, error) {
 	if s == nil || s.PublicKey() == "" {
 		return SignedMessage{}, ErrAddressNotFound
 	}
@@ -331,7 +333,7 @@ func ensureAddressObject(ctx context.Context, view *client.Client, u *client.Use
 }
 
 // LinkEthereum signs a fresh message with s and links its address to u (see Link).
-func LinkEthereum(ctx context.Context, c *client.Client, u *client.User, s EthSigner, opts *Options) error {
+func LinkEthereum(ctx context.Context, c *client.Client, u *client.User, s signer.Ethereum, opts *Options) error {
 	m, err := signEth(ctx, c, s, opts)
 	if err != nil {
 		return err
@@ -340,7 +342,7 @@ func LinkEthereum(ctx context.Context, c *client.Client, u *client.User, s EthSi
 }
 
 // LinkSolana signs a fresh message with s and links its public key to u (see Link).
-func LinkSolana(ctx context.Context, c *client.Client, u *client.User, s SolSigner, opts *Options) error {
+func LinkSolana(ctx context.Context, c *client.Client, u *client.User, s signer.Solana, opts *Options) error {
 	m, err := signSol(ctx, c, s, opts)
 	if err != nil {
 		return err

@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/hex"
 	"errors"
-	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -17,6 +16,8 @@ import (
 	"github.com/c13f5054/moralis-go/parse"
 	"github.com/google/uuid"
 	"github.com/mr-tron/base58"
+
+	"github.com/c13f5054/moralis-go/signer"
 )
 
 func stackClient(t *testing.T) (*client.Client, client.Config, devstack.Env) {
@@ -83,7 +84,7 @@ func checkOwnACL(t *testing.T, ctx context.Context, mc *client.Client, id string
 func TestIntegrationEthereumSignIn(t *testing.T) {
 	c, _, env := stackClient(t)
 	ctx := ctxT(t)
-	s, err := GenerateEthSigner()
+	s, err := signer.GenerateKey()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,11 +100,11 @@ func TestIntegrationEthereumSignIn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if me.EthAddress() != s.Address() || !slices.Equal(me.Accounts(), []string{s.Address()}) {
+	if me.EthAddress() != ethAddr(s) || !slices.Equal(me.Accounts(), []string{ethAddr(s)}) {
 		t.Fatalf("stored ethAddress %q accounts %v", me.EthAddress(), me.Accounts())
 	}
 	ad, _ := me.AuthData()[ProviderEth].(map[string]any)
-	if ad["id"] != s.Address() {
+	if ad["id"] != ethAddr(s) {
 		t.Fatalf("authData %v", me.AuthData())
 	}
 	checkOwnACL(t, ctx, masterClient(t, env), u.ID())
@@ -117,7 +118,7 @@ func TestIntegrationEthereumSignIn(t *testing.T) {
 		t.Fatalf("second sign-in made user %s, want %s", u2.ID(), u.ID())
 	}
 	me = mustMe(t, ctx, c, u2.SessionToken())
-	if !slices.Equal(me.Accounts(), []string{s.Address()}) {
+	if !slices.Equal(me.Accounts(), []string{ethAddr(s)}) {
 		t.Fatalf("accounts after second sign-in %v", me.Accounts())
 	}
 }
@@ -127,9 +128,9 @@ func TestIntegrationEthereumSignIn(t *testing.T) {
 func TestIntegrationEthereumAdapterAgrees(t *testing.T) {
 	c, _, _ := stackClient(t)
 	ctx := ctxT(t)
-	s, _ := GenerateEthSigner()
-	other, _ := GenerateEthSigner()
-	rm, err := RequestMessage(ctx, c, ChainEVM, s.Address(), nil)
+	s, _ := signer.GenerateKey()
+	other, _ := signer.GenerateKey()
+	rm, err := RequestMessage(ctx, c, ChainEVM, ethAddr(s), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,21 +141,21 @@ func TestIntegrationEthereumAdapterAgrees(t *testing.T) {
 	}
 	sig, _ := s.SignMessage(ctx, []byte(msg))
 	sig[64] -= 27
-	mixed, _ := ChecksumEthAddress(s.Address())
+	mixed, _ := ChecksumEthAddress(ethAddr(s))
 	u, err := LogIn(ctx, c, SignedMessage{Chain: ChainEVM, Address: mixed, Message: msg, Signature: "0x" + hex.EncodeToString(sig), Ticket: rm.Ticket}, nil)
 	if err != nil {
 		t.Fatalf("v=0/1 signature: %v", err)
 	}
-	if u.EthAddress() != s.Address() {
+	if u.EthAddress() != ethAddr(s) {
 		t.Fatalf("address not lower-cased: %s", u.EthAddress())
 	}
-	rm, err = RequestMessage(ctx, c, ChainEVM, s.Address(), nil)
+	rm, err = RequestMessage(ctx, c, ChainEVM, ethAddr(s), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	msg = rm.Message
 	osig, _ := other.SignMessage(ctx, []byte(msg))
-	_, err = LogIn(ctx, c, SignedMessage{Chain: ChainEVM, Address: s.Address(), Message: msg, Signature: "0x" + hex.EncodeToString(osig), Ticket: rm.Ticket}, nil)
+	_, err = LogIn(ctx, c, SignedMessage{Chain: ChainEVM, Address: ethAddr(s), Message: msg, Signature: "0x" + hex.EncodeToString(osig), Ticket: rm.Ticket}, nil)
 	var ce *parse.Error
 	if !errors.As(err, &ce) || ce.Code != 101 || !strings.Contains(ce.Message, "signature does not match") {
 		t.Fatalf("other key: %v", err)
@@ -167,7 +168,7 @@ func TestIntegrationEthereumAdapterAgrees(t *testing.T) {
 func TestIntegrationSolanaSignIn(t *testing.T) {
 	c, _, env := stackClient(t)
 	ctx := ctxT(t)
-	s, _ := GenerateSolSigner()
+	s, _ := signer.GenerateEd25519Key()
 	u, err := SignInSolana(ctx, c, s, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -204,26 +205,26 @@ func TestIntegrationSolanaSignIn(t *testing.T) {
 func linkUnlink(t *testing.T, opts *Options) (*client.Client, *client.User, []string) {
 	c, _, _ := stackClient(t)
 	ctx := ctxT(t)
-	main, _ := GenerateEthSigner()
+	main, _ := signer.GenerateKey()
 	u, err := SignInEthereum(ctx, c, main, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	second, _ := GenerateEthSigner()
+	second, _ := signer.GenerateKey()
 	if err := LinkEthereum(ctx, c, u, second, opts); err != nil {
 		t.Fatalf("link ethereum: %v", err)
 	}
 	me := mustMe(t, ctx, c, u.SessionToken())
 	// Arrays changed with AddUnique come back from PostgreSQL in no particular order: compare as sets.
-	if !sameSet(me.Accounts(), main.Address(), second.Address()) || me.EthAddress() != second.Address() {
+	if !sameSet(me.Accounts(), ethAddr(main), ethAddr(second)) || me.EthAddress() != ethAddr(second) {
 		t.Fatalf("after link: accounts %v ethAddress %s", me.Accounts(), me.EthAddress())
 	}
-	if ad, _ := me.AuthData()[ProviderEth].(map[string]any); ad["id"] != second.Address() {
+	if ad, _ := me.AuthData()[ProviderEth].(map[string]any); ad["id"] != ethAddr(second) {
 		t.Fatalf("provider not linked to the new address: %v", me.AuthData())
 	}
-	sol1, _ := GenerateSolSigner()
-	sol2, _ := GenerateSolSigner()
-	for _, s := range []*Ed25519Signer{sol1, sol2, sol1} {
+	sol1, _ := signer.GenerateEd25519Key()
+	sol2, _ := signer.GenerateEd25519Key()
+	for _, s := range []*signer.Ed25519Key{sol1, sol2, sol1} {
 		if err := LinkSolana(ctx, c, u, s, opts); err != nil {
 			t.Fatalf("link solana: %v", err)
 		}
@@ -255,17 +256,17 @@ func linkUnlink(t *testing.T, opts *Options) (*client.Client, *client.User, []st
 		t.Fatalf("moralisSol still linked: %v", me.AuthData())
 	}
 	// Unlink the second Ethereum address: the provider held it, so it goes; ethAddress is the first remaining.
-	if err := UnlinkEthereum(ctx, c, u, strings.ToUpper(second.Address()[:2])+second.Address()[2:], opts); err != nil {
+	if err := UnlinkEthereum(ctx, c, u, strings.ToUpper(ethAddr(second)[:2])+ethAddr(second)[2:], opts); err != nil {
 		t.Fatalf("unlink ethereum: %v", err)
 	}
 	me = mustMe(t, ctx, c, u.SessionToken())
-	if !slices.Equal(me.Accounts(), []string{main.Address()}) || me.EthAddress() != main.Address() {
+	if !slices.Equal(me.Accounts(), []string{ethAddr(main)}) || me.EthAddress() != ethAddr(main) {
 		t.Fatalf("after ethereum unlink: %v %s", me.Accounts(), me.EthAddress())
 	}
 	if _, ok := me.AuthData()[ProviderEth]; ok {
 		t.Fatalf("moralisEth still linked: %v", me.AuthData())
 	}
-	return c, u, []string{second.Address(), sol1.PublicKey(), sol2.PublicKey()}
+	return c, u, []string{ethAddr(second), sol1.PublicKey(), sol2.PublicKey()}
 }
 
 func TestIntegrationLinkUnlink(t *testing.T) {
@@ -277,26 +278,26 @@ func TestIntegrationLinkUnlink(t *testing.T) {
 func TestIntegrationAddressObjects(t *testing.T) {
 	c, _, env := stackClient(t)
 	ctx := ctxT(t)
-	s, _ := GenerateEthSigner()
+	s, _ := signer.GenerateKey()
 	u, err := SignInEthereum(ctx, c, s, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s2, _ := GenerateEthSigner()
+	s2, _ := signer.GenerateKey()
 	if err := LinkEthereum(ctx, c, u, s2, nil); err != nil {
 		t.Fatalf("link with address objects: %v\n(the server must accept objects of class %s with the address as "+
 			"objectId: parse-server needs allowCustomObjectId: true, and %s/%s registered as classes; see the auth report)",
 			err, DefaultEthAddressClass, DefaultEthAddressClass, DefaultSolAddressClass)
 	}
 	mc := masterClient(t, env)
-	o, err := mc.Objects.Get(ctx, DefaultEthAddressClass, s2.Address())
+	o, err := mc.Objects.Get(ctx, DefaultEthAddressClass, ethAddr(s2))
 	if err != nil {
 		t.Fatalf("address object: %v", err)
 	}
-	if o.ID() != s2.Address() {
+	if o.ID() != ethAddr(s2) {
 		t.Fatalf("object id %s", o.ID())
 	}
-	sol, _ := GenerateSolSigner()
+	sol, _ := signer.GenerateEd25519Key()
 	if err := LinkSolana(ctx, c, u, sol, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -309,117 +310,10 @@ func TestIntegrationAddressObjects(t *testing.T) {
 	if _, err := mc.Objects.Get(ctx, DefaultSolAddressClass, sol.PublicKey()); !errors.Is(err, parse.ErrObjectNotFound) {
 		t.Fatalf("solana address object not destroyed: %v", err)
 	}
-	if err := UnlinkEthereum(ctx, c, u, s2.Address(), nil); err != nil {
+	if err := UnlinkEthereum(ctx, c, u, ethAddr(s2), nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := mc.Objects.Get(ctx, DefaultEthAddressClass, s2.Address()); !errors.Is(err, parse.ErrObjectNotFound) {
+	if _, err := mc.Objects.Get(ctx, DefaultEthAddressClass, ethAddr(s2)); !errors.Is(err, parse.ErrObjectNotFound) {
 		t.Fatalf("eth address object not destroyed: %v", err)
-	}
-}
-
-// TestIntegrationHandler runs the endpoint over the real backend: the whole browser flow works, and every
-// refusal is a 4xx that never reaches the backend.
-func TestIntegrationHandler(t *testing.T) {
-	_, cfg, _ := stackClient(t)
-	be, err := NewClientBackend(cfg, &Options{NoAddressObjects: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := newTestEnvBackend(t, be, cfg.AppID, nil)
-	s, _ := GenerateEthSigner()
-	msg, _ := e.getMessage("evm", s.Address())
-	a := e.postJSON("/signin", body("evm", s.Address(), msg, ethSign(t, s, msg)), nil)
-	if a.status != 200 {
-		t.Fatalf("signin: %d %s", a.status, a.raw)
-	}
-	tok := sessionOf(a)
-	user, _ := a.body["user"].(map[string]any)
-	if !strings.HasPrefix(tok, "r:") || user["ethAddress"] != s.Address() || user["objectId"] == "" {
-		t.Fatalf("signin answer %s", a.raw)
-	}
-	if strings.Contains(a.raw, "authData") || strings.Contains(a.raw, cfg.JavaScriptKey) || strings.Contains(a.raw, "signature") {
-		t.Fatalf("answer leaks: %s", a.raw)
-	}
-	cookie := map[string]string{"Cookie": DefaultCookieName + "=" + tok}
-	if a := e.do(http.MethodGet, "/me", "", "", cookie); a.status != 200 || a.body["user"].(map[string]any)["objectId"] != user["objectId"] {
-		t.Fatalf("me: %d %s", a.status, a.raw)
-	}
-	sol, _ := GenerateSolSigner()
-	m2, _ := e.getMessage("solana", sol.PublicKey())
-	if a := e.postJSON("/link", body("solana", sol.PublicKey(), m2, solSign(t, sol, m2)), cookie); a.status != 200 ||
-		a.body["user"].(map[string]any)["solAddress"] != sol.PublicKey() {
-		t.Fatalf("link: %d %s", a.status, a.raw)
-	}
-	if a := e.postJSON("/unlink", map[string]string{"chain": "solana", "address": sol.PublicKey()}, cookie); a.status != 200 ||
-		len(a.body["user"].(map[string]any)["solAccounts"].([]any)) != 0 {
-		t.Fatalf("unlink: %d %s", a.status, a.raw)
-	}
-	// Solana sign-in through the endpoint.
-	sol2, _ := GenerateSolSigner()
-	m3, _ := e.getMessage("solana", sol2.PublicKey())
-	if a := e.postJSON("/signin", body("solana", sol2.PublicKey(), m3, solSign(t, sol2, m3)), nil); a.status != 200 {
-		t.Fatalf("solana signin: %d %s", a.status, a.raw)
-	}
-	if a := e.do(http.MethodPost, "/signout", "", "", cookie); a.status != 200 {
-		t.Fatalf("signout: %d %s", a.status, a.raw)
-	}
-	if a := e.do(http.MethodGet, "/me", "", "", cookie); a.status != 401 || a.body["code"] != float64(209) {
-		t.Fatalf("me after signout: %d %s", a.status, a.raw)
-	}
-	runRefusals(t, e)
-}
-
-// Two browsers of one user keep both sessions (each sign-in has its own installation id).
-func TestIntegrationHandlerTwoSessions(t *testing.T) {
-	_, cfg, _ := stackClient(t)
-	be, err := NewClientBackend(cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := newTestEnvBackend(t, be, cfg.AppID, nil)
-	s, _ := GenerateEthSigner()
-	var toks []string
-	for i := 0; i < 2; i++ {
-		msg, _ := e.getMessage("evm", s.Address())
-		a := e.postJSON("/signin", body("evm", s.Address(), msg, ethSign(t, s, msg)), nil)
-		if a.status != 200 {
-			t.Fatalf("signin %d: %d %s", i, a.status, a.raw)
-		}
-		toks = append(toks, sessionOf(a))
-	}
-	for i, tok := range toks {
-		if a := e.do(http.MethodGet, "/me", "", "", map[string]string{"Authorization": "Bearer " + tok}); a.status != 200 {
-			t.Fatalf("session %d lost: %d %s", i, a.status, a.raw)
-		}
-	}
-}
-
-// A burst past the rate limit is refused with 429 over the real backend, without reaching it; a request within
-// the limit does reach it.
-func TestIntegrationHandlerRateLimit(t *testing.T) {
-	_, cfg, _ := stackClient(t)
-	be, err := NewClientBackend(cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := newTestEnvBackend(t, be, cfg.AppID, func(o *HandlerOptions) { o.RateLimit = RateLimit{Burst: 3, Every: time.Hour} })
-	s, _ := GenerateEthSigner()
-	msg, _ := e.getMessage("evm", s.Address())
-	signed := body("evm", s.Address(), msg, ethSign(t, s, msg))
-	if a := e.postJSON("/signin", signed, nil); a.status != 200 {
-		t.Fatalf("within the limit: %d %s", a.status, a.raw)
-	}
-	if a := e.do(http.MethodGet, "/message?chain=evm&address="+s.Address(), "", "", nil); a.status != 200 {
-		t.Fatalf("third request: %d", a.status)
-	}
-	before := e.cb.n.Load()
-	for i := 0; i < 5; i++ {
-		a := e.postJSON("/signin", signed, nil)
-		if a.status != 429 || a.body["code"] != float64(CodeRequestLimit) {
-			t.Fatalf("burst %d: %d %s", i, a.status, a.raw)
-		}
-	}
-	if e.cb.n.Load() != before {
-		t.Fatal("a rate-limited request reached the backend")
 	}
 }

@@ -11,8 +11,11 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ethereum/go-ethereum/common"
+
 	"github.com/c13f5054/moralis-go/client"
 	"github.com/c13f5054/moralis-go/parse"
+	"github.com/c13f5054/moralis-go/signer"
 )
 
 // fakeParse is a scripted backend: each call is looked up by "METHOD path" and answered from a queue; an
@@ -86,7 +89,7 @@ func (f *fakeParse) routes() []string {
 
 func TestSignInEthereumWire(t *testing.T) {
 	f, c := newFakeParse(t)
-	s, _ := NewPrivateKeySigner(katEthKey)
+	s, _ := signer.NewKeyFromHex(katEthKey)
 	f.on("POST functions/moralisAuthRequestMessage", 200, `{"result":{"message":"Moralis Authentication\n\nId: testAppId:2026-11-21T22:38:01.828Z","ticket":"TicketId01SecretSecretSecretSecre","expiresAt":"2026-11-21T22:43:01.828Z"}}`)
 	// The login is answered with 101: the spec's rule signs up instead (a second POST users).
 	f.on("POST users", 404, `{"code":101,"error":"Invalid username/password."}`)
@@ -125,7 +128,7 @@ func TestSignInEthereumWire(t *testing.T) {
 func TestSignInSolanaWire(t *testing.T) {
 	f, c := newFakeParse(t)
 	seed58 := "BbMQkQYZspmkytduTWvXEtc4mMURjsekJDvty2WtKeSb"
-	s, _ := NewSolSignerFromBase58(seed58)
+	s, _ := signer.NewEd25519KeyFromBase58(seed58)
 	f.on("POST functions/moralisAuthRequestMessage", 200, `{"result":{"message":"Hi\n\nId: testAppId:abcDEF12345678","ticket":"TicketId01SecretSecretSecretSecre","expiresAt":"2026-11-21T22:43:01.828Z"}}`)
 	f.on("POST users", 200, `{"objectId":"u2","sessionToken":"r:sol","solAccounts":["`+katSolPub58+`"]}`)
 	f.on("PUT users/u2", 200, `{"updatedAt":"2026-11-21T22:38:03.000Z"}`)
@@ -154,7 +157,7 @@ func TestSignInSolanaWire(t *testing.T) {
 
 func TestSignInCouldNotGetUser(t *testing.T) {
 	f, c := newFakeParse(t)
-	s, _ := GenerateEthSigner()
+	s, _ := signer.GenerateKey()
 	f.on("POST functions/moralisAuthRequestMessage", 200, `{"result":{"message":"Moralis Authentication\n\nId: testAppId:abcDEF12345678","ticket":"TicketId01SecretSecretSecretSecre","expiresAt":"2026-11-21T22:43:01.828Z"}}`)
 	f.on("POST users", 200, `{}`)
 	_, err := SignInEthereum(context.Background(), c, s, nil)
@@ -165,7 +168,7 @@ func TestSignInCouldNotGetUser(t *testing.T) {
 
 func TestSignInRefusedTwice(t *testing.T) {
 	f, c := newFakeParse(t)
-	s, _ := GenerateEthSigner()
+	s, _ := signer.GenerateKey()
 	f.on("POST functions/moralisAuthRequestMessage", 200, `{"result":{"message":"Moralis Authentication\n\nId: testAppId:abcDEF12345678","ticket":"TicketId01SecretSecretSecretSecre","expiresAt":"2026-11-21T22:43:01.828Z"}}`)
 	f.on("POST users", 404, `{"code":101,"error":"moralisEth: signature does not match address"}`)
 	f.on("POST users", 404, `{"code":101,"error":"moralisEth: signature does not match address"}`)
@@ -175,9 +178,9 @@ func TestSignInRefusedTwice(t *testing.T) {
 	}
 }
 
-type badSigner struct{ addr string }
+type badSigner struct{ addr common.Address }
 
-func (b badSigner) Address() string { return b.addr }
+func (b badSigner) Address() common.Address { return b.addr }
 func (b badSigner) SignMessage(context.Context, []byte) ([]byte, error) {
 	return nil, nil
 }
@@ -189,7 +192,7 @@ func TestSignInLocalErrors(t *testing.T) {
 		t.Fatalf("no address: %v", err)
 	}
 	f.on("POST functions/moralisAuthRequestMessage", 200, `{"result":{"message":"Moralis Authentication\n\nId: testAppId:abcDEF12345678","ticket":"TicketId01SecretSecretSecretSecre","expiresAt":"2026-11-21T22:43:01.828Z"}}`)
-	if _, err := SignInEthereum(ctx, c, badSigner{addr: katEthAddr}, nil); !errors.Is(err, ErrDataNotSigned) || err.Error() != "Data not signed" {
+	if _, err := SignInEthereum(ctx, c, badSigner{addr: common.HexToAddress(katEthAddr)}, nil); !errors.Is(err, ErrDataNotSigned) || err.Error() != "Data not signed" {
 		t.Fatalf("unsigned: %v", err)
 	}
 	if _, err := LogIn(ctx, c, SignedMessage{Chain: ChainEVM, Address: "0x12", Message: "m", Signature: "s"}, nil); !errors.Is(err, ErrMalformedAddress) {
@@ -215,7 +218,7 @@ func TestLinkUnlinkWire(t *testing.T) {
 		"authData":   map[string]any{ProviderEth: map[string]any{"id": "0xaaaa000000000000000000000000000000000001"}}}); err != nil {
 		t.Fatal(err)
 	}
-	s, _ := NewPrivateKeySigner(katEthKey)
+	s, _ := signer.NewKeyFromHex(katEthKey)
 	f.on("POST functions/moralisAuthRequestMessage", 200, `{"result":{"message":"Moralis Authentication\n\nId: testAppId:abcDEF12345678","ticket":"TicketId01SecretSecretSecretSecre","expiresAt":"2026-11-21T22:43:01.828Z"}}`)
 	f.on("PUT users/u1", 200, `{"updatedAt":"2026-11-21T22:38:03.000Z"}`)
 	f.on("POST classes/_EthAddress", 201, `{"objectId":"`+katEthAddr+`","createdAt":"2026-11-21T22:38:03.000Z"}`)
@@ -255,7 +258,7 @@ func TestLinkUnlinkWire(t *testing.T) {
 // server time) and sends no ticket.
 func TestSignInLegacyServerFallsBackToServerTime(t *testing.T) {
 	f, c := newFakeParse(t)
-	s, _ := NewPrivateKeySigner(katEthKey)
+	s, _ := signer.NewKeyFromHex(katEthKey)
 	f.on("POST functions/moralisAuthRequestMessage", 400, `{"code":141,"error":"Invalid function: \"moralisAuthRequestMessage\""}`)
 	f.on("POST functions/getServerTime", 200, `{"result":{"dateTime":"2026-11-21T22:38:01.828Z"}}`)
 	f.on("POST users", 201, `{"objectId":"u1","sessionToken":"r:abc"}`)

@@ -16,6 +16,8 @@ import (
 	"github.com/ethereum/go-ethereum/accounts"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
+
+	asm "github.com/c13f5054/moralis-go/internal/evmasm"
 )
 
 // ContractCaller is what smart-contract wallet verification needs of a chain: eth_call at the latest block
@@ -23,6 +25,8 @@ import (
 // and any bind.ContractCaller satisfy it. Implementations must be safe for concurrent use. The calls it gets
 // are simulations: nothing is ever sent as a transaction, and no key is involved.
 type ContractCaller interface {
+	// CallContract runs call (no "to": a deployless call of the validator's code) at blockNumber (always nil:
+	// the latest block) and returns what it returned; it must return when ctx is done.
 	CallContract(ctx context.Context, call ethereum.CallMsg, blockNumber *big.Int) ([]byte, error)
 }
 
@@ -175,7 +179,10 @@ type chainErr struct {
 	cause error
 }
 
-func (e *chainErr) Error() string   { return ErrChainUnavailable.Error() + ": " + e.text }
+// Error is ErrChainUnavailable's text and the cause's, without an RPC URL.
+func (e *chainErr) Error() string { return ErrChainUnavailable.Error() + ": " + e.text }
+
+// Unwrap gives ErrChainUnavailable and the cause, for errors.Is and errors.As.
 func (e *chainErr) Unwrap() []error { return []error{ErrChainUnavailable, e.cause} }
 
 // IsERC6492Signature reports whether sig ends with the ERC-6492 magic suffix 0x6492…6492 (32 bytes) (and has room for a wrapper before it).
@@ -304,46 +311,48 @@ func validatorArgs(account, factory common.Address, factoryData, call []byte) []
 var validatorCode = sync.OnceValues(func() ([]byte, error) {
 	magicWord := make([]byte, 32)
 	copy(magicWord, erc1271Magic[:])
-	return assemble(
+	return asm.Assemble(
 		// Copy the appended arguments to memory at 0x20.
-		asmRef("args"), opCODESIZE, opSUB, asmRef("args"), push1(0x20), opCODECOPY,
+		asm.Ref("args"), asm.CODESIZE, asm.SUB, asm.Ref("args"), asm.Push1(0x20), asm.CODECOPY,
 		// deployed := extcodesize(account) != 0; kept at the bottom of the stack.
-		push1(0x20), opMLOAD, opEXTCODESIZE, opISZERO, opISZERO,
+		asm.Push1(0x20), asm.MLOAD, asm.EXTCODESIZE, asm.ISZERO, asm.ISZERO,
 		// No factory, or already deployed: straight to the check.
-		push1(0x40), opMLOAD, opISZERO, opDUP2, opOR, asmRef("first"), opJUMPI,
+		asm.Push1(0x40), asm.MLOAD, asm.ISZERO, asm.DUP2, asm.OR, asm.Ref("first"), asm.JUMPI,
 		// ERC-6492 deployment: call(gas, factory, 0, 0xa0, F, 0, 0); a revert answers validatorFactoryFailed.
-		push1(0), push1(0), push1(0x60), opMLOAD, push1(0xa0), push1(0), push1(0x40), opMLOAD, opGAS, opCALL,
-		asmRef("first"), opJUMPI,
-		push1(validatorFactoryFailed), asmRef("done"), opJUMP,
+		asm.Push1(0), asm.Push1(0), asm.Push1(0x60), asm.MLOAD, asm.Push1(0xa0), asm.Push1(0), asm.Push1(0x40), asm.MLOAD,
+		asm.GAS, asm.CALL,
+		asm.Ref("first"), asm.JUMPI,
+		asm.Push1(validatorFactoryFailed), asm.Ref("done"), asm.JUMP,
 
-		asmLabel("first"), // [deployed]
-		asmRef("after"), asmRef("check"), opJUMP,
-		asmLabel("after"), // [deployed, verdict]
-		opDUP1, push1(validatorValid), opEQ, asmRef("done"), opJUMPI,
+		asm.Label("first"), // [deployed]
+		asm.Ref("after"), asm.Ref("check"), asm.JUMP,
+		asm.Label("after"), // [deployed, verdict]
+		asm.DUP1, asm.Push1(validatorValid), asm.EQ, asm.Ref("done"), asm.JUMPI,
 		// ERC-6492 "prepare": the account had code and refused; make the wrapped call and check again.
-		opDUP2, opISZERO, asmRef("done"), opJUMPI,
-		push1(0x40), opMLOAD, opISZERO, asmRef("done"), opJUMPI,
-		push1(0), push1(0), push1(0x60), opMLOAD, push1(0xa0), push1(0), push1(0x40), opMLOAD, opGAS, opCALL,
-		opISZERO, asmRef("done"), opJUMPI,
-		opPOP, asmRef("done"), asmRef("check"), opJUMP,
+		asm.DUP2, asm.ISZERO, asm.Ref("done"), asm.JUMPI,
+		asm.Push1(0x40), asm.MLOAD, asm.ISZERO, asm.Ref("done"), asm.JUMPI,
+		asm.Push1(0), asm.Push1(0), asm.Push1(0x60), asm.MLOAD, asm.Push1(0xa0), asm.Push1(0), asm.Push1(0x40), asm.MLOAD,
+		asm.GAS, asm.CALL,
+		asm.ISZERO, asm.Ref("done"), asm.JUMPI,
+		asm.POP, asm.Ref("done"), asm.Ref("check"), asm.JUMP,
 
 		// check: [return address] -> [verdict], jumping back.
-		asmLabel("check"),
-		push1(0x20), opMLOAD, opEXTCODESIZE, opISZERO, asmRef("nocode"), opJUMPI,
-		push1(0), push1(0), opMSTORE,
+		asm.Label("check"),
+		asm.Push1(0x20), asm.MLOAD, asm.EXTCODESIZE, asm.ISZERO, asm.Ref("nocode"), asm.JUMPI,
+		asm.Push1(0), asm.Push1(0), asm.MSTORE,
 		// staticcall(gas, account, 0xa0+F, S, 0, 32)
-		push1(0x20), push1(0), push1(0x80), opMLOAD, push1(0x60), opMLOAD, push1(0xa0), opADD, push1(0x20), opMLOAD,
-		opGAS, opSTATICCALL,
+		asm.Push1(0x20), asm.Push1(0), asm.Push1(0x80), asm.MLOAD, asm.Push1(0x60), asm.MLOAD, asm.Push1(0xa0), asm.ADD,
+		asm.Push1(0x20), asm.MLOAD, asm.GAS, asm.STATICCALL,
 		// valid := success && returndatasize >= 32 && the first word is exactly the magic value, zero-padded.
-		opRETURNDATASIZE, push1(0x20), opGT, opISZERO, opAND,
-		push1(0), opMLOAD, asmPush(magicWord), opEQ, opAND,
-		opSWAP1, opJUMP,
-		asmLabel("nocode"),
-		push1(validatorNoCode), opSWAP1, opJUMP,
+		asm.RETURNDATASIZE, asm.Push1(0x20), asm.GT, asm.ISZERO, asm.AND,
+		asm.Push1(0), asm.MLOAD, asm.Push(magicWord), asm.EQ, asm.AND,
+		asm.SWAP1, asm.JUMP,
+		asm.Label("nocode"),
+		asm.Push1(validatorNoCode), asm.SWAP1, asm.JUMP,
 
 		// done: [..., verdict] -> return the verdict as one word.
-		asmLabel("done"),
-		push1(0), opMSTORE, push1(0x20), push1(0), opRETURN,
-		asmMark("args"),
+		asm.Label("done"),
+		asm.Push1(0), asm.MSTORE, asm.Push1(0x20), asm.Push1(0), asm.RETURN,
+		asm.Mark("args"),
 	)
 })

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"math/big"
-	"net/http"
 	"net/url"
 	"strings"
 	"sync/atomic"
@@ -18,120 +17,14 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
-	"github.com/c13f5054/moralis-go/internal/devchain/devnet"
+	"github.com/c13f5054/moralis-go/internal/devchain/walletnet"
+	asm "github.com/c13f5054/moralis-go/internal/evmasm"
+	"github.com/c13f5054/moralis-go/signer"
 )
 
-// The smart-wallet tests run on go-ethereum's simulated chain (in-process, offline) with contracts written here in
-// the assembler of evmasm.go, so that no Solidity compiler is needed:
-//
-//   - testAccount: a minimal ERC-1271 account. isValidSignature(hash, sig) answers 0x1626ba7e when sig is a
-//     65-byte ECDSA signature of hash by the owner (ecrecover precompile), else 0xffffffff. The owner is a
-//     32-byte word appended to its runtime code. With prepared = true it also needs prepare() to have been called
-//     first (a storage flag): the ERC-6492 "prepare" case.
-//   - testFactory: createAccount(address owner) deploys testAccount for owner with CREATE2 (salt = owner) and
-//     returns its address; the account's address is known before it exists (counterfactual).
-
-var (
-	selCreateAccount = crypto.Keccak256([]byte("createAccount(address)"))[:4]
-	selPrepare       = crypto.Keccak256([]byte("prepare()"))[:4]
-)
-
-func mustAsm(t testing.TB, items ...any) []byte {
-	t.Helper()
-	code, err := assemble(items...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return code
-}
-
-// deployRest is a constructor that returns (deploys) every byte of the creation code after itself.
-func deployRest(t testing.TB) []byte {
-	return mustAsm(t, asmRef("end"), opCODESIZE, opSUB, opDUP1, asmRef("end"), push1(0), opCODECOPY,
-		push1(0), opRETURN, asmMark("end"))
-}
-
-func testAccountRuntime(t testing.TB, prepared bool) []byte {
-	magic := make([]byte, 32)
-	copy(magic, erc1271Magic[:])
-	no := make([]byte, 32)
-	copy(no, []byte{0xff, 0xff, 0xff, 0xff})
-	items := []any{
-		push1(0), opCALLDATALOAD, push1(0xe0), opSHR, opDUP1, asmPush(erc1271Magic[:]), opEQ, asmRef("isvalid"), opJUMPI,
-		opDUP1, asmPush(selPrepare), opEQ, asmRef("prepare"), opJUMPI,
-		push1(0), push1(0), opREVERT,
-		asmLabel("prepare"),
-		push1(1), push1(0), opSSTORE, opSTOP,
-		asmLabel("isvalid"),
-	}
-	if prepared {
-		items = append(items, push1(0), opSLOAD, opISZERO, asmRef("bad"), opJUMPI)
-	}
-	items = append(items,
-		// off := 4 + calldataload(0x24): where the signature's length word is; it must be 65.
-		push1(0x24), opCALLDATALOAD, push1(4), opADD,
-		opDUP1, opCALLDATALOAD, push1(65), opEQ, opISZERO, asmRef("bad"), opJUMPI,
-		// ecrecover input at 0: hash, v, r, s.
-		push1(4), opCALLDATALOAD, push1(0), opMSTORE,
-		opDUP1, push1(0x20), opADD, opCALLDATALOAD, push1(0x40), opMSTORE,
-		opDUP1, push1(0x40), opADD, opCALLDATALOAD, push1(0x60), opMSTORE,
-		opDUP1, push1(0x60), opADD, opCALLDATALOAD, push1(0xf8), opSHR, push1(0x20), opMSTORE,
-		opPOP,
-		push1(0x20), push1(0x80), push1(0x80), push1(0), push1(1), opGAS, opSTATICCALL,
-		opISZERO, asmRef("bad"), opJUMPI,
-		// owner := the last word of this code.
-		push1(0x20), push1(0x20), opCODESIZE, opSUB, push1(0xa0), opCODECOPY,
-		push1(0x80), opMLOAD, push1(0xa0), opMLOAD, opEQ, opISZERO, asmRef("bad"), opJUMPI,
-		asmPush(magic), push1(0), opMSTORE, push1(0x20), push1(0), opRETURN,
-		asmLabel("bad"),
-		asmPush(no), push1(0), opMSTORE, push1(0x20), push1(0), opRETURN,
-	)
-	return mustAsm(t, items...)
-}
-
-// testAccountInit is the account's creation code without its owner word (the factory appends it).
-func testAccountInit(t testing.TB, prepared bool) []byte {
-	return append(deployRest(t), testAccountRuntime(t, prepared)...)
-}
-
-func testFactoryInit(t testing.TB) []byte {
-	runtime := mustAsm(t,
-		push1(0), opCALLDATALOAD, push1(0xe0), opSHR, asmPush(selCreateAccount), opEQ, asmRef("create"), opJUMPI,
-		push1(0), push1(0), opREVERT,
-		asmLabel("create"),
-		asmRef("tpl"), opCODESIZE, opSUB, // [T]
-		opDUP1, asmRef("tpl"), push1(0), opCODECOPY,
-		push1(4), opCALLDATALOAD, // [T, owner]
-		opDUP1, opDUP3, opMSTORE, // memory[T:T+32] = owner
-		opSWAP1, push1(0x20), opADD, push1(0), push1(0), opCREATE2, // create2(0, 0, T+32, owner)
-		opDUP1, opISZERO, asmRef("fail"), opJUMPI,
-		push1(0), opMSTORE, push1(0x20), push1(0), opRETURN,
-		asmLabel("fail"),
-		push1(0), push1(0), opREVERT,
-		asmMark("tpl"),
-	)
-	code := append(deployRest(t), runtime...)
-	return append(code, testAccountInit(t, false)...)
-}
-
-type walletChain struct {
-	*devnet.Chain
-	factory common.Address
-}
-
-func startWalletChain(t *testing.T) *walletChain {
-	t.Helper()
-	c, err := devnet.Start(devnet.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
-	rcpt, err := c.SendFromDev(ctxT30(t), nil, nil, testFactoryInit(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &walletChain{Chain: c, factory: rcpt.ContractAddress}
-}
+// The smart-wallet tests run on go-ethereum's simulated chain (in-process, offline) with the test account and
+// factory of internal/devchain/walletnet (written in the assembler of internal/evmasm, so no Solidity compiler is
+// needed).
 
 func ctxT30(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -139,40 +32,7 @@ func ctxT30(t *testing.T) context.Context {
 	return ctx
 }
 
-func createAccountCall(owner common.Address) []byte {
-	return append(bytes.Clone(selCreateAccount), common.LeftPadBytes(owner[:], 32)...)
-}
-
-// counterfactual is the address createAccount(owner) deploys to.
-func (w *walletChain) counterfactual(t *testing.T, owner common.Address) common.Address {
-	init := append(testAccountInit(t, false), common.LeftPadBytes(owner[:], 32)...)
-	return crypto.CreateAddress2(w.factory, common.BytesToHash(owner[:]), crypto.Keccak256(init))
-}
-
-// deployAccount runs createAccount(owner) in a transaction and checks the account has code.
-func (w *walletChain) deployAccount(t *testing.T, owner common.Address) common.Address {
-	t.Helper()
-	if _, err := w.SendFromDev(ctxT30(t), &w.factory, nil, createAccountCall(owner)); err != nil {
-		t.Fatal(err)
-	}
-	acct := w.counterfactual(t, owner)
-	if code, err := w.Client.CodeAt(ctxT30(t), acct, nil); err != nil || len(code) == 0 {
-		t.Fatalf("account not deployed: %d bytes, %v", len(code), err)
-	}
-	return acct
-}
-
-// deployCode deploys runtime as is (through deployRest) from the dev account.
-func (w *walletChain) deployCode(t *testing.T, runtime []byte) common.Address {
-	t.Helper()
-	rcpt, err := w.SendFromDev(ctxT30(t), nil, nil, append(deployRest(t), runtime...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rcpt.ContractAddress
-}
-
-func signHex(t *testing.T, s EthSigner, msg string) string {
+func signHex(t *testing.T, s signer.Ethereum, msg string) string {
 	t.Helper()
 	sig, err := s.SignMessage(context.Background(), []byte(msg))
 	if err != nil {
@@ -181,14 +41,12 @@ func signHex(t *testing.T, s EthSigner, msg string) string {
 	return "0x" + hex.EncodeToString(sig)
 }
 
-func ownerAddr(s *PrivateKeySigner) common.Address { return common.HexToAddress(s.Address()) }
-
 func TestContractWalletERC1271(t *testing.T) {
-	w := startWalletChain(t)
+	w := walletnet.Start(t)
 	ctx := ctxT30(t)
-	owner, _ := GenerateEthSigner()
-	other, _ := GenerateEthSigner()
-	acct := w.deployAccount(t, ownerAddr(owner)).Hex()
+	owner, _ := signer.GenerateKey()
+	other, _ := signer.GenerateKey()
+	acct := w.DeployAccount(t, owner.Address()).Hex()
 	const msg = "Sign in to the demo"
 
 	if err := VerifyEthSignatureContext(ctx, w.Client, acct, []byte(msg), signHex(t, owner, msg)); err != nil {
@@ -214,7 +72,7 @@ func TestContractWalletERC1271(t *testing.T) {
 		t.Errorf("VerifyEthSignature: %v", err)
 	}
 	// The owner itself (an EOA) still signs for itself.
-	if err := VerifyEthSignatureContext(ctx, w.Client, owner.Address(), []byte(msg), signHex(t, owner, msg)); err != nil {
+	if err := VerifyEthSignatureContext(ctx, w.Client, ethAddr(owner), []byte(msg), signHex(t, owner, msg)); err != nil {
 		t.Errorf("owner as EOA: %v", err)
 	}
 }
@@ -228,18 +86,18 @@ func mustHex(s string) []byte {
 }
 
 func TestContractWalletERC6492(t *testing.T) {
-	w := startWalletChain(t)
+	w := walletnet.Start(t)
 	ctx := ctxT30(t)
-	owner, _ := GenerateEthSigner()
-	other, _ := GenerateEthSigner()
-	acct := w.counterfactual(t, ownerAddr(owner))
+	owner, _ := signer.GenerateKey()
+	other, _ := signer.GenerateKey()
+	acct := w.Counterfactual(t, owner.Address())
 	const msg = "Sign in before the account exists"
 	ownerSig := mustHex(signHex(t, owner, msg))
 	wrap := func(factory common.Address, data, sig []byte) string {
 		return "0x" + hex.EncodeToString(WrapERC6492Signature(factory, data, sig))
 	}
 
-	good := wrap(w.factory, createAccountCall(ownerAddr(owner)), ownerSig)
+	good := wrap(w.Factory, walletnet.CreateAccountCall(owner.Address()), ownerSig)
 	if err := VerifyEthSignatureContext(ctx, w.Client, acct.Hex(), []byte(msg), good); err != nil {
 		t.Fatalf("counterfactual account via its factory: %v", err)
 	}
@@ -256,12 +114,12 @@ func TestContractWalletERC6492(t *testing.T) {
 	}
 
 	refused := map[string]string{
-		"non-owner's signature":          wrap(w.factory, createAccountCall(ownerAddr(owner)), mustHex(signHex(t, other, msg))),
-		"wrong factory (an EOA)":         wrap(w.DevAddr, createAccountCall(ownerAddr(owner)), ownerSig),
-		"wrong factory (no code at all)": wrap(common.HexToAddress("0x00000000000000000000000000000000000000ff"), createAccountCall(ownerAddr(owner)), ownerSig),
-		"calldata for another owner":     wrap(w.factory, createAccountCall(ownerAddr(other)), ownerSig),
-		"calldata the factory reverts":   wrap(w.factory, []byte{1, 2, 3, 4}, ownerSig),
-		"owner's signature, other text":  wrap(w.factory, createAccountCall(ownerAddr(owner)), mustHex(signHex(t, owner, msg+"!"))),
+		"non-owner's signature":          wrap(w.Factory, walletnet.CreateAccountCall(owner.Address()), mustHex(signHex(t, other, msg))),
+		"wrong factory (an EOA)":         wrap(w.DevAddr, walletnet.CreateAccountCall(owner.Address()), ownerSig),
+		"wrong factory (no code at all)": wrap(common.HexToAddress("0x00000000000000000000000000000000000000ff"), walletnet.CreateAccountCall(owner.Address()), ownerSig),
+		"calldata for another owner":     wrap(w.Factory, walletnet.CreateAccountCall(other.Address()), ownerSig),
+		"calldata the factory reverts":   wrap(w.Factory, []byte{1, 2, 3, 4}, ownerSig),
+		"owner's signature, other text":  wrap(w.Factory, walletnet.CreateAccountCall(owner.Address()), mustHex(signHex(t, owner, msg+"!"))),
 	}
 	for name, sig := range refused {
 		if err := VerifyEthSignatureContext(ctx, w.Client, acct.Hex(), []byte(msg), sig); !errors.Is(err, ErrSignatureMismatch) {
@@ -269,12 +127,12 @@ func TestContractWalletERC6492(t *testing.T) {
 		}
 	}
 	// A valid wrapper for another account does not sign for this one.
-	if err := VerifyEthSignatureContext(ctx, w.Client, w.counterfactual(t, ownerAddr(other)).Hex(), []byte(msg), good); !errors.Is(err, ErrSignatureMismatch) {
+	if err := VerifyEthSignatureContext(ctx, w.Client, w.Counterfactual(t, other.Address()).Hex(), []byte(msg), good); !errors.Is(err, ErrSignatureMismatch) {
 		t.Errorf("other account: %v", err)
 	}
 
 	// Once deployed, both the wrapped signature (factory call skipped) and the plain one are accepted.
-	w.deployAccount(t, ownerAddr(owner))
+	w.DeployAccount(t, owner.Address())
 	for name, sig := range map[string]string{"wrapped": good, "plain": "0x" + hex.EncodeToString(ownerSig)} {
 		if err := VerifyEthSignatureContext(ctx, w.Client, acct.Hex(), []byte(msg), sig); err != nil {
 			t.Errorf("deployed, %s: %v", name, err)
@@ -285,16 +143,16 @@ func TestContractWalletERC6492(t *testing.T) {
 // TestContractWalletPrepare: a deployed account that refuses until prepare() is called is accepted with an
 // ERC-6492 wrapper whose call prepares it (made in the simulation only), and refused without.
 func TestContractWalletPrepare(t *testing.T) {
-	w := startWalletChain(t)
+	w := walletnet.Start(t)
 	ctx := ctxT30(t)
-	owner, _ := GenerateEthSigner()
-	acct := w.deployCode(t, append(testAccountRuntime(t, true), common.LeftPadBytes(ownerAddr(owner).Bytes(), 32)...))
+	owner, _ := signer.GenerateKey()
+	acct := w.DeployCode(t, append(walletnet.AccountRuntime(t, true), common.LeftPadBytes(owner.Address().Bytes(), 32)...))
 	const msg = "prepare me"
 	sig := mustHex(signHex(t, owner, msg))
 	if err := VerifyEthHash(ctx, w.Client, acct, common.BytesToHash(accounts.TextHash([]byte(msg))), sig); !errors.Is(err, ErrSignatureMismatch) {
 		t.Fatalf("unprepared: %v", err)
 	}
-	wrapped := WrapERC6492Signature(acct, selPrepare, sig)
+	wrapped := WrapERC6492Signature(acct, walletnet.SelPrepare, sig)
 	if err := VerifyEthHash(ctx, w.Client, acct, common.BytesToHash(accounts.TextHash([]byte(msg))), wrapped); err != nil {
 		t.Fatalf("prepared in the call: %v", err)
 	}
@@ -307,19 +165,19 @@ func TestContractWalletPrepare(t *testing.T) {
 // TestContractWalletLookalikes: contracts and precompiles whose answer merely starts like the magic value are
 // refused; only the exact word 0x1626ba7e000…000 counts.
 func TestContractWalletLookalikes(t *testing.T) {
-	w := startWalletChain(t)
+	w := walletnet.Start(t)
 	ctx := ctxT30(t)
-	s, _ := GenerateEthSigner()
+	s, _ := signer.GenerateKey()
 	const msg = "lookalike"
 	sig := signHex(t, s, msg)
 	almost := make([]byte, 32)
 	copy(almost, erc1271Magic[:])
 	almost[31] = 1
-	junk := w.deployCode(t, mustAsm(t, asmPush(almost), push1(0), opMSTORE, push1(0x20), push1(0), opRETURN))
-	short := w.deployCode(t, mustAsm(t, asmPush(erc1271Magic[:]), push1(0xe0), opSHL, push1(0), opMSTORE,
-		push1(4), push1(0), opRETURN))
-	reverts := w.deployCode(t, mustAsm(t, asmPush(erc1271Magic[:]), push1(0xe0), opSHL, push1(0), opMSTORE,
-		push1(0x20), push1(0), opREVERT))
+	junk := w.DeployCode(t, walletnet.Asm(t, asm.Push(almost), asm.Push1(0), asm.MSTORE, asm.Push1(0x20), asm.Push1(0), asm.RETURN))
+	short := w.DeployCode(t, walletnet.Asm(t, asm.Push(erc1271Magic[:]), asm.Push1(0xe0), asm.SHL, asm.Push1(0), asm.MSTORE,
+		asm.Push1(4), asm.Push1(0), asm.RETURN))
+	reverts := w.DeployCode(t, walletnet.Asm(t, asm.Push(erc1271Magic[:]), asm.Push1(0xe0), asm.SHL, asm.Push1(0), asm.MSTORE,
+		asm.Push1(0x20), asm.Push1(0), asm.REVERT))
 	for name, addr := range map[string]common.Address{
 		"magic then junk":      junk,
 		"4-byte answer":        short,
@@ -334,10 +192,10 @@ func TestContractWalletLookalikes(t *testing.T) {
 		}
 	}
 	// An EOA on the real chain gets the same verdict as without a chain.
-	other, _ := GenerateEthSigner()
+	other, _ := signer.GenerateKey()
 	for name, bad := range map[string]string{"high s": highSTwin(t, sig), "another key": signHex(t, other, msg), "64 bytes": sig[:130]} {
-		want := VerifyEthSignature(s.Address(), []byte(msg), bad)
-		got := VerifyEthSignatureContext(ctx, w.Client, s.Address(), []byte(msg), bad)
+		want := VerifyEthSignature(ethAddr(s), []byte(msg), bad)
+		got := VerifyEthSignatureContext(ctx, w.Client, ethAddr(s), []byte(msg), bad)
 		if want == nil || got == nil || got.Error() != want.Error() {
 			t.Errorf("EOA, %s: with chain %v, without %v", name, got, want)
 		}
@@ -413,7 +271,7 @@ func highSTwin(t *testing.T, sigHex string) string {
 // text does not carry the RPC URL, which may hold an API key; an odd answer is not taken as valid.
 func TestContractWalletChainErrors(t *testing.T) {
 	ctx := context.Background()
-	s, _ := GenerateEthSigner()
+	s, _ := signer.GenerateKey()
 	sig := signHex(t, s, "x")
 	down := &countingCaller{fn: func(ethereum.CallMsg) ([]byte, error) {
 		return nil, &url.Error{Op: "Post", URL: "https://rpc.example/v3/SECRETKEY", Err: errors.New("connection refused")}
@@ -485,7 +343,7 @@ func TestERC6492Wrapper(t *testing.T) {
 }
 
 // TestValidatorBytecode pins the hand-assembled validator: a change to its listing must be deliberate (and the
-// chain tests above rerun). It also checks the assembler's refusals.
+// chain tests above rerun).
 func TestValidatorBytecode(t *testing.T) {
 	code, err := validatorCode()
 	if err != nil {
@@ -501,79 +359,6 @@ func TestValidatorBytecode(t *testing.T) {
 	}
 	if code[0] == 0xef {
 		t.Fatal("starts with 0xEF")
-	}
-	for name, items := range map[string][]any{
-		"unknown item": {"PUSH1"},
-		"empty push":   {asmPush{}},
-		"long push":    {asmPush(make([]byte, 33))},
-		"twice":        {asmLabel("a"), asmMark("a")},
-		"no label":     {asmRef("nowhere")},
-	} {
-		if _, err := assemble(items...); err == nil {
-			t.Errorf("%s: no error", name)
-		}
-	}
-}
-
-// TestHandlerSmartWalletSignIn: through the endpoint, a deployed ERC-1271 account and a counterfactual ERC-6492
-// one sign in with their owner's signature when HandlerOptions.Chain is set; a non-owner is refused with 401
-// before the backend; without Chain the account is refused as today; a chain that is down answers 503.
-func TestHandlerSmartWalletSignIn(t *testing.T) {
-	w := startWalletChain(t)
-	owner, _ := GenerateEthSigner()
-	other, _ := GenerateEthSigner()
-	deployed := w.deployAccount(t, ownerAddr(owner))
-	later := w.counterfactual(t, ownerAddr(other))
-
-	e := newTestEnv(t, func(o *HandlerOptions) { o.Chain = w.Client })
-	msg, _ := e.getMessage("evm", deployed.Hex())
-	if a := e.postJSON("/signin", body("evm", deployed.Hex(), msg, signHex(t, other, msg)), nil); a.status != http.StatusUnauthorized ||
-		a.body["error"] != "Signature does not match address" {
-		t.Fatalf("non-owner: %d %v", a.status, a.body)
-	}
-	if e.cb.n.Load() != 0 {
-		t.Fatal("backend called for a refused signature")
-	}
-	msg, _ = e.getMessage("evm", deployed.Hex())
-	if a := e.postJSON("/signin", body("evm", deployed.Hex(), msg, signHex(t, owner, msg)), nil); a.status != http.StatusOK {
-		t.Fatalf("ERC-1271 sign-in: %d %v", a.status, a.body)
-	}
-	msg, _ = e.getMessage("evm", later.Hex())
-	sig := "0x" + hex.EncodeToString(WrapERC6492Signature(w.factory, createAccountCall(ownerAddr(other)), mustHex(signHex(t, other, msg))))
-	if a := e.postJSON("/signin", body("evm", later.Hex(), msg, sig), nil); a.status != http.StatusOK {
-		t.Fatalf("ERC-6492 sign-in: %d %v", a.status, a.body)
-	}
-	if got := len(e.be.signed); got != 2 || e.be.signed[0].Address != strings.ToLower(deployed.Hex()) ||
-		e.be.signed[1].Address != strings.ToLower(later.Hex()) {
-		t.Fatalf("backend saw %+v", e.be.signed)
-	}
-
-	plain := newTestEnv(t, nil)
-	msg, _ = plain.getMessage("evm", deployed.Hex())
-	if a := plain.postJSON("/signin", body("evm", deployed.Hex(), msg, signHex(t, owner, msg)), nil); a.status != http.StatusUnauthorized {
-		t.Fatalf("no Chain: %d %v", a.status, a.body)
-	}
-
-	// A chain that is down answers 503 and spends no nonce: once it is back, the same signed message signs in.
-	var up atomic.Bool
-	flaky := &countingCaller{fn: func(m ethereum.CallMsg) ([]byte, error) {
-		if !up.Load() {
-			return nil, errors.New("dial tcp: connection refused")
-		}
-		return w.Client.CallContract(context.Background(), m, nil)
-	}}
-	down := newTestEnv(t, func(o *HandlerOptions) { o.Chain = flaky })
-	msg, _ = down.getMessage("evm", deployed.Hex())
-	signed := body("evm", deployed.Hex(), msg, signHex(t, owner, msg))
-	if a := down.postJSON("/signin", signed, nil); a.status != http.StatusServiceUnavailable || a.body["error"] != "Chain unavailable" {
-		t.Fatalf("chain down: %d %v", a.status, a.body)
-	}
-	if down.cb.n.Load() != 0 {
-		t.Fatal("backend called while the chain was down")
-	}
-	up.Store(true)
-	if a := down.postJSON("/signin", signed, nil); a.status != http.StatusOK {
-		t.Fatalf("chain back: %d %v", a.status, a.body)
 	}
 }
 

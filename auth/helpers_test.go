@@ -2,10 +2,13 @@ package auth
 
 import (
 	"crypto/ecdsa"
+	"strings"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/accounts"
 	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/c13f5054/moralis-go/signer"
 )
 
 func textHashForTest(msg string) []byte { return accounts.TextHash([]byte(msg)) }
@@ -18,3 +21,6 @@ func mustPub(t *testing.T, b []byte) *ecdsa.PublicKey {
 	}
 	return p
 }
+
+// ethAddr is the lower-cased 0x address of s, as the flows and the backend store it.
+func ethAddr(s signer.Ethereum) string { return strings.ToLower(s.Address().Hex()) }

@@ -16,8 +16,8 @@ const serverTimeLayout = "2006-01-02T15:04:05.000Z07:00"
 func FormatServerTime(t time.Time) string { return t.UTC().Format(serverTimeLayout) }
 
 // BuildMoralisMessage builds the Moralis-style signing message: text (DefaultSigningMessage when empty), then
-// "\n\nId: " + appID + ":" + suffix. The original client uses the server time as the suffix; the handler in
-// this package uses a one-time nonce.
+// "\n\nId: " + appID + ":" + suffix. The original client uses the server time as the suffix; the backend's
+// RequestMessageFunction and the endpoint (package authserver) use a one-time secret.
 func BuildMoralisMessage(text, appID, suffix string) string {
 	if text == "" {
 		text = DefaultSigningMessage

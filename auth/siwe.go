@@ -31,7 +31,8 @@ type SIWEMessage struct {
 	Version string
 	// ChainID is the EIP-155 chain id; required (greater than 0).
 	ChainID uint64
-	// Nonce is at least 8 ASCII letters or digits, normally issued by a NonceStore; required.
+	// Nonce is at least 8 ASCII letters or digits (NewNonceValue makes one; the endpoint's come from its
+	// authserver.NonceStore); required.
 	Nonce string
 	// IssuedAt is when the message was made; required.
 	IssuedAt time.Time
@@ -369,31 +370,8 @@ func isAlpha(c byte) bool { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= '
 // validDomain accepts a SIWE domain: an RFC 3986 authority with a non-empty host.
 func validDomain(d string) bool { return validAuthority(d, true) }
 
-// validStatement accepts one line of printable text (the handler's message text; SIWE statements are narrower,
-// see validSIWEStatement).
-func validStatement(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < 0x20 || s[i] == 0x7f {
-			return false
-		}
-	}
-	return s != ""
-}
-
-func validNonce(n string) bool {
-	if len(n) < 8 || len(n) > 128 {
-		return false
-	}
-	for i := 0; i < len(n); i++ {
-		c := n[i]
-		if !isAlpha(c) && !(c >= '0' && c <= '9') {
-			return false
-		}
-	}
-	return true
-}
-
-// SIWEVerifyOptions are what a server expects of a SIWE message. Empty fields are not checked.
+// SIWEVerifyOptions are what a server expects of a SIWE message, per call to Verify. Empty (zero) fields are not
+// checked. It is a plain value; Verify only reads it.
 type SIWEVerifyOptions struct {
 	// Domain the message must name (compared case-insensitively).
 	Domain string

@@ -2,12 +2,14 @@ package auth
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/c13f5054/moralis-go/client"
+	"github.com/c13f5054/moralis-go/internal/randid"
 	"github.com/c13f5054/moralis-go/parse"
 )
 
@@ -17,8 +19,9 @@ import (
 // exactly that chain, address and message text, unexpired. The adapter consumes it with one database DELETE, so it
 // signs in at most once, on every backend instance. Tickets come from two places:
 //
-//   - the sign-in endpoint (Handler): after it has verified a signature and consumed its own nonce, ClientBackend
-//     issues a ticket for that message with the master key (IssueTicket) and hands it to the backend;
+//   - the sign-in endpoint (package authserver): after it has verified a signature and consumed its own nonce,
+//     its ClientBackend issues a ticket for that message with the master key (IssueTicket) and hands it to the
+//     backend;
 //   - the backend itself, for SDK clients that sign in directly (SignInEthereum, SignInSolana, Link*): the cloud
 //     function RequestMessageFunction returns the message to sign together with its ticket (RequestMessage).
 
@@ -31,19 +34,39 @@ const DefaultTicketTTL = time.Minute
 // RequestMessageFunction is the backend cloud function that issues a message to sign and its ticket.
 const RequestMessageFunction = "moralisAuthRequestMessage"
 
-// IssueTicket stores a one-time ticket for m's chain, address and exact message, valid for ttl (DefaultTicketTTL
-// when ttl <= 0), and returns its value for SignedMessage.Ticket. c must have the master key (the ticket class
-// accepts nothing else). It is safe for concurrent use.
-func IssueTicket(ctx context.Context, c *client.Client, m SignedMessage, ttl time.Duration) (string, error) {
-	return issueTicket(ctx, c, m, ttl, false)
+// TicketOptions tune IssueTicket, per call. A nil *TicketOptions, like the zero value, means all defaults.
+// IssueTicket reads it and never changes it.
+type TicketOptions struct {
+	// TTL is how long the ticket stays valid; default (zero or negative) DefaultTicketTTL.
+	TTL time.Duration
+	// Chain, when set, lets smart-contract accounts (ERC-1271, ERC-6492) sign in with the ticket: an EVM message
+	// whose signature does not recover to its address is verified on this chain (VerifyEthSignatureContext), and
+	// only then is the ticket marked for a contract account, which this project's backend adapters accept without
+	// ecrecover; a signature that fails the check gets no ticket. nil (default): an ordinary ticket, and the
+	// backend checks the signature itself.
+	Chain ContractCaller
 }
 
-// issueTicket is IssueTicket; contract marks a ticket for a smart-contract account's signature that the caller
-// verified on chain (the adapter then accepts it without ecrecover).
-func issueTicket(ctx context.Context, c *client.Client, m SignedMessage, ttl time.Duration, contract bool) (string, error) {
+// IssueTicket stores a one-time ticket for m's chain, address and exact message (m.Signature may be empty, unless
+// opts.Chain is set) and returns its value for SignedMessage.Ticket; opts nil means the defaults. c must have the
+// master key (the ticket class accepts nothing else). It is safe for concurrent use.
+func IssueTicket(ctx context.Context, c *client.Client, m SignedMessage, opts *TicketOptions) (string, error) {
 	if c == nil || !c.HasMasterKey() {
 		return "", errors.New("auth: IssueTicket needs a client with the master key")
 	}
+	var to TicketOptions
+	if opts != nil {
+		to = *opts
+	}
+	// A contract account's ticket only after its signature was verified on the chain (never on the caller's word).
+	contract := false
+	if m.Chain != ChainSolana && to.Chain != nil && VerifyEthSignature(m.Address, []byte(m.Message), m.Signature) != nil {
+		if err := VerifyEthSignatureContext(ctx, to.Chain, m.Address, []byte(m.Message), m.Signature); err != nil {
+			return "", err
+		}
+		contract = true
+	}
+	ttl := to.TTL
 	if m.Signature == "" {
 		m.Signature = "-" // the ticket is for the message; its signature is checked by the backend
 	}
@@ -110,3 +133,8 @@ func RequestMessage(ctx context.Context, c *client.Client, chain Chain, address 
 	m.Message, m.Ticket = out.Message, out.Ticket
 	return m, nil
 }
+
+// NewNonceValue returns 22 random alphanumeric characters (about 131 bits, from crypto/rand): a valid SIWE nonce
+// (SIWEMessage.Nonce) and the secret part of tickets. authserver's nonce stores make their nonces with it. It is
+// safe for concurrent use.
+func NewNonceValue() (string, error) { return randid.Alnum(rand.Read, 22) }

@@ -9,11 +9,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ethereum/go-ethereum/accounts/keystore"
 	"github.com/ethereum/go-ethereum/crypto"
-	"github.com/google/uuid"
 	"github.com/mr-tron/base58"
+
+	"github.com/c13f5054/moralis-go/signer"
 )
+
+// The known-answer vectors of signing live in package signer's tests; here the same vectors check verification.
 
 // Known-answer vectors computed with an independent implementation (@noble/curves secp256k1 + @noble/hashes
 // keccak, lowS, RFC 6979) for the well-known Hardhat development key #0.
@@ -37,22 +39,9 @@ const (
 	katSolSig58   = "2ohebczxngxZukmDgA4XaRxcwokgnA3aXNZ6bafyA6SCYRCBWH6rSY2BTXGLNLd2H2cZq2RBcTwP8SPJV6Kw3jua"
 )
 
+// The known signatures verify and recover their address; a changed byte does not.
 func TestEthKnownAnswer(t *testing.T) {
-	s, err := NewPrivateKeySigner("0x" + katEthKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s.Address() != katEthAddr {
-		t.Fatalf("address %s, want %s", s.Address(), katEthAddr)
-	}
 	for _, v := range []struct{ msg, sig string }{{katEthMsg, katEthSig}, {katEthMsg2, katEthSig2}} {
-		sig, err := s.SignMessage(context.Background(), []byte(v.msg))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := "0x" + hex.EncodeToString(sig); got != v.sig {
-			t.Errorf("signature of %q:\n got %s\nwant %s", v.msg, got, v.sig)
-		}
 		addr, err := RecoverEthAddress([]byte(v.msg), v.sig)
 		if err != nil || addr != katEthAddr {
 			t.Errorf("recover %q: %s, %v", v.msg, addr, err)
@@ -65,6 +54,43 @@ func TestEthKnownAnswer(t *testing.T) {
 	// The same message with one byte changed recovers another address.
 	if err := VerifyEthSignature(katEthAddr, []byte(katEthMsg+"."), katEthSig); !errors.Is(err, ErrSignatureMismatch) {
 		t.Fatalf("tampered message: %v", err)
+	}
+	// signer.Key, the module's key, signs what auth verifies.
+	s, err := signer.NewKeyFromHex(katEthKey)
+	if err != nil || ethAddr(s) != katEthAddr {
+		t.Fatalf("key: %v", err)
+	}
+	sig, _ := s.SignMessage(context.Background(), []byte(katEthMsg))
+	if err := VerifyEthSignature(ethAddr(s), []byte(katEthMsg), "0x"+hex.EncodeToString(sig)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// RFC 8032 test 1 and the Moralis message vector verify; a changed byte does not.
+func TestSolKnownAnswer(t *testing.T) {
+	pubHex, _ := hex.DecodeString(katSolPubHex)
+	if base58.Encode(pubHex) != katSolPub58 {
+		t.Fatalf("public key %s", base58.Encode(pubHex))
+	}
+	sigHex, _ := hex.DecodeString(katSolSigHex)
+	if err := VerifySolSignature(katSolPub58, nil, base58.Encode(sigHex)); err != nil {
+		t.Fatal(err)
+	}
+	if err := VerifySolSignature(katSolPub58, []byte(katSolMsg), katSolSig58); err != nil {
+		t.Fatal(err)
+	}
+	if err := VerifySolSignature(katSolPub58, []byte(katSolMsg+"x"), katSolSig58); !errors.Is(err, ErrSignatureMismatch) {
+		t.Fatalf("tampered: %v", err)
+	}
+	// signer.Ed25519Key, the module's key, signs what auth verifies.
+	seed, _ := hex.DecodeString(katSolSeedHex)
+	s, err := signer.NewEd25519KeyFromBase58(base58.Encode(seed))
+	if err != nil || s.PublicKey() != katSolPub58 {
+		t.Fatalf("key: %v", err)
+	}
+	sig, _ := s.SignMessage(context.Background(), []byte(katSolMsg))
+	if err := VerifySolSignature(s.PublicKey(), []byte(katSolMsg), base58.Encode(sig)); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -121,113 +147,23 @@ func TestEthMalformed(t *testing.T) {
 func TestEthRandomKeys(t *testing.T) {
 	ctx := context.Background()
 	for i := 0; i < 20; i++ {
-		a, err := GenerateEthSigner()
+		a, err := signer.GenerateKey()
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, _ := GenerateEthSigner()
+		b, _ := signer.GenerateKey()
 		msg := []byte(BuildMoralisMessage("", "app", strings.Repeat("x", i)))
 		sig, err := a.SignMessage(ctx, msg)
 		if err != nil {
 			t.Fatal(err)
 		}
 		sh := "0x" + hex.EncodeToString(sig)
-		if err := VerifyEthSignature(a.Address(), msg, sh); err != nil {
+		if err := VerifyEthSignature(ethAddr(a), msg, sh); err != nil {
 			t.Fatalf("own signature refused: %v", err)
 		}
-		if err := VerifyEthSignature(b.Address(), msg, sh); !errors.Is(err, ErrSignatureMismatch) {
+		if err := VerifyEthSignature(ethAddr(b), msg, sh); !errors.Is(err, ErrSignatureMismatch) {
 			t.Fatalf("signature by another address accepted: %v", err)
 		}
-	}
-}
-
-func TestKeystoreSigner(t *testing.T) {
-	key, err := crypto.HexToECDSA(katEthKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	k := &keystore.Key{Id: uuid.New(), Address: crypto.PubkeyToAddress(key.PublicKey), PrivateKey: key}
-	js, err := keystore.EncryptKey(k, "correct horse", keystore.LightScryptN, keystore.LightScryptP)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := NewKeystoreSigner(js, "correct horse")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s.Address() != katEthAddr {
-		t.Fatalf("address %s", s.Address())
-	}
-	sig, _ := s.SignMessage(context.Background(), []byte(katEthMsg))
-	if "0x"+hex.EncodeToString(sig) != katEthSig {
-		t.Fatal("keystore signer signs differently from the raw key")
-	}
-	if _, err := NewKeystoreSigner(js, "wrong"); err == nil || strings.Contains(err.Error(), "correct horse") {
-		t.Fatalf("wrong password: %v", err)
-	}
-	if _, err := NewKeystoreSigner([]byte("{"), "x"); err == nil {
-		t.Fatal("bad JSON accepted")
-	}
-	if _, err := NewKeystoreFileSigner(t.TempDir()+"/missing.json", "x"); err == nil {
-		t.Fatal("missing file accepted")
-	}
-	if strings.Contains(s.String(), katEthKey) {
-		t.Fatal("String leaks the key")
-	}
-}
-
-func TestPrivateKeySignerBadInput(t *testing.T) {
-	for _, k := range []string{"", "0x12", strings.Repeat("g", 64), strings.Repeat("0", 64)} {
-		if _, err := NewPrivateKeySigner(k); err == nil {
-			t.Errorf("key %q accepted", k)
-		}
-	}
-	s, _ := NewPrivateKeySigner(katEthKey)
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if _, err := s.SignMessage(ctx, []byte("x")); !errors.Is(err, context.Canceled) {
-		t.Fatalf("cancelled ctx: %v", err)
-	}
-}
-
-func TestSolKnownAnswer(t *testing.T) {
-	seed, _ := hex.DecodeString(katSolSeedHex)
-	s, err := NewSolSignerFromBase58(base58.Encode(seed))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pubHex, _ := hex.DecodeString(katSolPubHex)
-	if s.PublicKey() != base58.Encode(pubHex) || s.PublicKey() != katSolPub58 {
-		t.Fatalf("public key %s", s.PublicKey())
-	}
-	// RFC 8032 test 1: the empty message.
-	sig, _ := s.SignMessage(context.Background(), nil)
-	if hex.EncodeToString(sig) != katSolSigHex {
-		t.Fatalf("RFC 8032 signature %x", sig)
-	}
-	sigHex, _ := hex.DecodeString(katSolSigHex)
-	if err := VerifySolSignature(katSolPub58, nil, base58.Encode(sigHex)); err != nil {
-		t.Fatal(err)
-	}
-	// The Moralis message vector.
-	sig, _ = s.SignMessage(context.Background(), []byte(katSolMsg))
-	if base58.Encode(sig) != katSolSig58 {
-		t.Fatalf("signature %s", base58.Encode(sig))
-	}
-	if err := VerifySolSignature(katSolPub58, []byte(katSolMsg), katSolSig58); err != nil {
-		t.Fatal(err)
-	}
-	if err := VerifySolSignature(katSolPub58, []byte(katSolMsg+"x"), katSolSig58); !errors.Is(err, ErrSignatureMismatch) {
-		t.Fatalf("tampered: %v", err)
-	}
-	// A 64-byte secret key (seed || public) gives the same signer.
-	s64, err := NewSolSignerFromBase58(base58.Encode(append(seed, pubHex...)))
-	if err != nil || s64.PublicKey() != katSolPub58 {
-		t.Fatalf("64-byte secret: %v", err)
-	}
-	bad := append(append([]byte{}, seed...), make([]byte, 32)...)
-	if _, err := NewSolSignerFromBase58(base58.Encode(bad)); err == nil {
-		t.Fatal("inconsistent 64-byte secret accepted")
 	}
 }
 
@@ -243,8 +179,8 @@ func TestSolMalformedAndRandom(t *testing.T) {
 		}
 	}
 	for i := 0; i < 20; i++ {
-		a, _ := GenerateSolSigner()
-		b, _ := GenerateSolSigner()
+		a, _ := signer.GenerateEd25519Key()
+		b, _ := signer.GenerateEd25519Key()
 		msg := []byte(BuildMoralisMessage("", "app", strings.Repeat("n", i+8)))
 		sig, _ := a.SignMessage(context.Background(), msg)
 		if err := VerifySolSignature(a.PublicKey(), msg, base58.Encode(sig)); err != nil {
@@ -254,7 +190,7 @@ func TestSolMalformedAndRandom(t *testing.T) {
 			t.Fatalf("other key: %v", err)
 		}
 	}
-	if _, err := NewEd25519Signer(make(ed25519.PrivateKey, 10)); err == nil {
+	if _, err := signer.NewEd25519Key(make(ed25519.PrivateKey, 10)); err == nil {
 		t.Fatal("short key accepted")
 	}
 }

@@ -13,6 +13,8 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
+
+	"github.com/c13f5054/moralis-go/signer"
 )
 
 // DefaultReceiptPollInterval is how often Client polls for a receipt when
@@ -21,10 +23,11 @@ const DefaultReceiptPollInterval = time.Second
 
 // Config configures a Client. The zero value is usable.
 type Config struct {
-	// Signer signs transactions. It may be nil for a client that only makes
-	// view calls; Transfer then fails with ErrSenderNotFound and state-changing
-	// ExecuteFunction calls with ErrFromRequired.
-	Signer Signer
+	// Signer signs transactions (a *signer.Key, or any wallet that implements
+	// signer.EthereumTx). It may be nil (the default) for a client that only
+	// makes view calls; Transfer then fails with ErrSenderNotFound and
+	// state-changing ExecuteFunction calls with ErrFromRequired.
+	Signer signer.EthereumTx
 	// ChainID, when set, is the chain the caller expects; every transaction
 	// first checks that the backend reports the same id and fails otherwise.
 	ChainID *big.Int
@@ -37,7 +40,7 @@ type Config struct {
 // after New and safe for concurrent use.
 type Client struct {
 	backend Backend
-	signer  Signer
+	signer  signer.EthereumTx
 	chainID *big.Int
 	poll    time.Duration
 }

@@ -4,9 +4,9 @@
 // The package talks to the chain through the small Backend interface, which
 // both *ethclient.Client and the client of go-ethereum's simulated backend
 // satisfy; it never dials a node itself (see NodeURL and ResolveChainID for the
-// hosted node endpoints). Signing is injected through the Signer interface
-// (PrivateKeySigner, NewKeystoreSigner or your own wallet); the package never
-// writes keys anywhere.
+// hosted node endpoints). Signing is injected through Config.Signer, a
+// signer.EthereumTx (a *signer.Key from hex, a keystore file or a go-ethereum
+// key, or your own wallet); the package never holds or writes keys itself.
 //
 // Inputs are validated before any network call. The validation messages are
 // the product's: "{field} is required", "Unsupported type", "Invalid token Id",

@@ -7,14 +7,15 @@ import (
 
 	"github.com/ethereum/go-ethereum/common/hexutil"
 
+	"github.com/c13f5054/moralis-go/signer"
 	"github.com/c13f5054/moralis-go/transfer"
 )
 
 // Validation happens before any network call, so this runs offline: the
 // backend is never used.
 func ExampleClient_Transfer_validation() {
-	signer, _ := transfer.NewHexKeySigner("0x" + "4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318")
-	c, _ := transfer.New(offline{}, transfer.Config{Signer: signer})
+	key, _ := signer.NewKeyFromHex("0x" + "4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318")
+	c, _ := transfer.New(offline{}, transfer.Config{Signer: key})
 
 	_, err := c.Transfer(context.TODO(), transfer.Params{Type: transfer.ERC1155, TokenID: "-3"}, nil)
 	var ve *transfer.ValidationError

@@ -16,6 +16,7 @@ import (
 
 	"github.com/c13f5054/moralis-go/internal/contracts"
 	"github.com/c13f5054/moralis-go/internal/devchain/devnet"
+	"github.com/c13f5054/moralis-go/signer"
 	"github.com/c13f5054/moralis-go/transfer"
 )
 
@@ -77,7 +78,7 @@ func (b *countingBackend) TransactionReceipt(ctx context.Context, h common.Hash)
 type env struct {
 	chain   *devnet.Chain
 	presets *devnet.Presets
-	signer  *transfer.PrivateKeySigner
+	signer  *signer.Key
 	erc20   *contracts.Artifact
 	erc721  *contracts.Artifact
 	erc1155 *contracts.Artifact
@@ -105,7 +106,7 @@ func testEnv(t *testing.T) *env {
 			return
 		}
 		e := &env{chain: chain, presets: presets}
-		if e.signer, err = transfer.NewPrivateKeySigner(chain.DevKey); err != nil {
+		if e.signer, err = signer.NewKey(chain.DevKey); err != nil {
 			sharedErr = err
 			return
 		}
@@ -124,10 +125,10 @@ func testEnv(t *testing.T) *env {
 }
 
 // client makes a transfer client on a fresh counting wrapper of the chain.
-func (e *env) client(t *testing.T, signer transfer.Signer) (*transfer.Client, *countingBackend) {
+func (e *env) client(t *testing.T, s signer.EthereumTx) (*transfer.Client, *countingBackend) {
 	t.Helper()
 	cb := &countingBackend{Backend: e.chain.Client}
-	c, err := transfer.New(cb, transfer.Config{Signer: signer, ReceiptPollInterval: 10 * time.Millisecond})
+	c, err := transfer.New(cb, transfer.Config{Signer: s, ReceiptPollInterval: 10 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

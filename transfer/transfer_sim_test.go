@@ -10,6 +10,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/stretchr/testify/require"
 
+	"github.com/c13f5054/moralis-go/signer"
 	"github.com/c13f5054/moralis-go/transfer"
 )
 
@@ -150,7 +151,7 @@ func TestTransferMoreThanBalanceSurfacesRevertReason(t *testing.T) {
 		require.Equal(t, "0", e.view(t, e.erc20, e.presets.ERC20, "balanceOf", to)[0].(*big.Int).String())
 	})
 	t.Run("native", func(t *testing.T) {
-		poor, err := transfer.NewHexKeySigner("0x" + strings.Repeat("11", 32))
+		poor, err := signer.NewKeyFromHex("0x" + strings.Repeat("11", 32))
 		require.NoError(t, err)
 		c, cb := e.client(t, poor)
 		_, err = c.Transfer(ctxT(t), transfer.Params{Receiver: to.Hex(), Amount: "1"}, nil)
@@ -227,11 +228,11 @@ func TestChainIDMismatchIsRefused(t *testing.T) {
 func TestKeystoreSignerSendsTransfer(t *testing.T) {
 	e := testEnv(t)
 	keyJSON := encryptedDevKey(t, e, "correct horse")
-	_, err := transfer.NewKeystoreSigner(keyJSON, "wrong")
+	_, err := signer.NewKeyFromKeystore(keyJSON, "wrong")
 	require.Error(t, err)
 	require.NotContains(t, err.Error(), "wrong")
 
-	s, err := transfer.NewKeystoreSigner(keyJSON, "correct horse")
+	s, err := signer.NewKeyFromKeystore(keyJSON, "correct horse")
 	require.NoError(t, err)
 	require.Equal(t, e.chain.DevAddr, s.Address())
 	c, _ := e.client(t, s)

@@ -10,6 +10,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/stretchr/testify/require"
 
+	"github.com/c13f5054/moralis-go/signer"
 	"github.com/c13f5054/moralis-go/transfer"
 )
 
@@ -28,7 +29,7 @@ func TestTransferValidationSendsNothing(t *testing.T) {
 	cases := []struct {
 		name   string
 		p      transfer.Params
-		signer transfer.Signer
+		signer signer.EthereumTx
 		want   []string
 	}{
 		{"native missing all", transfer.Params{Type: transfer.Native}, e.signer, []string{"receiver is required", "amount is required"}},
@@ -95,7 +96,7 @@ func TestExecuteFunctionValidationSendsNothing(t *testing.T) {
 	cases := []struct {
 		name   string
 		call   transfer.FunctionCall
-		signer transfer.Signer
+		signer signer.EthereumTx
 		want   string
 	}{
 		{"unknown function", transfer.FunctionCall{ContractAddress: contract, ABI: erc20, FunctionName: "steal"}, e.signer,
@@ -131,8 +132,4 @@ func TestExecuteFunctionValidationSendsNothing(t *testing.T) {
 func TestNewRejectsNilBackend(t *testing.T) {
 	_, err := transfer.New(nil, transfer.Config{})
 	require.EqualError(t, err, "transfer: backend is nil")
-	_, err = transfer.NewHexKeySigner("0xdeadbeef")
-	require.EqualError(t, err, "transfer: invalid hex private key")
-	_, err = transfer.NewPrivateKeySigner(nil)
-	require.Error(t, err)
 }

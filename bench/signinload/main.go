@@ -1,5 +1,5 @@
 // Command signinload is the sign-in load run of `make bench`: wallet sign-ins at a fixed offered rate through the
-// hardened endpoint (auth.NewServer + auth.Handler at their DEFAULT limits) over the real local backend, the two
+// hardened endpoint (authserver.NewServer + authserver.Handler at their DEFAULT limits) over the real local backend, the two
 // parse-server instances behind a round-robin proxy. Each simulated browser has its own loopback address
 // (127.0.1.x), as real users have their own, and its own wallet; it signs in once a second (GET /message, sign,
 // POST /signin), which the default per-client limits allow for about ten seconds. Arrivals are open-loop: a slow
@@ -24,13 +24,16 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/c13f5054/moralis-go/auth"
+	"github.com/c13f5054/moralis-go/authserver"
 	"github.com/c13f5054/moralis-go/client"
 	"github.com/c13f5054/moralis-go/internal/devstack"
 	"github.com/c13f5054/moralis-go/internal/rrproxy"
+	"github.com/c13f5054/moralis-go/signer"
 )
 
 type summary struct {
@@ -90,11 +93,12 @@ func run(rate, seconds int, outDir string) error {
 	defer lb.Close()
 	u, _ := url.Parse(env.ServerURL)
 	backendURL := lb.URL + u.Path
-	be, err := auth.NewClientBackend(client.Config{ServerURL: backendURL, AppID: env.AppID, JavaScriptKey: env.JavaScriptKey, MasterKey: env.MasterKey}, &auth.Options{NoAddressObjects: true})
+	be, err := authserver.NewClientBackend(authserver.BackendConfig{Client: client.Config{ServerURL: backendURL, AppID: env.AppID,
+		JavaScriptKey: env.JavaScriptKey, MasterKey: env.MasterKey}, Flow: auth.Options{NoAddressObjects: true}})
 	if err != nil {
 		return err
 	}
-	h, err := auth.NewHandler(auth.HandlerOptions{Backend: be, AppID: env.AppID, Domain: "127.0.0.1", URI: "http://127.0.0.1/", ChainID: 1})
+	h, err := authserver.NewHandler(be, authserver.Config{AppID: env.AppID, Domain: "127.0.0.1", URI: "http://127.0.0.1/", ChainID: 1})
 	if err != nil {
 		return err
 	}
@@ -102,18 +106,21 @@ func run(rate, seconds int, outDir string) error {
 	if err != nil {
 		return err
 	}
-	srv := auth.NewServer(h, nil)
+	srv, err := authserver.NewServer(h, authserver.ServerConfig{})
+	if err != nil {
+		return err
+	}
 	go srv.Serve(ln)
 	defer srv.Close()
 	base := "http://" + ln.Addr().String()
 
 	browsers := make([]*http.Client, rate)
-	wallets := make([]*auth.PrivateKeySigner, rate)
+	wallets := make([]*signer.Key, rate)
 	for i := range browsers {
 		local := &net.TCPAddr{IP: net.IPv4(127, 0, 1+byte(i/250), 1+byte(i%250))}
 		tr := &http.Transport{DialContext: (&net.Dialer{LocalAddr: local, Timeout: 5 * time.Second}).DialContext, MaxIdleConnsPerHost: 2}
 		browsers[i] = &http.Client{Transport: tr, Timeout: 30 * time.Second}
-		if wallets[i], err = auth.GenerateEthSigner(); err != nil {
+		if wallets[i], err = signer.GenerateKey(); err != nil {
 			return err
 		}
 	}
@@ -185,9 +192,9 @@ func run(rate, seconds int, outDir string) error {
 }
 
 // signIn runs one browser sign-in: GET /message, sign, POST /signin; the latency is the whole of it.
-func signIn(ctx context.Context, hc *http.Client, base string, w *auth.PrivateKeySigner, i int) outcome {
+func signIn(ctx context.Context, hc *http.Client, base string, w *signer.Key, i int) outcome {
 	t0 := time.Now()
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/message?chain=evm&address="+url.QueryEscape(w.Address()), nil)
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/message?chain=evm&address="+url.QueryEscape(strings.ToLower(w.Address().Hex())), nil)
 	resp, err := hc.Do(req)
 	if err != nil {
 		return outcome{status: "error", client: i}
@@ -202,7 +209,7 @@ func signIn(ctx context.Context, hc *http.Client, base string, w *auth.PrivateKe
 	if err != nil {
 		return outcome{status: "sign error", client: i}
 	}
-	body, _ := json.Marshal(map[string]string{"chain": "evm", "address": w.Address(), "message": m.Message, "signature": fmt.Sprintf("0x%x", sig)})
+	body, _ := json.Marshal(map[string]string{"chain": "evm", "address": strings.ToLower(w.Address().Hex()), "message": m.Message, "signature": fmt.Sprintf("0x%x", sig)})
 	status, err := post(ctx, hc, base+"/signin", body)
 	if err != nil {
 		return outcome{status: "error", client: i}

@@ -10,10 +10,13 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/c13f5054/moralis-go/auth"
+	"github.com/c13f5054/moralis-go/authserver"
 	"github.com/c13f5054/moralis-go/client"
+	"github.com/c13f5054/moralis-go/signer"
 	"github.com/c13f5054/moralis-go/web3api"
 	"github.com/c13f5054/moralis-go/web3api/web3apitest"
 )
@@ -66,21 +69,22 @@ func init() {
 	// signin: n wallet sign-ins through the Go endpoint over the real backend (message, sign, verify, login).
 	register("signin", "go", func(ctx context.Context, e env) (result, error) {
 		// The master key issues the one-time ticket each sign-in hands the backend (auth.IssueTicket).
-		backend, err := auth.NewClientBackend(client.Config{ServerURL: e.server, AppID: e.appID, JavaScriptKey: e.jsKey, MasterKey: e.master}, nil)
+		backend, err := authserver.NewClientBackend(authserver.BackendConfig{Client: client.Config{ServerURL: e.server, AppID: e.appID,
+			JavaScriptKey: e.jsKey, MasterKey: e.master}})
 		if err != nil {
 			return result{}, err
 		}
 		// One load generator on one address: the per-client limits (on by default) would only measure themselves.
-		h, err := auth.NewHandler(auth.HandlerOptions{Backend: backend, AppID: e.appID, Domain: "127.0.0.1", URI: "http://127.0.0.1/", ChainID: 1,
-			RateLimit: auth.NoRateLimit, SignInRateLimit: auth.NoRateLimit, NoncesPerClient: -1})
+		h, err := authserver.NewHandler(backend, authserver.Config{AppID: e.appID, Domain: "127.0.0.1", URI: "http://127.0.0.1/", ChainID: 1,
+			RateLimit: authserver.NoRateLimit, SignInRateLimit: authserver.NoRateLimit, NoncesPerClient: -1})
 		if err != nil {
 			return result{}, err
 		}
 		srv := httptest.NewServer(h)
 		defer srv.Close()
-		signers := make([]*auth.PrivateKeySigner, e.n)
+		signers := make([]*signer.Key, e.n)
 		for i := range signers {
-			if signers[i], err = auth.GenerateEthSigner(); err != nil {
+			if signers[i], err = signer.GenerateKey(); err != nil {
 				return result{}, err
 			}
 		}
@@ -88,7 +92,7 @@ func init() {
 		start := time.Now()
 		ok := 0
 		for _, s := range signers {
-			resp, err := hc.Get(srv.URL + "/message?chain=evm&address=" + url.QueryEscape(s.Address()))
+			resp, err := hc.Get(srv.URL + "/message?chain=evm&address=" + url.QueryEscape(strings.ToLower(s.Address().Hex())))
 			if err != nil {
 				return result{}, err
 			}
@@ -102,7 +106,7 @@ func init() {
 			if err != nil {
 				return result{}, err
 			}
-			body, _ := json.Marshal(map[string]string{"chain": "evm", "address": s.Address(), "message": m.Message, "signature": fmt.Sprintf("0x%x", sig)})
+			body, _ := json.Marshal(map[string]string{"chain": "evm", "address": strings.ToLower(s.Address().Hex()), "message": m.Message, "signature": fmt.Sprintf("0x%x", sig)})
 			resp, err = hc.Post(srv.URL+"/signin", "application/json", bytes.NewReader(body))
 			if err != nil {
 				return result{}, err

@@ -17,8 +17,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/c13f5054/moralis-go/auth"
 	"github.com/c13f5054/moralis-go/internal/devstack"
+	"github.com/c13f5054/moralis-go/signer"
 )
 
 // syncBuffer is a bytes.Buffer safe for the server's logger and the test.
@@ -58,8 +58,9 @@ func TestServeStaticAndSignIn(t *testing.T) {
 	if code, body := get("/"); code != 200 || !strings.Contains(body, "<h1>demo</h1>") {
 		t.Fatalf("static: %d %q", code, body)
 	}
-	s, _ := auth.GenerateEthSigner()
-	code, body := get("/auth/message?chain=evm&address=" + s.Address())
+	s, _ := signer.GenerateKey()
+	address := strings.ToLower(s.Address().Hex())
+	code, body := get("/auth/message?chain=evm&address=" + address)
 	var msg struct{ Message, Nonce string }
 	if code != 200 || json.Unmarshal([]byte(body), &msg) != nil {
 		t.Fatalf("message: %d %s", code, body)
@@ -68,7 +69,7 @@ func TestServeStaticAndSignIn(t *testing.T) {
 		t.Fatalf("SIWE domain: %q", msg.Message)
 	}
 	sig, _ := s.SignMessage(t.Context(), []byte(msg.Message))
-	reqBody, _ := json.Marshal(map[string]string{"chain": "evm", "address": s.Address(), "message": msg.Message, "signature": "0x" + hex.EncodeToString(sig)})
+	reqBody, _ := json.Marshal(map[string]string{"chain": "evm", "address": address, "message": msg.Message, "signature": "0x" + hex.EncodeToString(sig)})
 	resp, err := hc.Post(base+"/auth/signin", "application/json", bytes.NewReader(reqBody))
 	if err != nil {
 		t.Fatal(err)
@@ -82,7 +83,7 @@ func TestServeStaticAndSignIn(t *testing.T) {
 		t.Fatal("the JavaScript key reached the browser")
 	}
 	// The cookie set by /signin carries the session to /me.
-	if code, body := get("/auth/me"); code != 200 || !strings.Contains(body, s.Address()) {
+	if code, body := get("/auth/me"); code != 200 || !strings.Contains(body, address) {
 		t.Fatalf("me by cookie: %d %s", code, body)
 	}
 	srv.stop(t)

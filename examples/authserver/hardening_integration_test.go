@@ -2,7 +2,7 @@
 
 package main
 
-// Attacks on the served endpoint (issue 20, items 3, 4 and 7): the authserver as deployed (auth.NewServer, the
+// Attacks on the served endpoint (issue 20, items 3, 4 and 7): the authserver as deployed (authserver.NewServer, the
 // handler's default limits, /auth/live behind GuardLive) over the real backend, attacked from loopback addresses
 // (127.0.0.0/8 is all local on Linux, so each address is another client to the server). Loops are bounded; time
 // bounds are generous.
@@ -30,10 +30,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/c13f5054/moralis-go/auth"
+	"github.com/c13f5054/moralis-go/authserver"
 	"github.com/c13f5054/moralis-go/client"
 	"github.com/c13f5054/moralis-go/internal/devstack"
 	"github.com/c13f5054/moralis-go/parse"
+	"github.com/c13f5054/moralis-go/signer"
 )
 
 func stackEnvMap(env devstack.Env) map[string]string {
@@ -60,8 +61,9 @@ func clientFrom(ip string, timeout time.Duration) *http.Client {
 // signIn runs the browser's sign-in with a new wallet through hc and returns the session token of the cookie.
 func signIn(t *testing.T, hc *http.Client, base string) string {
 	t.Helper()
-	s, _ := auth.GenerateEthSigner()
-	resp, err := hc.Get(base + "/auth/message?chain=evm&address=" + s.Address())
+	s, _ := signer.GenerateKey()
+	address := strings.ToLower(s.Address().Hex())
+	resp, err := hc.Get(base + "/auth/message?chain=evm&address=" + address)
 	if err != nil {
 		t.Fatalf("GET /auth/message: %v", err)
 	}
@@ -72,7 +74,7 @@ func signIn(t *testing.T, hc *http.Client, base string) string {
 		t.Fatalf("GET /auth/message: %d %s", resp.StatusCode, raw)
 	}
 	sig, _ := s.SignMessage(context.Background(), []byte(m.Message))
-	b, _ := json.Marshal(map[string]string{"chain": "evm", "address": s.Address(), "message": m.Message,
+	b, _ := json.Marshal(map[string]string{"chain": "evm", "address": address, "message": m.Message,
 		"signature": fmt.Sprintf("0x%x", sig)})
 	resp, err = hc.Post(base+"/auth/signin", "application/json", bytes.NewReader(b))
 	if err != nil {
@@ -84,7 +86,7 @@ func signIn(t *testing.T, hc *http.Client, base string) string {
 		t.Fatalf("POST /auth/signin: %d %s", resp.StatusCode, raw)
 	}
 	for _, c := range resp.Cookies() {
-		if c.Name == auth.DefaultCookieName {
+		if c.Name == authserver.DefaultCookieName {
 			return c.Value
 		}
 	}
@@ -100,7 +102,7 @@ func TestAttackIdleConnectionFlood(t *testing.T) {
 	env := devstack.MustLoad(t)
 	srv := startServer(t, []string{"-static", staticDir(t)}, stackEnvMap(env))
 	addr := strings.TrimPrefix(srv.base, "http://")
-	const ips, perIP = 17, auth.DefaultMaxConnsPerClient
+	const ips, perIP = 17, authserver.DefaultMaxConnsPerClient
 	var mu sync.Mutex
 	var conns []net.Conn
 	var served atomic.Int32
@@ -155,8 +157,8 @@ func TestAttackIdleConnectionFlood(t *testing.T) {
 
 	// The server closed idle attacker connections to make room.
 	closed := closedCount(conns, 500*time.Millisecond)
-	if closed < ips*perIP-auth.DefaultMaxConns {
-		t.Fatalf("%d attacker connections closed by the server; want at least %d", closed, ips*perIP-auth.DefaultMaxConns)
+	if closed < ips*perIP-authserver.DefaultMaxConns {
+		t.Fatalf("%d attacker connections closed by the server; want at least %d", closed, ips*perIP-authserver.DefaultMaxConns)
 	}
 
 	// One more client opens 100 connections and sends nothing: all but its 64 are closed at once.
@@ -175,8 +177,8 @@ func TestAttackIdleConnectionFlood(t *testing.T) {
 		}
 	})
 	closedNow := closedCount(extra, 2*time.Second) // well within the 10 s header time-out of the others
-	if closedNow != 100-auth.DefaultMaxConnsPerClient {
-		t.Fatalf("one client's 100 silent connections: %d closed at once, want %d", closedNow, 100-auth.DefaultMaxConnsPerClient)
+	if closedNow != 100-authserver.DefaultMaxConnsPerClient {
+		t.Fatalf("one client's 100 silent connections: %d closed at once, want %d", closedNow, 100-authserver.DefaultMaxConnsPerClient)
 	}
 	t.Logf("%d idle attacker connections closed to make room; %d of one client's 100 connections refused", closed, closedNow)
 }
@@ -227,7 +229,7 @@ func TestAttackSlowAndHugeHeaders(t *testing.T) {
 			time.Sleep(time.Second)
 		}
 	}()
-	c.SetReadDeadline(time.Now().Add(3 * auth.DefaultReadHeaderTimeout))
+	c.SetReadDeadline(time.Now().Add(3 * authserver.DefaultReadHeaderTimeout))
 	_, rerr := io.ReadAll(c) // the server closes (possibly after a 408)
 	if isTimeout(rerr) {
 		t.Fatalf("a slow-header connection is still open after %v", time.Since(start).Round(time.Second))
@@ -235,14 +237,14 @@ func TestAttackSlowAndHugeHeaders(t *testing.T) {
 	t.Logf("slow-header connection closed after %v", time.Since(start).Round(100*time.Millisecond))
 
 	req, _ := http.NewRequest("GET", srv.base+"/auth/me", nil)
-	req.Header.Set("X-Big", strings.Repeat("a", 2*auth.DefaultMaxHeaderBytes))
+	req.Header.Set("X-Big", strings.Repeat("a", 2*authserver.DefaultMaxHeaderBytes))
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusRequestHeaderFieldsTooLarge {
-		t.Fatalf("%d bytes of headers: %d", 2*auth.DefaultMaxHeaderBytes, resp.StatusCode)
+		t.Fatalf("%d bytes of headers: %d", 2*authserver.DefaultMaxHeaderBytes, resp.StatusCode)
 	}
 }
 
@@ -297,7 +299,7 @@ func TestAttackLiveQueryAbuse(t *testing.T) {
 	fake := clientFrom("127.5.0.2", 30*time.Second)
 	for _, hdr := range []map[string]string{
 		{"Authorization": "Bearer r:" + strings.Repeat("f", 32)},
-		{"Cookie": auth.DefaultCookieName + "=r:" + strings.Repeat("e", 32)},
+		{"Cookie": authserver.DefaultCookieName + "=r:" + strings.Repeat("e", 32)},
 	} {
 		status, body := drain(liveGet(t, fake, srv.base, `{"run":"x"}`, hdr))
 		if status != 401 || body["code"] != float64(209) {
@@ -327,14 +329,14 @@ func TestAttackLiveQueryAbuse(t *testing.T) {
 
 	flood := clientFrom("127.5.0.4", 30*time.Second)
 	limited := 0
-	for range auth.DefaultLiveRateBurst + 1 {
-		status, _ := drain(liveGet(t, flood, srv.base, `{"run":"x"}`, map[string]string{"Cookie": auth.DefaultCookieName + "=r:x"}))
+	for range authserver.DefaultLiveRateBurst + 1 {
+		status, _ := drain(liveGet(t, flood, srv.base, `{"run":"x"}`, map[string]string{"Cookie": authserver.DefaultCookieName + "=r:x"}))
 		if status == 429 {
 			limited++
 		}
 	}
 	if limited == 0 {
-		t.Fatalf("%d stream openings at once from one client: none limited", auth.DefaultLiveRateBurst+1)
+		t.Fatalf("%d stream openings at once from one client: none limited", authserver.DefaultLiveRateBurst+1)
 	}
 }
 

@@ -1,5 +1,5 @@
 // Command authserver serves a static site (the React hooks demo by default) and the wallet sign-in endpoint of
-// package auth under /auth, for local development.
+// package authserver under /auth, for local development.
 //
 //	go run ./examples/authserver [-addr 127.0.0.1:8080] [-static react-hooks/demo/dist]
 //
@@ -7,7 +7,7 @@
 // stack's .devstack/env). The keys stay in this process; the browser only talks to /auth. The master key issues the
 // one-time ticket each sign-in hands the backend (auth.IssueTicket): the local stack's adapters require one.
 // SIWE messages name -domain (default: the -addr host:port) and -uri (default http://DOMAIN). It serves through
-// auth.NewServer (time-outs, a connection cap overall and per client) with the endpoint's default per-client rate
+// authserver.NewServer (time-outs, a connection cap overall and per client) with the endpoint's default per-client rate
 // limits and nonce quota; /auth/live goes through the endpoint's GuardLive (rate limit, session confirmed first).
 package main
 
@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/c13f5054/moralis-go/auth"
+	"github.com/c13f5054/moralis-go/authserver"
 	"github.com/c13f5054/moralis-go/client"
 	"github.com/c13f5054/moralis-go/internal/devstack"
 	"github.com/c13f5054/moralis-go/query/live"
@@ -67,16 +68,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, logw io
 		domain    = fs.String("domain", "", "domain named in SIWE messages (default: the listen host:port)")
 		uri       = fs.String("uri", "", "URI named in SIWE messages (default http://DOMAIN)")
 		chainID   = fs.Uint64("chain-id", 1, "EVM chain id of SIWE messages")
-		style     = fs.String("evm-style", auth.StyleSIWE, `EVM message style: "siwe" or "moralis"`)
+		style     = fs.String("evm-style", authserver.StyleSIWE, `EVM message style: "siwe" or "moralis"`)
 		origins   = fs.String("origins", "", "comma-separated extra origins allowed to call /auth with credentials")
 		insecure  = fs.Bool("insecure-cookie", false, "leave Secure off the session cookie (plain HTTP on a host name other than localhost or a loopback address)")
-		burst     = fs.Int("rate-burst", auth.DefaultRateBurst, "requests per client at once over every route (-1 turns this limit off)")
-		every     = fs.Duration("rate-every", auth.DefaultRateEvery, "time to refill one request of the rate limit")
-		writeTO   = fs.Duration("write-timeout", auth.DefaultWriteTimeout, "server WriteTimeout (live streams extend their own deadline per write)")
-		readTO    = fs.Duration("read-timeout", auth.DefaultReadTimeout, "server ReadTimeout")
-		idleTO    = fs.Duration("idle-timeout", auth.DefaultIdleTimeout, "server IdleTimeout of keep-alive connections")
-		maxConns  = fs.Int("max-conns", auth.DefaultMaxConns, "open connections at most (-1: no cap)")
-		perClient = fs.Int("max-conns-per-client", auth.DefaultMaxConnsPerClient, "open connections per client address at most (-1: no cap)")
+		burst     = fs.Int("rate-burst", authserver.DefaultRateBurst, "requests per client at once over every route (-1 turns this limit off)")
+		every     = fs.Duration("rate-every", authserver.DefaultRateEvery, "time to refill one request of the rate limit")
+		writeTO   = fs.Duration("write-timeout", authserver.DefaultWriteTimeout, "server WriteTimeout (live streams extend their own deadline per write)")
+		readTO    = fs.Duration("read-timeout", authserver.DefaultReadTimeout, "server ReadTimeout")
+		idleTO    = fs.Duration("idle-timeout", authserver.DefaultIdleTimeout, "server IdleTimeout of keep-alive connections")
+		maxConns  = fs.Int("max-conns", authserver.DefaultMaxConns, "open connections at most (-1: no cap)")
+		perClient = fs.Int("max-conns-per-client", authserver.DefaultMaxConnsPerClient, "open connections per client address at most (-1: no cap)")
 		heartbeat = fs.Duration("live-heartbeat", 15*time.Second, "interval of the keep-alive comments on /auth/live streams")
 		noAddrObj = fs.Bool("no-address-objects", false, "do not create _EthAddress/_SolAddress objects on link (servers without allowCustomObjectId)")
 		liveURL   = fs.String("livequery", getenv("MORALIS_LIVEQUERY_URL"), "LiveQuery websocket URL; when set, /auth/live streams live queries to the signed-in user (env MORALIS_LIVEQUERY_URL)")
@@ -99,7 +100,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, logw io
 	if err != nil {
 		return err
 	}
-	be, err := auth.NewClientBackend(cfg, &auth.Options{NoAddressObjects: *noAddrObj})
+	be, err := authserver.NewClientBackend(authserver.BackendConfig{Client: cfg, Flow: auth.Options{NoAddressObjects: *noAddrObj}})
 	if err != nil {
 		return err
 	}
@@ -122,9 +123,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, logw io
 		}
 	}
 	logger := log.New(logw, "authserver: ", log.LstdFlags)
-	h, err := auth.NewHandler(auth.HandlerOptions{
-		Backend: be, AppID: cfg.AppID, Domain: *domain, URI: *uri, ChainID: *chainID, EVMMessageStyle: *style,
-		AllowedOrigins: allowed, InsecureCookie: *insecure, RateLimit: auth.RateLimit{Burst: *burst, Every: *every},
+	h, err := authserver.NewHandler(be, authserver.Config{
+		AppID: cfg.AppID, Domain: *domain, URI: *uri, ChainID: *chainID, EVMMessageStyle: *style,
+		AllowedOrigins: allowed, InsecureCookie: *insecure, RateLimit: authserver.RateLimit{Burst: *burst, Every: *every},
 		OnError: func(r *http.Request, err error) { logger.Printf("%s %s: %v", r.Method, r.URL.Path, err) },
 	})
 	if err != nil {
@@ -147,8 +148,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, logw io
 			http.Error(w, "static directory not found: "+*static, http.StatusNotFound)
 		})
 	}
-	srv := auth.NewServer(mux, &auth.ServerOptions{WriteTimeout: *writeTO, ReadTimeout: *readTO, IdleTimeout: *idleTO, MaxConns: *maxConns,
-		MaxConnsPerClient: *perClient, ErrorLog: log.New(logw, "authserver: http: ", log.LstdFlags)})
+	srv, err := authserver.NewServer(mux, authserver.ServerConfig{WriteTimeout: *writeTO, ReadTimeout: *readTO, IdleTimeout: *idleTO,
+		MaxConns: *maxConns, MaxConnsPerClient: *perClient, ErrorLog: log.New(logw, "authserver: http: ", log.LstdFlags)})
+	if err != nil {
+		return err
+	}
 	logger.Printf("serving %s on http://%s (auth at /auth, SIWE domain %s)", *static, bound, *domain)
 	if ready != nil {
 		ready(bound)
@@ -188,7 +192,7 @@ func liveHandler(cfg client.Config, url, classes string, heartbeat time.Duration
 	}
 	return live.NewSSEHandler(live.SSEConfig{
 		Session: func(r *http.Request) (string, error) {
-			if tok, ok := auth.VerifiedSession(r); ok {
+			if tok, ok := authserver.VerifiedSession(r); ok {
 				return tok, nil
 			}
 			return "", errors.New("no confirmed session")

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/c13f5054/moralis-go/signer"
 	"github.com/c13f5054/moralis-go/transfer"
 	"github.com/c13f5054/moralis-go/web3api"
-	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/ethclient"
 )
 
@@ -29,19 +29,19 @@ func (d *demo) transfers(ctx context.Context) (string, error) {
 		return "", err
 	}
 	defer eth.Close()
-	signer, err := transfer.NewHexKeySigner(d.chain.DevKey)
+	dev, err := signer.NewKeyFromHex(d.chain.DevKey)
 	if err != nil {
 		return "", err
 	}
-	tc, err := transfer.New(eth, transfer.Config{Signer: signer, ReceiptPollInterval: 50 * time.Millisecond})
+	tc, err := transfer.New(eth, transfer.Config{Signer: dev, ReceiptPollInterval: 50 * time.Millisecond})
 	if err != nil {
 		return "", err
 	}
-	key, err := crypto.GenerateKey()
+	receiver, err := signer.GenerateKey()
 	if err != nil {
 		return "", err
 	}
-	d.receiver = strings.ToLower(crypto.PubkeyToAddress(key.PublicKey).Hex())
+	d.receiver = strings.ToLower(receiver.Address().Hex())
 	native, err := tc.Transfer(ctx, transfer.Params{Type: transfer.Native, Receiver: d.receiver, Amount: "1000000000000000000"}, &transfer.TxOptions{Wait: true})
 	if err != nil {
 		return "", err

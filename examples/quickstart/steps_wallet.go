@@ -3,19 +3,21 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/c13f5054/moralis-go/auth"
 	"github.com/c13f5054/moralis-go/client"
+	"github.com/c13f5054/moralis-go/signer"
 )
 
 // signIn signs in with a freshly generated Ethereum dev key: getServerTime, the signing message, personal_sign,
 // then the moralisEth auth provider through the backend.
 func (d *demo) signIn(ctx context.Context) (string, error) {
-	signer, err := auth.GenerateEthSigner()
+	key, err := signer.GenerateKey()
 	if err != nil {
 		return "", err
 	}
-	u, err := auth.SignInEthereum(ctx, d.c, signer, nil)
+	u, err := auth.SignInEthereum(ctx, d.c, key, nil)
 	if err != nil {
 		return "", err
 	}
@@ -25,8 +27,8 @@ func (d *demo) signIn(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if me.EthAddress() != signer.Address() {
-		return "", fmt.Errorf("users/me says ethAddress %q, the key's address is %q", me.EthAddress(), signer.Address())
+	if addr := strings.ToLower(key.Address().Hex()); me.EthAddress() != addr {
+		return "", fmt.Errorf("users/me says ethAddress %q, the key's address is %q", me.EthAddress(), addr)
 	}
 	return fmt.Sprintf("signed in as user %s with wallet %s (a new dev key)\naccounts %v, ACL for the user alone: %v",
 		u.ID(), me.EthAddress(), me.Accounts(), me.ACL() != nil && me.ACL().ReadAccess(u.ID()) && !me.ACL().PublicReadAccess()), nil
@@ -37,7 +39,7 @@ func (d *demo) linkSolana(ctx context.Context) (string, error) {
 	if d.user == nil {
 		return "", fmt.Errorf("no signed-in user (the sign-in step must run first)")
 	}
-	sol, err := auth.GenerateSolSigner()
+	sol, err := signer.GenerateEd25519Key()
 	if err != nil {
 		return "", err
 	}

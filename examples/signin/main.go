@@ -27,11 +27,14 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"time"
 
 	"github.com/c13f5054/moralis-go/auth"
+	"github.com/c13f5054/moralis-go/authserver"
 	"github.com/c13f5054/moralis-go/client"
 	"github.com/c13f5054/moralis-go/internal/devstack"
+	"github.com/c13f5054/moralis-go/signer"
 )
 
 func main() {
@@ -122,7 +125,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		if err != nil {
 			return err
 		}
-		fmt.Fprintln(stderr, "signing in as", s.Address())
+		fmt.Fprintln(stderr, "signing in as", strings.ToLower(s.Address().Hex()))
 		if u, err = auth.SignInEthereum(ctx, c, s, opts); err != nil {
 			return err
 		}
@@ -138,7 +141,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	default:
 		return fmt.Errorf(`-chain must be "evm" or "solana", not %q`, *chain)
 	}
-	out := map[string]any{"user": auth.PublicUserOf(u)}
+	out := map[string]any{"user": authserver.PublicUserOf(u)}
 	if *showToken {
 		out["sessionToken"] = u.SessionToken()
 	}
@@ -147,7 +150,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	return enc.Encode(out)
 }
 
-func ethSigner(keyFile, passwordEnv, hexKey string, dev bool, getenv func(string) string) (*auth.PrivateKeySigner, error) {
+func ethSigner(keyFile, passwordEnv, hexKey string, dev bool, getenv func(string) string) (*signer.Key, error) {
 	if hexKey == "" && keyFile == "" && !dev {
 		hexKey = getenv("MORALIS_PRIVATE_KEY")
 	}
@@ -167,15 +170,15 @@ func ethSigner(keyFile, passwordEnv, hexKey string, dev bool, getenv func(string
 		if pw == "" {
 			return nil, fmt.Errorf("the keystore password must be in $%s", passwordEnv)
 		}
-		return auth.NewKeystoreFileSigner(keyFile, pw)
+		return signer.NewKeyFromKeystoreFile(keyFile, pw)
 	case hexKey != "":
-		return auth.NewPrivateKeySigner(hexKey)
+		return signer.NewKeyFromHex(hexKey)
 	default:
-		return auth.GenerateEthSigner()
+		return signer.GenerateKey()
 	}
 }
 
-func solSigner(secret string, dev bool, getenv func(string) string) (*auth.Ed25519Signer, error) {
+func solSigner(secret string, dev bool, getenv func(string) string) (*signer.Ed25519Key, error) {
 	if secret == "" && !dev {
 		secret = getenv("MORALIS_SOL_SECRET")
 	}
@@ -183,9 +186,9 @@ func solSigner(secret string, dev bool, getenv func(string) string) (*auth.Ed255
 	case secret != "" && dev:
 		return nil, errors.New("give only one of -sol-key and -dev")
 	case secret != "":
-		return auth.NewSolSignerFromBase58(secret)
+		return signer.NewEd25519KeyFromBase58(secret)
 	case dev:
-		return auth.GenerateSolSigner()
+		return signer.GenerateEd25519Key()
 	}
 	return nil, errors.New("no key: give -sol-key (or MORALIS_SOL_SECRET) or -dev")
 }

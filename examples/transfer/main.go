@@ -16,6 +16,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/ethclient"
 
+	"github.com/c13f5054/moralis-go/signer"
 	"github.com/c13f5054/moralis-go/transfer"
 )
 
@@ -85,22 +86,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 
-	var signer transfer.Signer
+	var key *signer.Key
 	switch {
 	case *keyFile != "":
-		b, err := os.ReadFile(*keyFile)
-		if err != nil {
-			return fail(2, err)
-		}
-		if signer, err = transfer.NewKeystoreSigner(b, *password); err != nil {
+		var err error
+		if key, err = signer.NewKeyFromKeystoreFile(*keyFile, *password); err != nil {
 			return fail(2, err)
 		}
 	case *keyHex != "":
-		s, err := transfer.NewHexKeySigner(*keyHex)
-		if err != nil {
+		var err error
+		if key, err = signer.NewKeyFromHex(*keyHex); err != nil {
 			return fail(2, err)
 		}
-		signer = s
 	default:
 		return fail(2, transfer.ErrSenderNotFound)
 	}
@@ -123,7 +120,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	defer ec.Close()
 
-	cfg := transfer.Config{Signer: signer, ReceiptPollInterval: 200 * time.Millisecond}
+	cfg := transfer.Config{Signer: key, ReceiptPollInterval: 200 * time.Millisecond}
 	if *chain != "" {
 		id, err := transfer.ResolveChainID(*chain)
 		if err != nil {
@@ -135,7 +132,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(2, err)
 	}
-	fmt.Fprintf(stdout, "# from %s\n", signer.Address().Hex())
+	fmt.Fprintf(stdout, "# from %s\n", key.Address().Hex())
 	for _, p := range params {
 		res, err := c.Transfer(ctx, p, &transfer.TxOptions{Wait: *wait, DryRun: *dryRun})
 		if res != nil {

@@ -22,6 +22,7 @@ import (
 	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/stretchr/testify/require"
 
+	"github.com/c13f5054/moralis-go/signer"
 	"github.com/c13f5054/moralis-go/transfer"
 )
 
@@ -79,10 +80,10 @@ func sendAll(t *testing.T, env map[string]string) {
 	require.NoError(t, err)
 	require.Equal(t, env["MORALIS_CHAIN_ID"], id.String())
 
-	signer, err := transfer.NewHexKeySigner(env["MORALIS_DEV_KEY"])
+	key, err := signer.NewKeyFromHex(env["MORALIS_DEV_KEY"])
 	require.NoError(t, err)
-	require.Equal(t, env["MORALIS_DEV_ADDRESS"], signer.Address().Hex())
-	c, err := transfer.New(ec, transfer.Config{Signer: signer, ChainID: id, ReceiptPollInterval: 20 * time.Millisecond})
+	require.Equal(t, env["MORALIS_DEV_ADDRESS"], key.Address().Hex())
+	c, err := transfer.New(ec, transfer.Config{Signer: key, ChainID: id, ReceiptPollInterval: 20 * time.Millisecond})
 	require.NoError(t, err)
 
 	to := common.HexToAddress("0x00000000000000000000000000000000000beef1")
@@ -191,9 +192,9 @@ func TestBinaryStartsAndStopsOnSIGTERM(t *testing.T) {
 	defer cancel()
 	ec, err := ethclient.DialContext(ctx, env["MORALIS_RPC_URL"])
 	require.NoError(t, err)
-	signer, err := transfer.NewHexKeySigner(env["MORALIS_DEV_KEY"])
+	key, err := signer.NewKeyFromHex(env["MORALIS_DEV_KEY"])
 	require.NoError(t, err)
-	c, err := transfer.New(ec, transfer.Config{Signer: signer, ReceiptPollInterval: 20 * time.Millisecond})
+	c, err := transfer.New(ec, transfer.Config{Signer: key, ReceiptPollInterval: 20 * time.Millisecond})
 	require.NoError(t, err)
 	res, err := c.Transfer(ctx, transfer.Params{Receiver: "0x00000000000000000000000000000000000beef2", Amount: "7"}, &transfer.TxOptions{Wait: true})
 	require.NoError(t, err)

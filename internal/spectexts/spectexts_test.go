@@ -15,6 +15,7 @@ import (
 	"github.com/c13f5054/moralis-go/client"
 	"github.com/c13f5054/moralis-go/parse"
 	"github.com/c13f5054/moralis-go/query"
+	"github.com/c13f5054/moralis-go/signer"
 	"github.com/c13f5054/moralis-go/store"
 	"github.com/c13f5054/moralis-go/transfer"
 	"github.com/c13f5054/moralis-go/web3api"
@@ -62,9 +63,9 @@ func TestEverySpecErrorText(t *testing.T) {
 	c, err := client.New(client.Config{ServerURL: srv.URL + "/parse", AppID: "app", JavaScriptKey: "js", MaxAttempts: 1})
 	require.NoError(t, err)
 	chain := &tripwire{}
-	signer, err := transfer.NewHexKeySigner("4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318")
+	key, err := signer.NewKeyFromHex("4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318")
 	require.NoError(t, err)
-	tc, err := transfer.New(chain, transfer.Config{Signer: signer, ChainID: big.NewInt(1337)})
+	tc, err := transfer.New(chain, transfer.Config{Signer: key, ChainID: big.NewInt(1337)})
 	require.NoError(t, err)
 	w3, err := web3api.New(web3api.Config{APIKey: "k", BaseURL: srv.URL})
 	require.NoError(t, err)

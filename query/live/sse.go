@@ -15,7 +15,7 @@ import (
 type SSEConfig struct {
 	// Session returns the session token of the request's user; an error answers 401. Required. It must return
 	// only a token the backend has confirmed, so that a fake cookie is refused before Dial opens a websocket:
-	// wrap the handler in auth's (*Handler).GuardLive and return auth.VerifiedSession(r).
+	// wrap the handler in authserver's (*Handler).GuardLive and return authserver.VerifiedSession(r).
 	Session func(r *http.Request) (string, error)
 	// Dial opens a live Client acting as the user of token (with a Runner for the snapshot and the catch-up).
 	// Required.

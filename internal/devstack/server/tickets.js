@@ -2,7 +2,7 @@
 // One-time sign-in tickets: the only thing the moralisEth / moralisSol adapters (auth.js) accept besides a valid
 // signature. A ticket is one object of class MoralisAuthTicket, issued by this deployment for one chain, one address
 // and one exact message text, with an expiry:
-//   - by the Go sign-in endpoint (auth.ClientBackend with the master key), right after it has verified a signature
+//   - by the Go sign-in endpoint (authserver.ClientBackend with the master key), right after it has verified a signature
 //     and consumed its own nonce: the endpoint's one-time proof for the backend;
 //   - by the cloud function moralisAuthRequestMessage (cloud/authticket.js) for SDK clients that sign in against
 //     the backend directly: the message it returns ends with the ticket's secret.
@@ -11,7 +11,7 @@
 //
 // The class is readable and writable by the master key only (class-level permissions set at start-up, empty ACL
 // on every row): nobody can read a ticket's secret, and nobody can mint one without the master key. The same
-// permissions are set on MoralisAuthNonce, the Go endpoint's shared nonce store (auth.BackendNonceStore).
+// permissions are set on MoralisAuthNonce, the Go endpoint's shared nonce store (authserver.BackendNonceStore).
 const crypto = require('crypto');
 
 const TICKET_CLASS = 'MoralisAuthTicket';

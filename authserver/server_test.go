@@ -1,4 +1,4 @@
-package auth
+package authserver
 
 import (
 	"bufio"
@@ -7,14 +7,18 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 )
 
-// serveTest runs NewServer(h, o) on a loopback port until the test ends.
-func serveTest(t *testing.T, o *ServerOptions) string {
+// serveTest runs NewServer(h, c) on a loopback port until the test ends.
+func serveTest(t *testing.T, c ServerConfig) string {
 	t.Helper()
-	srv := NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") }), o)
+	srv, err := NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") }), c)
+	if err != nil {
+		t.Fatal(err)
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -66,7 +70,7 @@ func closedByServer(c net.Conn, wait time.Duration) bool {
 }
 
 func TestServerConnectionCaps(t *testing.T) {
-	addr := serveTest(t, &ServerOptions{MaxConns: 8, MaxConnsPerClient: 4})
+	addr := serveTest(t, ServerConfig{MaxConns: 8, MaxConnsPerClient: 4})
 	// Two clients fill the cap with idle keep-alive connections.
 	var idle []net.Conn
 	for i := range 8 {
@@ -104,14 +108,31 @@ func TestServerConnectionCaps(t *testing.T) {
 }
 
 func TestNewServerDefaults(t *testing.T) {
-	s := NewServer(http.NotFoundHandler(), nil)
+	s, err := NewServer(http.NotFoundHandler(), ServerConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if s.ReadHeaderTimeout != DefaultReadHeaderTimeout || s.ReadTimeout != DefaultReadTimeout ||
 		s.WriteTimeout != DefaultWriteTimeout || s.IdleTimeout != DefaultIdleTimeout || s.MaxHeaderBytes != DefaultMaxHeaderBytes ||
 		s.guard.max != DefaultMaxConns || s.guard.perClient != DefaultMaxConnsPerClient || s.ConnState == nil {
 		t.Fatalf("defaults: %+v %+v", s.Server, s.guard)
 	}
-	s = NewServer(http.NotFoundHandler(), &ServerOptions{MaxConns: -1, MaxConnsPerClient: -1, IdleTimeout: time.Second})
+	s, err = NewServer(http.NotFoundHandler(), ServerConfig{MaxConns: -1, MaxConnsPerClient: -1, IdleTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if s.guard.max >= 0 || s.guard.perClient >= 0 || s.IdleTimeout != time.Second {
-		t.Fatalf("options: %+v %+v", s.Server, s.guard)
+		t.Fatalf("config: %+v %+v", s.Server, s.guard)
+	}
+	for name, c := range map[string]ServerConfig{
+		"ReadHeaderTimeout": {ReadHeaderTimeout: -1}, "ReadTimeout": {ReadTimeout: -1}, "WriteTimeout": {WriteTimeout: -1},
+		"IdleTimeout": {IdleTimeout: -1}, "MaxHeaderBytes": {MaxHeaderBytes: -1},
+	} {
+		if _, err := NewServer(http.NotFoundHandler(), c); err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("negative %s: %v", name, err)
+		}
+	}
+	if _, err := NewServer(nil, ServerConfig{}); err == nil {
+		t.Error("nil handler accepted")
 	}
 }

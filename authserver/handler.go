@@ -1,4 +1,4 @@
-package auth
+package authserver
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/c13f5054/moralis-go/auth"
 )
 
 // DefaultMaxBodyBytes is the request body limit of the Handler (64 KiB).
@@ -22,7 +24,10 @@ const DefaultCookieName = "moralis_session"
 // DefaultClockSkew is how far in the future a SIWE message's Issued At may be before it is refused.
 const DefaultClockSkew = 30 * time.Second
 
-// Message styles for EVM sign-in messages.
+// DefaultChainID is the EIP-155 chain id of SIWE messages when Config.ChainID is zero (Ethereum mainnet).
+const DefaultChainID = 1
+
+// Message styles for EVM sign-in messages (Config.EVMMessageStyle).
 const (
 	// StyleSIWE is an EIP-4361 Sign-In with Ethereum message (the default for EVM).
 	StyleSIWE = "siwe"
@@ -30,30 +35,32 @@ const (
 	StyleMoralis = "moralis"
 )
 
-// HandlerOptions configure NewHandler. Backend and AppID are required; so is Domain unless EVMMessageStyle is
-// StyleMoralis. The handler copies the options; changing them afterwards has no effect.
-type HandlerOptions struct {
-	// Backend performs sign-in, link, unlink, me and sign-out after the local checks; required.
-	Backend Backend
+// Config configures NewHandler. AppID is required; so is Domain unless EVMMessageStyle is StyleMoralis. Every
+// other field has a safe default, taken when it is left zero. NewHandler checks the configuration and copies it
+// (AllowedOrigins included): changing it afterwards has no effect.
+type Config struct {
 	// AppID is the backend application id. Moralis-style messages carry it and must match it; required.
 	AppID string
-	// Domain (host[:port]) that SIWE messages name and must match, e.g. "app.example.com".
+	// Domain (host[:port]) that SIWE messages name and must match, e.g. "app.example.com"; required for SIWE.
 	Domain string
 	// URI in SIWE messages; default "https://" + Domain. Signed messages must name it exactly.
 	URI string
-	// ChainID in SIWE messages and required of them; default 1.
+	// ChainID in SIWE messages and required of them; default DefaultChainID (1).
 	ChainID uint64
-	// Statement is the human-readable text of the messages; default DefaultSigningMessage.
+	// Statement is the human-readable text of the messages; default auth.DefaultSigningMessage. It must be one
+	// line of printable text, and EIP-4361 text (ASCII letters, digits, spaces, URI punctuation) for SIWE.
 	Statement string
 	// EVMMessageStyle is StyleSIWE (default) or StyleMoralis.
 	EVMMessageStyle string
-	// Nonces issues and consumes one-time nonces; default a new MemoryNonceStore.
+	// Nonces issues and consumes one-time nonces; default a new MemoryNonceStore (one process only: several
+	// endpoint instances need a shared store such as BackendNonceStore).
 	Nonces NonceStore
-	// NonceTTL is how long an issued message may be signed and used; default DefaultNonceTTL.
+	// NonceTTL is how long an issued message may be signed and used; default DefaultNonceTTL; negative is an
+	// error.
 	NonceTTL time.Duration
 	// ClockSkew tolerated on SIWE Issued At / Not Before; default DefaultClockSkew; negative means none.
 	ClockSkew time.Duration
-	// CookieName of the session cookie; default DefaultCookieName.
+	// CookieName of the session cookie; default DefaultCookieName. It must be a valid cookie name.
 	CookieName string
 	// CookiePath of the session cookie; default "/".
 	CookiePath string
@@ -65,13 +72,13 @@ type HandlerOptions struct {
 	// the HttpOnly cookie, out of reach of page scripts. Turn it on for non-browser clients that send the token as
 	// "Authorization: Bearer".
 	TokenInBody bool
-	// CookieMaxAge is the cookie lifetime; 0 means a browser-session cookie.
+	// CookieMaxAge is the cookie lifetime; default 0, a browser-session cookie; negative is an error.
 	CookieMaxAge time.Duration
 	// AllowedOrigins lists the origins ("https://app.example.com") that may call the handler with credentials,
-	// besides the origin of URI, which is always allowed. Same-origin is judged from this configuration only,
-	// never from the request's Host header (which the caller chooses). A request with any other Origin is refused
-	// with 403 when it changes state (POST) and gets no CORS headers otherwise. "*" is not supported. With
-	// StyleMoralis and no URI, list the site's own origin here.
+	// besides the origin of URI, which is always allowed; default none. Same-origin is judged from this
+	// configuration only, never from the request's Host header (which the caller chooses). A request with any
+	// other Origin is refused with 403 when it changes state (POST) and gets no CORS headers otherwise. "*" is
+	// not supported. With StyleMoralis and no URI, list the site's own origin here.
 	AllowedOrigins []string
 	// RateLimit limits each client over every route; requests over it get 429 with Retry-After. Default
 	// DefaultRateBurst requests at once, one more per DefaultRateEvery; NoRateLimit turns it off.
@@ -90,16 +97,18 @@ type HandlerOptions struct {
 	// SessionCacheTTL is how long GuardLive trusts a session the backend confirmed (users/me) before asking
 	// again; default DefaultSessionCacheTTL; negative: ask every time.
 	SessionCacheTTL time.Duration
-	// MaxBodyBytes limits request bodies; default DefaultMaxBodyBytes. Larger bodies get 413.
+	// MaxBodyBytes limits request bodies; default DefaultMaxBodyBytes; negative is an error. Larger bodies get 413.
 	MaxBodyBytes int64
-	// Now is the clock; default time.Now.
+	// Now is the clock; default time.Now. It must be safe for concurrent use.
 	Now func() time.Time
 	// OnError, when set, is told about backend failures (for logging); the caller only sees a sanitized answer.
+	// Default nil. It is called from the request's goroutine and must be safe for concurrent use.
 	OnError func(r *http.Request, err error)
 	// Chain, when set, lets smart-contract wallets sign in: EVM signatures that do not recover to the address
 	// are checked by eth_call on this chain (ERC-1271, and ERC-6492 for accounts not deployed yet; see
-	// VerifyEthSignatureContext). It must serve the chain of ChainID. nil (default): EOA signatures only.
-	Chain ContractCaller
+	// auth.VerifyEthSignatureContext). It must serve the chain of ChainID; give the same chain to
+	// BackendConfig.Chain. nil (default): EOA signatures only.
+	Chain auth.ContractCaller
 }
 
 // Handler is the thin sign-in endpoint for browsers (the React hooks). Mount it under any prefix with
@@ -114,10 +123,11 @@ type HandlerOptions struct {
 //
 // Every refusal ({code, error} JSON with a 4xx status) happens before any Backend call. The session comes from
 // the cookie or an "Authorization: Bearer" header. Per-client rate limits and a per-client nonce quota are on by
-// default (see HandlerOptions). GuardLive puts the same policy in front of a live-query stream handler, and
-// NewServer serves it all with time-outs and a connection cap. A Handler is safe for concurrent use.
+// default (see Config). GuardLive puts the same policy in front of a live-query stream handler, and NewServer
+// serves it all with time-outs and a connection cap. A Handler is immutable and safe for concurrent use.
 type Handler struct {
-	o           HandlerOptions
+	backend     Backend
+	o           Config
 	origins     map[string]bool
 	limit       *limiter
 	signInLimit *limiter
@@ -127,44 +137,55 @@ type Handler struct {
 	mux         *http.ServeMux
 }
 
-// NewHandler checks opts and makes a Handler.
-func NewHandler(opts HandlerOptions) (*Handler, error) {
-	o := opts
-	o.AllowedOrigins = append([]string(nil), opts.AllowedOrigins...)
-	if o.Backend == nil {
-		return nil, errors.New("auth: HandlerOptions.Backend is required")
+// NewHandler checks cfg and makes a Handler that calls backend (required: a ClientBackend, or your own) for
+// requests that pass every local check. An invalid configuration is an error that names the field.
+func NewHandler(backend Backend, cfg Config) (*Handler, error) {
+	o := cfg
+	o.AllowedOrigins = append([]string(nil), cfg.AllowedOrigins...)
+	if backend == nil {
+		return nil, errors.New("authserver: NewHandler needs a Backend")
 	}
 	if o.AppID == "" || strings.ContainsAny(o.AppID, "\r\n") {
-		return nil, errors.New("auth: HandlerOptions.AppID is required")
+		return nil, errors.New("authserver: Config.AppID is required")
 	}
 	switch o.EVMMessageStyle {
 	case "":
 		o.EVMMessageStyle = StyleSIWE
 	case StyleSIWE, StyleMoralis:
 	default:
-		return nil, fmt.Errorf("auth: unknown EVMMessageStyle %q", o.EVMMessageStyle)
+		return nil, fmt.Errorf("authserver: unknown Config.EVMMessageStyle %q", o.EVMMessageStyle)
 	}
 	if o.Statement == "" {
-		o.Statement = DefaultSigningMessage
+		o.Statement = auth.DefaultSigningMessage
 	}
 	if !validStatement(o.Statement) {
-		return nil, errors.New("auth: Statement must be one line of printable text")
+		return nil, errors.New("authserver: Config.Statement must be one line of printable text")
 	}
 	if o.ChainID == 0 {
-		o.ChainID = 1
+		o.ChainID = DefaultChainID
 	}
 	if o.EVMMessageStyle == StyleSIWE {
-		if !validDomain(o.Domain) {
-			return nil, errors.New("auth: HandlerOptions.Domain must be host[:port] for SIWE messages")
-		}
-		if !validSIWEStatement(o.Statement) {
-			return nil, errors.New("auth: Statement must be EIP-4361 text for SIWE messages (ASCII letters, digits, spaces, URI punctuation)")
-		}
 		if o.URI == "" {
 			o.URI = "https://" + o.Domain
 		}
-		if !validURI(o.URI) {
-			return nil, errors.New("auth: HandlerOptions.URI must be an absolute URI")
+		if err := checkSIWEConfig(o); err != nil {
+			return nil, err
+		}
+	}
+	switch {
+	case o.NonceTTL < 0:
+		return nil, errors.New("authserver: Config.NonceTTL must not be negative")
+	case o.CookieMaxAge < 0:
+		return nil, errors.New("authserver: Config.CookieMaxAge must not be negative")
+	case o.MaxBodyBytes < 0:
+		return nil, errors.New("authserver: Config.MaxBodyBytes must not be negative")
+	}
+	for _, rl := range []struct {
+		name string
+		rl   RateLimit
+	}{{"RateLimit", o.RateLimit}, {"SignInRateLimit", o.SignInRateLimit}, {"LiveRateLimit", o.LiveRateLimit}} {
+		if rl.rl.Every < 0 {
+			return nil, fmt.Errorf("authserver: Config.%s.Every must not be negative", rl.name)
 		}
 	}
 	if o.Now == nil {
@@ -173,7 +194,7 @@ func NewHandler(opts HandlerOptions) (*Handler, error) {
 	if o.Nonces == nil {
 		o.Nonces = NewMemoryNonceStore(o.Now)
 	}
-	if o.NonceTTL <= 0 {
+	if o.NonceTTL == 0 {
 		o.NonceTTL = DefaultNonceTTL
 	}
 	if o.ClockSkew == 0 {
@@ -187,7 +208,10 @@ func NewHandler(opts HandlerOptions) (*Handler, error) {
 	if o.CookiePath == "" {
 		o.CookiePath = "/"
 	}
-	if o.MaxBodyBytes <= 0 {
+	if err := (&http.Cookie{Name: o.CookieName, Value: "x", Path: o.CookiePath}).Valid(); err != nil {
+		return nil, errors.New("authserver: Config.CookieName or CookiePath is not valid in a cookie")
+	}
+	if o.MaxBodyBytes == 0 {
 		o.MaxBodyBytes = DefaultMaxBodyBytes
 	}
 	o.RateLimit = o.RateLimit.withDefault(DefaultRateBurst, DefaultRateEvery, remoteIP)
@@ -199,14 +223,14 @@ func NewHandler(opts HandlerOptions) (*Handler, error) {
 	if o.SessionCacheTTL == 0 {
 		o.SessionCacheTTL = DefaultSessionCacheTTL
 	}
-	h := &Handler{o: o, origins: map[string]bool{}, limit: newLimiter(o.RateLimit, o.Now),
+	h := &Handler{backend: backend, o: o, origins: map[string]bool{}, limit: newLimiter(o.RateLimit, o.Now),
 		signInLimit: newLimiter(o.SignInRateLimit, o.Now), liveLimit: newLimiter(o.LiveRateLimit, o.Now),
 		nonceQuota: newNonceQuota(o.NoncesPerClient, o.NonceTTL, o.Now, o.RateLimit.ClientKey),
 		sessions:   newSessionCache(o.SessionCacheTTL, o.Now)}
 	for _, org := range o.AllowedOrigins {
 		n, ok := normalizeOrigin(org)
 		if !ok {
-			return nil, fmt.Errorf("auth: AllowedOrigins: %q is not an origin like https://host[:port]", org)
+			return nil, fmt.Errorf("authserver: Config.AllowedOrigins: %q is not an origin like https://host[:port]", org)
 		}
 		h.origins[n] = true
 	}
@@ -225,6 +249,52 @@ func NewHandler(opts HandlerOptions) (*Handler, error) {
 	})
 	h.mux = mux
 	return h, nil
+}
+
+// validStatement accepts one line of printable text (the handler's message text; SIWE statements are narrower:
+// checkSIWEConfig).
+func validStatement(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] == 0x7f {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// validNonce accepts the suffix of a Moralis-style message the handler issued: 8 to 128 ASCII letters or digits.
+func validNonce(n string) bool {
+	if len(n) < 8 || len(n) > 128 {
+		return false
+	}
+	for i := 0; i < len(n); i++ {
+		c := n[i]
+		if !(c >= 'a' && c <= 'z') && !(c >= 'A' && c <= 'Z') && !(c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// checkSIWEConfig checks, field by field, that Domain, Statement and URI fit in a SIWE message: each is put into an
+// otherwise valid message, which auth.SIWEMessage.Validate (the EIP's ABNF) must accept.
+func checkSIWEConfig(o Config) error {
+	probe := func(edit func(m *auth.SIWEMessage)) bool {
+		m := auth.SIWEMessage{Domain: "example.com", Address: "0x0000000000000000000000000000000000000000",
+			URI: "https://example.com", ChainID: 1, Nonce: "00000000", IssuedAt: time.Unix(0, 0).UTC()}
+		edit(&m)
+		return m.Validate() == nil
+	}
+	if !probe(func(m *auth.SIWEMessage) { m.Domain = o.Domain }) {
+		return errors.New("authserver: Config.Domain must be host[:port] for SIWE messages")
+	}
+	if !probe(func(m *auth.SIWEMessage) { m.Statement = o.Statement }) {
+		return errors.New("authserver: Config.Statement must be EIP-4361 text for SIWE messages (ASCII letters, digits, spaces, URI punctuation)")
+	}
+	if !probe(func(m *auth.SIWEMessage) { m.URI = o.URI }) {
+		return errors.New("authserver: Config.URI must be an absolute URI")
+	}
+	return nil
 }
 
 func normalizeOrigin(o string) (string, bool) {
@@ -337,7 +407,8 @@ func (h *Handler) readJSON(w http.ResponseWriter, r *http.Request, into *Request
 	return nil
 }
 
-// Request is the JSON body of POST /signin, /link and /unlink. Message and Signature are empty for /unlink.
+// Request is the JSON body of POST /signin, /link and /unlink (see DecodeRequest). Message and Signature are empty
+// for /unlink. It is a plain value.
 type Request struct {
 	// Chain is "evm" or "solana".
 	Chain string `json:"chain"`
@@ -351,27 +422,28 @@ type Request struct {
 
 // DecodeRequest decodes a POST body of the handler strictly: one JSON object, only the fields chain, address,
 // message and signature spelled exactly so (names match case-sensitively, unlike encoding/json), each at most once,
-// all strings (or null), nothing after it. It never panics; the error text is safe to show.
+// all strings (or null), nothing after it. It never panics; the error text is safe to show. It is safe for
+// concurrent use.
 func DecodeRequest(body []byte) (*Request, error) { return decodeRequestStrict(body) }
 
 // check validates chain and address (lower-casing EVM addresses); message and signature when needSigned.
-func (req *Request) check(needSigned bool) (SignedMessage, *apiError) {
-	m := SignedMessage{Chain: Chain(req.Chain), Address: strings.TrimSpace(req.Address), Message: req.Message, Signature: strings.TrimSpace(req.Signature)}
+func (req *Request) check(needSigned bool) (auth.SignedMessage, *apiError) {
+	m := auth.SignedMessage{Chain: auth.Chain(req.Chain), Address: strings.TrimSpace(req.Address), Message: req.Message, Signature: strings.TrimSpace(req.Signature)}
 	switch m.Chain {
-	case ChainEVM:
+	case auth.ChainEVM:
 		if m.Address == "" {
 			return m, refuse(http.StatusBadRequest, CodeValidationError, "Address not found")
 		}
-		a, err := NormalizeEthAddress(m.Address)
+		a, err := auth.NormalizeEthAddress(m.Address)
 		if err != nil {
 			return m, refuse(http.StatusBadRequest, CodeValidationError, "Invalid address")
 		}
 		m.Address = a
-	case ChainSolana:
+	case auth.ChainSolana:
 		if m.Address == "" {
 			return m, refuse(http.StatusBadRequest, CodeValidationError, "Address not found")
 		}
-		if _, err := DecodeSolPublicKey(m.Address); err != nil {
+		if _, err := auth.DecodeSolPublicKey(m.Address); err != nil {
 			return m, refuse(http.StatusBadRequest, CodeValidationError, "Invalid address")
 		}
 	default:
@@ -385,34 +457,34 @@ func (req *Request) check(needSigned bool) (SignedMessage, *apiError) {
 
 // verify runs every local check of a signed message: the message's form, domain or app id, times, address,
 // signature, and finally consumes its nonce. Only then may the backend be called.
-func (h *Handler) verify(ctx context.Context, m SignedMessage) *apiError {
+func (h *Handler) verify(ctx context.Context, m auth.SignedMessage) *apiError {
 	now := h.o.Now()
 	var nonce string
-	if m.Chain == ChainEVM && h.o.EVMMessageStyle == StyleSIWE {
-		sm, err := ParseSIWE(m.Message)
+	if m.Chain == auth.ChainEVM && h.o.EVMMessageStyle == StyleSIWE {
+		sm, err := auth.ParseSIWE(m.Message)
 		if err != nil {
 			return refuse(http.StatusBadRequest, CodeValidationError, "Invalid sign-in message")
 		}
-		err = sm.Verify(SIWEVerifyOptions{Domain: h.o.Domain, URI: h.o.URI, ChainID: h.o.ChainID, Address: m.Address,
+		err = sm.Verify(auth.SIWEVerifyOptions{Domain: h.o.Domain, URI: h.o.URI, ChainID: h.o.ChainID, Address: m.Address,
 			Now: now, ClockSkew: h.o.ClockSkew, MaxAge: h.o.NonceTTL + h.o.ClockSkew})
 		switch {
 		case err == nil:
-		case errors.Is(err, ErrSIWEDomain), errors.Is(err, ErrSIWEURI):
+		case errors.Is(err, auth.ErrSIWEDomain), errors.Is(err, auth.ErrSIWEURI):
 			return refuse(http.StatusUnauthorized, CodeObjectNotFound, "Message is for another domain")
-		case errors.Is(err, ErrSIWEChain):
+		case errors.Is(err, auth.ErrSIWEChain):
 			return refuse(http.StatusUnauthorized, CodeObjectNotFound, "Message is for another chain")
-		case errors.Is(err, ErrSIWEAddress):
+		case errors.Is(err, auth.ErrSIWEAddress):
 			return refuse(http.StatusUnauthorized, CodeObjectNotFound, "Message is for another address")
-		case errors.Is(err, ErrSIWEExpired):
+		case errors.Is(err, auth.ErrSIWEExpired):
 			return refuse(http.StatusUnauthorized, CodeObjectNotFound, "Message has expired")
-		case errors.Is(err, ErrSIWENotYetValid):
+		case errors.Is(err, auth.ErrSIWENotYetValid):
 			return refuse(http.StatusUnauthorized, CodeObjectNotFound, "Message is not valid yet")
 		default:
 			return refuse(http.StatusBadRequest, CodeValidationError, "Invalid sign-in message")
 		}
 		nonce = sm.Nonce
 	} else {
-		text, suffix, err := ParseMoralisMessage(m.Message, h.o.AppID)
+		text, suffix, err := auth.ParseMoralisMessage(m.Message, h.o.AppID)
 		if err != nil {
 			return refuse(http.StatusUnauthorized, CodeObjectNotFound, "Message is for another app")
 		}
@@ -422,16 +494,16 @@ func (h *Handler) verify(ctx context.Context, m SignedMessage) *apiError {
 		nonce = suffix
 	}
 	var err error
-	if m.Chain == ChainSolana {
-		err = VerifySolSignature(m.Address, []byte(m.Message), m.Signature)
+	if m.Chain == auth.ChainSolana {
+		err = auth.VerifySolSignature(m.Address, []byte(m.Message), m.Signature)
 	} else {
-		err = VerifyEthSignatureContext(ctx, h.o.Chain, m.Address, []byte(m.Message), m.Signature)
+		err = auth.VerifyEthSignatureContext(ctx, h.o.Chain, m.Address, []byte(m.Message), m.Signature)
 	}
 	switch {
 	case err == nil:
-	case errors.Is(err, ErrSignatureMismatch):
+	case errors.Is(err, auth.ErrSignatureMismatch):
 		return refuse(http.StatusUnauthorized, CodeObjectNotFound, "Signature does not match address")
-	case errors.Is(err, ErrChainUnavailable):
+	case errors.Is(err, auth.ErrChainUnavailable):
 		return refuse(http.StatusServiceUnavailable, CodeInternal, "Chain unavailable")
 	default:
 		return refuse(http.StatusBadRequest, CodeValidationError, "Invalid signature")
@@ -518,7 +590,7 @@ func (h *Handler) message(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	req := Request{Chain: q.Get("chain"), Address: q.Get("address")}
 	if req.Chain == "" {
-		req.Chain = string(ChainEVM)
+		req.Chain = string(auth.ChainEVM)
 	}
 	m, aerr := req.check(false)
 	if aerr != nil {
@@ -535,13 +607,13 @@ func (h *Handler) message(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var text string
-	if m.Chain == ChainEVM && h.o.EVMMessageStyle == StyleSIWE {
+	if m.Chain == auth.ChainEVM && h.o.EVMMessageStyle == StyleSIWE {
 		now := h.o.Now()
-		sm := &SIWEMessage{Domain: h.o.Domain, Address: m.Address, Statement: h.o.Statement, URI: h.o.URI,
+		sm := &auth.SIWEMessage{Domain: h.o.Domain, Address: m.Address, Statement: h.o.Statement, URI: h.o.URI,
 			Version: "1", ChainID: h.o.ChainID, Nonce: n.Value, IssuedAt: now.UTC(), ExpirationTime: n.ExpiresAt.UTC()}
 		text = sm.String()
 	} else {
-		text = BuildMoralisMessage(h.o.Statement, h.o.AppID, n.Value)
+		text = auth.BuildMoralisMessage(h.o.Statement, h.o.AppID, n.Value)
 	}
 	// The nonce is good only with this exact text, for this address and chain.
 	if err := h.o.Nonces.Bind(r.Context(), n.Value, NonceBinding{Chain: m.Chain, Address: m.Address, Message: text}); err != nil {
@@ -549,7 +621,7 @@ func (h *Handler) message(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"message": text, "nonce": n.Value,
-		"expiresAt": n.ExpiresAt.UTC().Format(serverTimeLayout)})
+		"expiresAt": auth.FormatServerTime(n.ExpiresAt)})
 }
 
 func (h *Handler) signIn(w http.ResponseWriter, r *http.Request) {
@@ -566,7 +638,7 @@ func (h *Handler) signIn(w http.ResponseWriter, r *http.Request) {
 		writeAPIError(w, aerr)
 		return
 	}
-	s, err := h.o.Backend.SignIn(r.Context(), m)
+	s, err := h.backend.SignIn(r.Context(), m)
 	if err != nil {
 		h.backendFailure(w, r, err)
 		return
@@ -602,7 +674,7 @@ func (h *Handler) link(w http.ResponseWriter, r *http.Request) {
 		writeAPIError(w, aerr)
 		return
 	}
-	u, err := h.o.Backend.Link(r.Context(), tok, m)
+	u, err := h.backend.Link(r.Context(), tok, m)
 	if err != nil {
 		h.backendFailure(w, r, err)
 		return
@@ -626,7 +698,7 @@ func (h *Handler) unlink(w http.ResponseWriter, r *http.Request) {
 		writeAPIError(w, aerr)
 		return
 	}
-	u, err := h.o.Backend.Unlink(r.Context(), tok, m.Chain, m.Address)
+	u, err := h.backend.Unlink(r.Context(), tok, m.Chain, m.Address)
 	if err != nil {
 		h.backendFailure(w, r, err)
 		return
@@ -656,7 +728,7 @@ func (h *Handler) signOut(w http.ResponseWriter, r *http.Request) {
 	h.clearCookie(w)
 	h.sessions.remove(tok)
 	if tok != "" {
-		if err := h.o.Backend.SignOut(r.Context(), tok); err != nil {
+		if err := h.backend.SignOut(r.Context(), tok); err != nil {
 			var be *BackendError
 			if !errors.As(err, &be) || be.Code != CodeInvalidSessionToken {
 				h.backendFailure(w, r, err)
@@ -678,7 +750,7 @@ func (h *Handler) me(w http.ResponseWriter, r *http.Request) {
 		writeAPIError(w, errNoSession)
 		return
 	}
-	u, err := h.o.Backend.Me(r.Context(), tok)
+	u, err := h.backend.Me(r.Context(), tok)
 	if err != nil {
 		h.backendFailure(w, r, err)
 		return

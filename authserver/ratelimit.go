@@ -1,4 +1,4 @@
-package auth
+package authserver
 
 import (
 	"net"
@@ -9,12 +9,12 @@ import (
 )
 
 // RateLimit is a per-client token bucket: each client may make Burst requests at once, refilled at one request
-// per Every. In HandlerOptions the zero value means the handler's default for that option and a negative Burst
-// (NoRateLimit) turns the limit off.
+// per Every. In Config the zero value means the handler's default for that limit and a negative Burst
+// (NoRateLimit) turns the limit off. It is a plain value.
 type RateLimit struct {
-	// Burst is the bucket size (requests allowed at once). In HandlerOptions: 0 means the default, < 0 off.
+	// Burst is the bucket size (requests allowed at once). In Config: 0 means the default, < 0 off.
 	Burst int
-	// Every is the time to refill one request; 0 with Burst > 0 means one second.
+	// Every is the time to refill one request; 0 with Burst > 0 means one second; negative is an error.
 	Every time.Duration
 	// ClientKey names the client of a request; nil uses the remote IP address, IPv6 addresses by their /64
 	// (X-Forwarded-For is not trusted: behind a proxy, supply a function that reads the header your proxy sets).

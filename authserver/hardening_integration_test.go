@@ -1,6 +1,6 @@
 //go:build integration
 
-package auth
+package authserver
 
 // Attacks on the sign-in endpoint (issue 20, items 4 to 7), each performed against the handler over the real
 // backend (parse-server with the wallet adapters, PostgreSQL) on 127.0.0.1, with bounded loops. Each test asserts
@@ -25,14 +25,21 @@ import (
 	"github.com/c13f5054/moralis-go/client"
 	"github.com/c13f5054/moralis-go/internal/devstack"
 	"github.com/c13f5054/moralis-go/query/live"
+
+	"github.com/c13f5054/moralis-go/auth"
+	"github.com/c13f5054/moralis-go/signer"
 )
 
 // realEnv serves a Handler over the real backend (ClientBackend of the local stack).
-func realEnv(t *testing.T, opts *Options, mod func(o *HandlerOptions)) *testEnv {
+func realEnv(t *testing.T, opts *auth.Options, mod func(o *Config)) *testEnv {
 	t.Helper()
 	_, cfg, env := stackClient(t)
 	cfg.MasterKey = env.MasterKey // the endpoint's backend may issue sign-in tickets with it
-	be, err := NewClientBackend(cfg, opts)
+	bc := BackendConfig{Client: cfg}
+	if opts != nil {
+		bc.Flow = *opts
+	}
+	be, err := NewClientBackend(bc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,10 +47,10 @@ func realEnv(t *testing.T, opts *Options, mod func(o *HandlerOptions)) *testEnv 
 }
 
 // signInOnce runs GET /message, personal_sign, POST /signin for s.
-func (e *testEnv) signInOnce(s EthSigner) answer {
+func (e *testEnv) signInOnce(s signer.Ethereum) answer {
 	e.t.Helper()
-	msg, _ := e.getMessage("evm", s.Address())
-	return e.postJSON("/signin", body("evm", s.Address(), msg, ethSign(e.t, s, msg)), nil)
+	msg, _ := e.getMessage("evm", ethAddr(s))
+	return e.postJSON("/signin", body("evm", ethAddr(s), msg, ethSign(e.t, s, msg)), nil)
 }
 
 // loopbackClient sends from the loopback address ip (127.0.0.0/8 is all local on Linux), so the endpoint sees
@@ -60,10 +67,10 @@ func loopbackClient(ip string) *http.Client {
 func TestAttackSameWalletConcurrentSignIns(t *testing.T) {
 	const n = 100
 	e := realEnv(t, nil, nil)
-	s, _ := GenerateEthSigner()
+	s, _ := signer.GenerateKey()
 	msgs := make([]string, n)
 	for i := range msgs {
-		msgs[i], _ = e.getMessage("evm", s.Address())
+		msgs[i], _ = e.getMessage("evm", ethAddr(s))
 	}
 	answers := make([]answer, n)
 	var wg sync.WaitGroup
@@ -71,7 +78,7 @@ func TestAttackSameWalletConcurrentSignIns(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			answers[i] = e.postJSON("/signin", body("evm", s.Address(), msgs[i], ethSign(t, s, msgs[i])), nil)
+			answers[i] = e.postJSON("/signin", body("evm", ethAddr(s), msgs[i], ethSign(t, s, msgs[i])), nil)
 		}()
 	}
 	wg.Wait()
@@ -96,7 +103,7 @@ func TestAttackSameWalletConcurrentSignIns(t *testing.T) {
 func TestAttackNonceFloodFromManyAddresses(t *testing.T) {
 	const clients, each = 2000, 60
 	store := NewMemoryNonceStore(nil)
-	e := realEnv(t, &Options{NoAddressObjects: true}, func(o *HandlerOptions) {
+	e := realEnv(t, &auth.Options{NoAddressObjects: true}, func(o *Config) {
 		o.Nonces = store
 		o.NoncesPerClient = 0 // the default
 		o.RateLimit = RateLimit{}
@@ -146,8 +153,8 @@ func TestAttackNonceFloodFromManyAddresses(t *testing.T) {
 	}
 	// A fresh user, from an address of its own, signs in.
 	fresh := loopbackClient("127.2.0.1")
-	s, _ := GenerateEthSigner()
-	resp, err := fresh.Get(e.srv.URL + "/auth/message?chain=evm&address=" + s.Address())
+	s, _ := signer.GenerateKey()
+	resp, err := fresh.Get(e.srv.URL + "/auth/message?chain=evm&address=" + ethAddr(s))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +164,7 @@ func TestAttackNonceFloodFromManyAddresses(t *testing.T) {
 	if resp.StatusCode != 200 || json.Unmarshal(raw, &m) != nil {
 		t.Fatalf("fresh user after the flood: GET /message %d %s", resp.StatusCode, raw)
 	}
-	b, _ := json.Marshal(body("evm", s.Address(), m.Message, ethSign(t, s, m.Message)))
+	b, _ := json.Marshal(body("evm", ethAddr(s), m.Message, ethSign(t, s, m.Message)))
 	resp, err = fresh.Post(e.srv.URL+"/auth/signin", "application/json", strings.NewReader(string(b)))
 	if err != nil {
 		t.Fatal(err)
@@ -172,10 +179,10 @@ func TestAttackNonceFloodFromManyAddresses(t *testing.T) {
 // Item 4: the per-client rate limits are on by default for /message, /signin and /link (and every route), and
 // the over-limit requests never reach the backend.
 func TestAttackDefaultRateLimits(t *testing.T) {
-	e := realEnv(t, nil, func(o *HandlerOptions) {
+	e := realEnv(t, nil, func(o *Config) {
 		o.RateLimit, o.SignInRateLimit, o.NoncesPerClient = RateLimit{}, RateLimit{}, 0 // the defaults
 	})
-	s, _ := GenerateEthSigner()
+	s, _ := signer.GenerateKey()
 	if a := e.signInOnce(s); a.status != 200 {
 		t.Fatalf("first sign-in: %d %s", a.status, a.raw)
 	}
@@ -184,9 +191,9 @@ func TestAttackDefaultRateLimits(t *testing.T) {
 	for i := range DefaultSignInRateBurst {
 		var a answer
 		if i%2 == 0 {
-			a = e.do("GET", "/message?chain=evm&address="+s.Address(), "", "", nil)
+			a = e.do("GET", "/message?chain=evm&address="+ethAddr(s), "", "", nil)
 		} else {
-			a = e.postJSON("/signin", body("evm", s.Address(), "m", "0x00"), nil)
+			a = e.postJSON("/signin", body("evm", ethAddr(s), "m", "0x00"), nil)
 		}
 		if a.status == 429 {
 			got429++
@@ -217,9 +224,9 @@ func TestAttackDefaultRateLimits(t *testing.T) {
 // its own name (DNS rebinding) sends Origin = Host = evil.example: refused, before the backend.
 func TestAttackHostHeaderIsNotTheOrigin(t *testing.T) {
 	e := realEnv(t, nil, nil)
-	s, _ := GenerateEthSigner()
-	msg, _ := e.getMessage("evm", s.Address())
-	b, _ := json.Marshal(body("evm", s.Address(), msg, ethSign(t, s, msg)))
+	s, _ := signer.GenerateKey()
+	msg, _ := e.getMessage("evm", ethAddr(s))
+	b, _ := json.Marshal(body("evm", ethAddr(s), msg, ethSign(t, s, msg)))
 	for _, path := range []string{"/signin", "/signout"} {
 		req, _ := http.NewRequest("POST", e.srv.URL+"/auth"+path, strings.NewReader(string(b)))
 		req.Host = "evil.example"
@@ -239,7 +246,7 @@ func TestAttackHostHeaderIsNotTheOrigin(t *testing.T) {
 		t.Fatal("the forged-origin request reached the backend")
 	}
 	// The configured origin (URI's) works.
-	a := e.postJSON("/signin", body("evm", s.Address(), msg, ethSign(t, s, msg)), map[string]string{"Origin": "https://app.example"})
+	a := e.postJSON("/signin", body("evm", ethAddr(s), msg, ethSign(t, s, msg)), map[string]string{"Origin": "https://app.example"})
 	if a.status != 200 {
 		t.Fatalf("configured origin: %d %s", a.status, a.raw)
 	}
@@ -249,12 +256,12 @@ func TestAttackHostHeaderIsNotTheOrigin(t *testing.T) {
 // a repeated name override the first; a signed body so spelled is refused, before the backend.
 func TestAttackJSONFieldNamesAreCaseSensitive(t *testing.T) {
 	e := realEnv(t, nil, nil)
-	s, _ := GenerateEthSigner()
-	msg, _ := e.getMessage("evm", s.Address())
+	s, _ := signer.GenerateKey()
+	msg, _ := e.getMessage("evm", ethAddr(s))
 	sig := ethSign(t, s, msg)
 	mk := func(format string) string {
 		q := func(v string) string { b, _ := json.Marshal(v); return string(b) }
-		return fmt.Sprintf(format, q(s.Address()), q(msg), q(sig))
+		return fmt.Sprintf(format, q(ethAddr(s)), q(msg), q(sig))
 	}
 	for _, bad := range []string{
 		mk(`{"chain":"evm","address":%s,"message":%s,"Signature":%s}`),
@@ -284,41 +291,41 @@ func TestAttackUnlinkAddressNotOwned(t *testing.T) {
 	e := realEnv(t, nil, nil)
 	mc := masterClient(t, devstackEnv(t))
 	ctx := ctxT(t)
-	victim, _ := GenerateEthSigner()
-	attacker, _ := GenerateEthSigner()
+	victim, _ := signer.GenerateKey()
+	attacker, _ := signer.GenerateKey()
 	av := e.signInOnce(victim)
 	aa := e.signInOnce(attacker)
 	if av.status != 200 || aa.status != 200 {
 		t.Fatalf("sign-ins: %d %s / %d %s", av.status, av.raw, aa.status, aa.raw)
 	}
 	// The victim links a second address, which gets its address object.
-	linked, _ := GenerateEthSigner()
-	msg, _ := e.getMessage("evm", linked.Address())
+	linked, _ := signer.GenerateKey()
+	msg, _ := e.getMessage("evm", ethAddr(linked))
 	vtok := map[string]string{"Authorization": "Bearer " + sessionOf(av)}
-	if a := e.postJSON("/link", body("evm", linked.Address(), msg, ethSign(t, linked, msg)), vtok); a.status != 200 {
+	if a := e.postJSON("/link", body("evm", ethAddr(linked), msg, ethSign(t, linked, msg)), vtok); a.status != 200 {
 		t.Fatalf("link: %d %s", a.status, a.raw)
 	}
 	atok := map[string]string{"Authorization": "Bearer " + sessionOf(aa)}
-	for _, addr := range []string{victim.Address(), linked.Address(), "0x" + strings.Repeat("12", 20)} {
+	for _, addr := range []string{ethAddr(victim), ethAddr(linked), "0x" + strings.Repeat("12", 20)} {
 		a := e.postJSON("/unlink", map[string]string{"chain": "evm", "address": addr}, atok)
 		if a.status != 404 || a.body["error"] != "Address not found" {
 			t.Fatalf("unlink of %s by another user: %d %s", addr, a.status, a.raw)
 		}
 	}
-	sol, _ := GenerateSolSigner()
+	sol, _ := signer.GenerateEd25519Key()
 	if a := e.postJSON("/unlink", map[string]string{"chain": "solana", "address": sol.PublicKey()}, atok); a.status != 404 {
 		t.Fatalf("unlink of an unknown Solana address: %d %s", a.status, a.raw)
 	}
-	if _, err := mc.Objects.Get(ctx, DefaultEthAddressClass, linked.Address()); err != nil {
+	if _, err := mc.Objects.Get(ctx, auth.DefaultEthAddressClass, ethAddr(linked)); err != nil {
 		t.Fatalf("the victim's address object is gone: %v", err)
 	}
 	vu := mustMe(t, ctx, mc, sessionOf(av))
 	au := mustMe(t, ctx, mc, sessionOf(aa))
-	if !sameSet(vu.Accounts(), victim.Address(), linked.Address()) || !sameSet(au.Accounts(), attacker.Address()) {
+	if !sameSet(vu.Accounts(), ethAddr(victim), ethAddr(linked)) || !sameSet(au.Accounts(), ethAddr(attacker)) {
 		t.Fatalf("accounts changed: victim %v, attacker %v", vu.Accounts(), au.Accounts())
 	}
 	// Its own address still unlinks.
-	if a := e.postJSON("/unlink", map[string]string{"chain": "evm", "address": linked.Address()}, vtok); a.status != 200 {
+	if a := e.postJSON("/unlink", map[string]string{"chain": "evm", "address": ethAddr(linked)}, vtok); a.status != 200 {
 		t.Fatalf("unlink own: %d %s", a.status, a.raw)
 	}
 }
@@ -327,7 +334,7 @@ func TestAttackUnlinkAddressNotOwned(t *testing.T) {
 // Secure and SameSite. An app that asks (TokenInBody) gets the token in the body.
 func TestAttackSessionTokenOnlyInCookie(t *testing.T) {
 	e := realEnv(t, nil, nil)
-	s, _ := GenerateEthSigner()
+	s, _ := signer.GenerateKey()
 	a := e.signInOnce(s)
 	if a.status != 200 {
 		t.Fatalf("%d %s", a.status, a.raw)
@@ -345,7 +352,7 @@ func TestAttackSessionTokenOnlyInCookie(t *testing.T) {
 	if a := e.do("GET", "/me", "", "", map[string]string{"Cookie": DefaultCookieName + "=" + tok}); a.status != 200 {
 		t.Fatalf("me by cookie: %d %s", a.status, a.raw)
 	}
-	opt := realEnv(t, nil, func(o *HandlerOptions) { o.TokenInBody = true; o.InsecureCookie = true })
+	opt := realEnv(t, nil, func(o *Config) { o.TokenInBody = true; o.InsecureCookie = true })
 	a = opt.signInOnce(s)
 	if a.status != 200 || a.body["sessionToken"] != sessionOf(a) || strings.Contains(a.header.Get("Set-Cookie"), "Secure") {
 		t.Fatalf("TokenInBody + InsecureCookie: %d %s %q", a.status, a.raw, a.header.Get("Set-Cookie"))
@@ -378,7 +385,7 @@ func TestAttackLiveFakeSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	base := realEnv(t, nil, func(o *HandlerOptions) { o.LiveRateLimit = RateLimit{} })
+	base := realEnv(t, nil, func(o *Config) { o.LiveRateLimit = RateLimit{} })
 	mux := http.NewServeMux()
 	mux.Handle("/auth/live", base.h.GuardLive(bridge))
 	mux.Handle("/auth/", http.StripPrefix("/auth", base.h))
@@ -386,7 +393,7 @@ func TestAttackLiveFakeSession(t *testing.T) {
 	t.Cleanup(srv.Close)
 	e := *base
 	e.srv = srv
-	s, _ := GenerateEthSigner()
+	s, _ := signer.GenerateKey()
 	a := e.signInOnce(s)
 	if a.status != 200 {
 		t.Fatalf("sign-in: %d %s", a.status, a.raw)

@@ -1,4 +1,4 @@
-package auth
+package authserver
 
 import (
 	"context"
@@ -23,7 +23,7 @@ type verifiedSessionKey struct{}
 // query/live.NewSSEHandler) with the Handler's policy, in this order, before next runs:
 //
 //   - the per-client rate limits (RateLimit, then LiveRateLimit): 429 with Retry-After;
-//   - the origin: a request whose Origin is not allowed (see HandlerOptions.AllowedOrigins) gets 403, an allowed
+//   - the origin: a request whose Origin is not allowed (see Config.AllowedOrigins) gets 403, an allowed
 //     one gets the CORS headers for credentials;
 //   - the session (cookie or Bearer, as for /me) is checked against the backend (Backend.Me, i.e. users/me), the
 //     answer cached for SessionCacheTTL: no session, or one the backend does not know, gets 401
@@ -81,7 +81,7 @@ func (h *Handler) checkSession(ctx context.Context, tok string) error {
 	if h.sessions.valid(tok) {
 		return nil
 	}
-	if _, err := h.o.Backend.Me(ctx, tok); err != nil {
+	if _, err := h.backend.Me(ctx, tok); err != nil {
 		return err
 	}
 	h.sessions.add(tok)

@@ -1,6 +1,6 @@
 //go:build integration
 
-package auth
+package authserver
 
 // Attacks on wallet sign-in, performed against the real stack: the Go endpoint (Handler over ClientBackend),
 // both parse-server instances with this project's moralisEth / moralisSol adapters, and PostgreSQL. Each test
@@ -12,7 +12,7 @@ package auth
 //   - SIWE or Moralis-style text the endpoint never issued (statement, resources, expiration changed, nonce
 //     kept), and a nonce moved to another address or chain.
 //
-// Run with the stack up (`make up`): go test -run WalletAttack -v ./auth/
+// Run with the stack up (`make up`): go test -run WalletAttack -v ./authserver/
 
 import (
 	"bytes"
@@ -31,6 +31,10 @@ import (
 	"github.com/c13f5054/moralis-go/internal/devstack"
 	"github.com/c13f5054/moralis-go/parse"
 	"github.com/mr-tron/base58"
+
+	"github.com/c13f5054/moralis-go/auth"
+	"github.com/c13f5054/moralis-go/internal/ed25519vec"
+	"github.com/c13f5054/moralis-go/signer"
 )
 
 // parseAnswer is an answer of parse-server to a request made by hand.
@@ -92,14 +96,14 @@ func (s *atkStack) logIn(t *testing.T, i int, provider string, authData map[stri
 }
 
 // requestMessage asks parse-server (instance i) for a message and ticket, as an SDK client does.
-func (s *atkStack) requestMessage(t *testing.T, i int, chain Chain, address string) (msg, ticket string) {
+func (s *atkStack) requestMessage(t *testing.T, i int, chain auth.Chain, address string) (msg, ticket string) {
 	t.Helper()
-	a := s.post(t, i, "functions/"+RequestMessageFunction, map[string]any{"chain": string(chain), "address": address})
+	a := s.post(t, i, "functions/"+auth.RequestMessageFunction, map[string]any{"chain": string(chain), "address": address})
 	res, _ := a.body["result"].(map[string]any)
 	msg, _ = res["message"].(string)
 	ticket, _ = res["ticket"].(string)
 	if a.status != 200 || msg == "" || ticket == "" {
-		t.Fatalf("%s: %d %s", RequestMessageFunction, a.status, a.raw)
+		t.Fatalf("%s: %d %s", auth.RequestMessageFunction, a.status, a.raw)
 	}
 	return msg, ticket
 }
@@ -107,7 +111,7 @@ func (s *atkStack) requestMessage(t *testing.T, i int, chain Chain, address stri
 // ticketExists reports whether the ticket's object is still stored (read with the master key).
 func (s *atkStack) ticketExists(t *testing.T, ticket string) bool {
 	t.Helper()
-	_, err := s.master.Objects.Get(t.Context(), DefaultTicketClass, ticket[:10])
+	_, err := s.master.Objects.Get(t.Context(), auth.DefaultTicketClass, ticket[:10])
 	if err != nil && !strings.Contains(err.Error(), "101") {
 		t.Fatalf("reading ticket: %v", err)
 	}
@@ -115,9 +119,9 @@ func (s *atkStack) ticketExists(t *testing.T, ticket string) bool {
 }
 
 // endpoint is the Go sign-in endpoint over the real backend (ClientBackend with the master key).
-func (s *atkStack) endpoint(t *testing.T, mod func(o *HandlerOptions)) *testEnv {
+func (s *atkStack) endpoint(t *testing.T, mod func(o *Config)) *testEnv {
 	t.Helper()
-	be, err := NewClientBackend(s.cfg, &Options{NoAddressObjects: true})
+	be, err := NewClientBackend(BackendConfig{Client: s.cfg, Flow: auth.Options{NoAddressObjects: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,16 +153,16 @@ const (
 func TestWalletAttackKeylessSolanaSmallOrderKeys(t *testing.T) {
 	s := newAtkStack(t)
 	e := s.endpoint(t, nil)
-	realSol, _ := GenerateSolSigner()
-	for i, h := range smallOrderPointsHex {
-		pub := edHex(t, h)
+	realSol, _ := signer.GenerateEd25519Key()
+	for i, h := range ed25519vec.SmallOrderPointsHex {
+		pub := ed25519vec.Hex(t, h)
 		addr := base58.Encode(pub)
 		// A message (with a real nonce of the endpoint, issued for a real key) that the forgery works for.
 		var msg string
 		var sig []byte
 		for try := 0; try < 40 && sig == nil; try++ {
 			msg, _ = e.getMessage("solana", realSol.PublicKey())
-			sig = forgeSmallOrder(t, pub, []byte(msg))
+			sig = ed25519vec.ForgeSmallOrder(t, pub, []byte(msg))
 		}
 		if sig == nil {
 			t.Fatalf("key %s: no forgery found", h)
@@ -179,14 +183,14 @@ func TestWalletAttackKeylessSolanaSmallOrderKeys(t *testing.T) {
 			t.Fatal("a keyless sign-in reached the backend")
 		}
 		// The backend's own message function will not issue a ticket for it.
-		if a := s.post(t, i, "functions/"+RequestMessageFunction, map[string]any{"chain": "solana", "address": addr}); a.status != 400 || a.err() != "Invalid address" {
-			t.Fatalf("%s for %s: %d %s", RequestMessageFunction, addr, a.status, a.raw)
+		if a := s.post(t, i, "functions/"+auth.RequestMessageFunction, map[string]any{"chain": "solana", "address": addr}); a.status != 400 || a.err() != "Invalid address" {
+			t.Fatalf("%s for %s: %d %s", auth.RequestMessageFunction, addr, a.status, a.raw)
 		}
 		// Straight at parse-server, with a ticket the master key issued for exactly this key and text: only the
 		// key check stands in the way. Both instances refuse, and the ticket is not consumed.
-		forgedTicket := issueRawTicket(t, s, ChainSolana, addr, msg)
+		forgedTicket := issueRawTicket(t, s, auth.ChainSolana, addr, msg)
 		for inst := range s.servers {
-			wantRefused(t, fmt.Sprintf("instance %d, key %s", inst+1, h), s.logIn(t, inst, ProviderSol,
+			wantRefused(t, fmt.Sprintf("instance %d, key %s", inst+1, h), s.logIn(t, inst, auth.ProviderSol,
 				map[string]any{"id": addr, "signature": base58.Encode(sig), "data": msg, "ticket": forgedTicket}), errSolKeyCannot)
 		}
 		if !s.ticketExists(t, forgedTicket) {
@@ -198,21 +202,21 @@ func TestWalletAttackKeylessSolanaSmallOrderKeys(t *testing.T) {
 	if a := e.postJSON("/signin", body("solana", realSol.PublicKey(), msg, solSign(t, realSol, msg)), nil); a.status != 200 {
 		t.Fatalf("real key through the endpoint: %d %s", a.status, a.raw)
 	}
-	m2, t2 := s.requestMessage(t, 1, ChainSolana, realSol.PublicKey())
-	if a := s.logIn(t, 1, ProviderSol, map[string]any{"id": realSol.PublicKey(), "signature": solSign(t, realSol, m2), "data": m2, "ticket": t2}); !a.ok() {
+	m2, t2 := s.requestMessage(t, 1, auth.ChainSolana, realSol.PublicKey())
+	if a := s.logIn(t, 1, auth.ProviderSol, map[string]any{"id": realSol.PublicKey(), "signature": solSign(t, realSol, m2), "data": m2, "ticket": t2}); !a.ok() {
 		t.Fatalf("real key at parse-server: %d %s", a.status, a.raw)
 	}
 }
 
 // issueRawTicket stores a ticket for any address (also one the Go side refuses), as the endpoint would, with the
 // master key.
-func issueRawTicket(t *testing.T, s *atkStack, chain Chain, address, msg string) string {
+func issueRawTicket(t *testing.T, s *atkStack, chain auth.Chain, address, msg string) string {
 	t.Helper()
-	secret, err := NewNonceValue()
+	secret, err := auth.NewNonceValue()
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := parse.NewObject(DefaultTicketClass)
+	o := parse.NewObject(auth.DefaultTicketClass)
 	o.Set("secret", secret)
 	o.Set("expiresAt", time.Now().Add(time.Minute).UTC())
 	o.Set("chain", string(chain))
@@ -230,14 +234,14 @@ func issueRawTicket(t *testing.T, s *atkStack, chain Chain, address, msg string)
 func TestWalletAttackSolanaNonCanonicalSignature(t *testing.T) {
 	s := newAtkStack(t)
 	e := s.endpoint(t, nil)
-	sol, _ := GenerateSolSigner()
-	msg, ticket := s.requestMessage(t, 0, ChainSolana, sol.PublicKey())
+	sol, _ := signer.GenerateEd25519Key()
+	msg, ticket := s.requestMessage(t, 0, auth.ChainSolana, sol.PublicKey())
 	good, _ := sol.SignMessage(t.Context(), []byte(msg))
-	sBig := new(big.Int).SetBytes(reverse(good[32:]))
+	sBig := new(big.Int).SetBytes(ed25519vec.Reverse(good[32:]))
 	variants := map[string][]byte{
-		"S+L":           append(append([]byte(nil), good[:32]...), le32(new(big.Int).Add(sBig, ed25519L))...),
-		"S=L":           append(append([]byte(nil), good[:32]...), le32(ed25519L)...),
-		"small-order R": append(edHex(t, smallOrderPointsHex[4]), good[32:]...),
+		"S+L":           append(append([]byte(nil), good[:32]...), ed25519vec.LE32(new(big.Int).Add(sBig, ed25519vec.L))...),
+		"S=L":           append(append([]byte(nil), good[:32]...), ed25519vec.LE32(ed25519vec.L)...),
+		"small-order R": append(ed25519vec.Hex(t, ed25519vec.SmallOrderPointsHex[4]), good[32:]...),
 	}
 	for name, sig := range variants {
 		m, _ := e.getMessage("solana", sol.PublicKey())
@@ -246,12 +250,12 @@ func TestWalletAttackSolanaNonCanonicalSignature(t *testing.T) {
 			t.Fatalf("endpoint, %s: %d %s", name, a.status, a.raw)
 		}
 		for inst := range s.servers {
-			wantRefused(t, fmt.Sprintf("instance %d, %s", inst+1, name), s.logIn(t, inst, ProviderSol,
+			wantRefused(t, fmt.Sprintf("instance %d, %s", inst+1, name), s.logIn(t, inst, auth.ProviderSol,
 				map[string]any{"id": sol.PublicKey(), "signature": base58.Encode(bad), "data": msg, "ticket": ticket}), errSolMismatch)
 		}
 	}
 	// Control: the genuine signature with the same ticket.
-	if a := s.logIn(t, 1, ProviderSol, map[string]any{"id": sol.PublicKey(), "signature": base58.Encode(good), "data": msg, "ticket": ticket}); !a.ok() {
+	if a := s.logIn(t, 1, auth.ProviderSol, map[string]any{"id": sol.PublicKey(), "signature": base58.Encode(good), "data": msg, "ticket": ticket}); !a.ok() {
 		t.Fatalf("genuine signature: %d %s", a.status, a.raw)
 	}
 }
@@ -264,18 +268,18 @@ func TestWalletAttackSolanaNonCanonicalSignature(t *testing.T) {
 func TestWalletAttackReplayCapturedAuthDataAtBackend(t *testing.T) {
 	s := newAtkStack(t)
 	ctx := ctxT(t)
-	w, _ := GenerateEthSigner()
-	msg, ticket := s.requestMessage(t, 0, ChainEVM, w.Address())
-	captured := map[string]any{"id": w.Address(), "signature": ethSign(t, w, msg), "data": msg, "ticket": ticket}
-	first := s.logIn(t, 0, ProviderEth, captured)
+	w, _ := signer.GenerateKey()
+	msg, ticket := s.requestMessage(t, 0, auth.ChainEVM, ethAddr(w))
+	captured := map[string]any{"id": ethAddr(w), "signature": ethSign(t, w, msg), "data": msg, "ticket": ticket}
+	first := s.logIn(t, 0, auth.ProviderEth, captured)
 	if !first.ok() {
 		t.Fatalf("first sign-in: %d %s", first.status, first.raw)
 	}
 	uid, _ := first.body["objectId"].(string)
 	for inst := range s.servers {
-		wantRefused(t, fmt.Sprintf("replay on instance %d", inst+1), s.logIn(t, inst, ProviderEth, captured), "moralisEth: "+errTicketUsed)
+		wantRefused(t, fmt.Sprintf("replay on instance %d", inst+1), s.logIn(t, inst, auth.ProviderEth, captured), "moralisEth: "+errTicketUsed)
 		noTicket := map[string]any{"id": captured["id"], "signature": captured["signature"], "data": captured["data"]}
-		wantRefused(t, fmt.Sprintf("without a ticket on instance %d", inst+1), s.logIn(t, inst, ProviderEth, noTicket),
+		wantRefused(t, fmt.Sprintf("without a ticket on instance %d", inst+1), s.logIn(t, inst, auth.ProviderEth, noTicket),
 			"moralisEth: authData requires a ticket issued by this server")
 	}
 	// The users table holds the address only: no signature, text or ticket to capture.
@@ -283,26 +287,26 @@ func TestWalletAttackReplayCapturedAuthDataAtBackend(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ad, _ := stored.Get("authData").(map[string]any)[ProviderEth].(map[string]any)
-	if len(ad) != 1 || ad["id"] != w.Address() {
+	ad, _ := stored.Get("authData").(map[string]any)[auth.ProviderEth].(map[string]any)
+	if len(ad) != 1 || ad["id"] != ethAddr(w) {
 		t.Fatalf("stored authData %v", stored.Get("authData"))
 	}
 
 	// The endpoint door: a browser's signed request (all an eavesdropper of it has) replayed straight at
 	// parse-server, with no ticket or a made-up one, is refused; the endpoint itself refuses it too.
 	e := s.endpoint(t, nil)
-	m2, _ := e.getMessage("evm", w.Address())
+	m2, _ := e.getMessage("evm", ethAddr(w))
 	sig2 := ethSign(t, w, m2)
-	if a := e.postJSON("/signin", body("evm", w.Address(), m2, sig2), nil); a.status != 200 {
+	if a := e.postJSON("/signin", body("evm", ethAddr(w), m2, sig2), nil); a.status != 200 {
 		t.Fatalf("endpoint sign-in: %d %s", a.status, a.raw)
 	}
 	for inst := range s.servers {
-		wantRefused(t, "browser request past the endpoint", s.logIn(t, inst, ProviderEth,
-			map[string]any{"id": w.Address(), "signature": sig2, "data": m2}), "moralisEth: authData requires a ticket issued by this server")
-		wantRefused(t, "browser request with a made-up ticket", s.logIn(t, inst, ProviderEth,
-			map[string]any{"id": w.Address(), "signature": sig2, "data": m2, "ticket": ticket}), "moralisEth: "+errTicketUsed)
+		wantRefused(t, "browser request past the endpoint", s.logIn(t, inst, auth.ProviderEth,
+			map[string]any{"id": ethAddr(w), "signature": sig2, "data": m2}), "moralisEth: authData requires a ticket issued by this server")
+		wantRefused(t, "browser request with a made-up ticket", s.logIn(t, inst, auth.ProviderEth,
+			map[string]any{"id": ethAddr(w), "signature": sig2, "data": m2, "ticket": ticket}), "moralisEth: "+errTicketUsed)
 	}
-	if a := e.postJSON("/signin", body("evm", w.Address(), m2, sig2), nil); a.status != 401 || a.body["error"] != "Nonce unknown, used or expired" {
+	if a := e.postJSON("/signin", body("evm", ethAddr(w), m2, sig2), nil); a.status != 401 || a.body["error"] != "Nonce unknown, used or expired" {
 		t.Fatalf("replay at the endpoint: %d %s", a.status, a.raw)
 	}
 }
@@ -312,44 +316,44 @@ func TestWalletAttackReplayCapturedAuthDataAtBackend(t *testing.T) {
 func TestWalletAttackTicketBindingExpiryForgery(t *testing.T) {
 	s := newAtkStack(t)
 	ctx := ctxT(t)
-	a, _ := GenerateEthSigner()
-	b, _ := GenerateEthSigner()
-	sol, _ := GenerateSolSigner()
-	msg, ticket := s.requestMessage(t, 0, ChainEVM, a.Address())
+	a, _ := signer.GenerateKey()
+	b, _ := signer.GenerateKey()
+	sol, _ := signer.GenerateEd25519Key()
+	msg, ticket := s.requestMessage(t, 0, auth.ChainEVM, ethAddr(a))
 	used := "moralisEth: " + errTicketUsed
 	// Another address signs the same text with a's ticket.
-	wantRefused(t, "ticket of another address", s.logIn(t, 1, ProviderEth,
-		map[string]any{"id": b.Address(), "signature": ethSign(t, b, msg), "data": msg, "ticket": ticket}), used)
+	wantRefused(t, "ticket of another address", s.logIn(t, 1, auth.ProviderEth,
+		map[string]any{"id": ethAddr(b), "signature": ethSign(t, b, msg), "data": msg, "ticket": ticket}), used)
 	// a signs a text the backend did not issue, keeping the ticket (and the secret in it).
 	edited := strings.Replace(msg, "Moralis Authentication", "Moralis Authentication\nResources:\n- https://evil.example/", 1)
-	wantRefused(t, "edited text", s.logIn(t, 0, ProviderEth,
-		map[string]any{"id": a.Address(), "signature": ethSign(t, a, edited), "data": edited, "ticket": ticket}), used)
+	wantRefused(t, "edited text", s.logIn(t, 0, auth.ProviderEth,
+		map[string]any{"id": ethAddr(a), "signature": ethSign(t, a, edited), "data": edited, "ticket": ticket}), used)
 	// The ticket on the other chain's provider, for a Solana key that signs the same text.
-	wantRefused(t, "ticket of another chain", s.logIn(t, 1, ProviderSol,
+	wantRefused(t, "ticket of another chain", s.logIn(t, 1, auth.ProviderSol,
 		map[string]any{"id": sol.PublicKey(), "signature": solSign(t, sol, msg), "data": msg, "ticket": ticket}), "moralisSol: "+errTicketUsed)
 	if !s.ticketExists(t, ticket) {
 		t.Fatal("a refused misuse consumed the ticket")
 	}
 	// The public cannot mint a ticket, not even with a chosen object id.
 	for _, forged := range []map[string]any{
-		{"secret": "forgedforgedforgedforg", "chain": "evm", "address": b.Address(), "message": msg,
+		{"secret": "forgedforgedforgedforg", "chain": "evm", "address": ethAddr(b), "message": msg,
 			"expiresAt": map[string]any{"__type": "Date", "iso": "2099-01-01T00:00:00.000Z"}},
 		{"objectId": "forgedId01", "secret": "forgedforgedforgedforg"},
 	} {
-		if r := s.post(t, 0, "classes/"+DefaultTicketClass, forged); r.status < 400 || r.code() != 119 {
+		if r := s.post(t, 0, "classes/"+auth.DefaultTicketClass, forged); r.status < 400 || r.code() != 119 {
 			t.Fatalf("public ticket creation: %d %s", r.status, r.raw)
 		}
 	}
 	// Expiry: a ticket issued for 1 s is refused after 1.5 s.
-	short, err := IssueTicket(ctx, s.master, SignedMessage{Chain: ChainEVM, Address: b.Address(), Message: "Moralis Authentication\n\nId: x:short"}, time.Second)
+	short, err := auth.IssueTicket(ctx, s.master, auth.SignedMessage{Chain: auth.ChainEVM, Address: ethAddr(b), Message: "Moralis Authentication\n\nId: x:short"}, &auth.TicketOptions{TTL: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(1500 * time.Millisecond)
-	wantRefused(t, "expired ticket", s.logIn(t, 0, ProviderEth, map[string]any{"id": b.Address(),
+	wantRefused(t, "expired ticket", s.logIn(t, 0, auth.ProviderEth, map[string]any{"id": ethAddr(b),
 		"signature": ethSign(t, b, "Moralis Authentication\n\nId: x:short"), "data": "Moralis Authentication\n\nId: x:short", "ticket": short}), used)
 	// Control: the good ticket still signs a in.
-	if r := s.logIn(t, 1, ProviderEth, map[string]any{"id": a.Address(), "signature": ethSign(t, a, msg), "data": msg, "ticket": ticket}); !r.ok() {
+	if r := s.logIn(t, 1, auth.ProviderEth, map[string]any{"id": ethAddr(a), "signature": ethSign(t, a, msg), "data": msg, "ticket": ticket}); !r.ok() {
 		t.Fatalf("good ticket after the refusals: %d %s", r.status, r.raw)
 	}
 }
@@ -359,16 +363,16 @@ func TestWalletAttackTicketBindingExpiryForgery(t *testing.T) {
 func TestWalletAttackConcurrentReplayOneWinner(t *testing.T) {
 	s := newAtkStack(t)
 	for round := 0; round < 3; round++ {
-		w, _ := GenerateEthSigner()
-		msg, ticket := s.requestMessage(t, round, ChainEVM, w.Address())
-		authData := map[string]any{"id": w.Address(), "signature": ethSign(t, w, msg), "data": msg, "ticket": ticket}
+		w, _ := signer.GenerateKey()
+		msg, ticket := s.requestMessage(t, round, auth.ChainEVM, ethAddr(w))
+		authData := map[string]any{"id": ethAddr(w), "signature": ethSign(t, w, msg), "data": msg, "ticket": ticket}
 		var wg sync.WaitGroup
 		answers := make([]parseAnswer, 16)
 		for i := range answers {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				answers[i] = s.logIn(t, i, ProviderEth, authData)
+				answers[i] = s.logIn(t, i, auth.ProviderEth, authData)
 			}()
 		}
 		wg.Wait()
@@ -396,16 +400,16 @@ func TestWalletAttackConcurrentReplayOneWinner(t *testing.T) {
 func TestWalletAttackUnissuedSIWEText(t *testing.T) {
 	s := newAtkStack(t)
 	e := s.endpoint(t, nil)
-	w, _ := GenerateEthSigner()
-	issued, _ := e.getMessage("evm", w.Address())
-	base, err := ParseSIWE(issued)
+	w, _ := signer.GenerateKey()
+	issued, _ := e.getMessage("evm", ethAddr(w))
+	base, err := auth.ParseSIWE(issued)
 	if err != nil {
 		t.Fatal(err)
 	}
-	edits := map[string]func(m *SIWEMessage){
-		"statement":  func(m *SIWEMessage) { m.Statement = "I approve the transfer of all my tokens" },
-		"resources":  func(m *SIWEMessage) { m.Resources = []string{"https://evil.example/grant"} },
-		"expiration": func(m *SIWEMessage) { m.ExpirationTime = m.ExpirationTime.Add(24 * time.Hour) },
+	edits := map[string]func(m *auth.SIWEMessage){
+		"statement":  func(m *auth.SIWEMessage) { m.Statement = "I approve the transfer of all my tokens" },
+		"resources":  func(m *auth.SIWEMessage) { m.Resources = []string{"https://evil.example/grant"} },
+		"expiration": func(m *auth.SIWEMessage) { m.ExpirationTime = m.ExpirationTime.Add(24 * time.Hour) },
 	}
 	for name, edit := range edits {
 		m := *base
@@ -416,7 +420,7 @@ func TestWalletAttackUnissuedSIWEText(t *testing.T) {
 			t.Fatalf("%s: the edit changed nothing", name)
 		}
 		before := e.cb.n.Load()
-		a := e.postJSON("/signin", body("evm", w.Address(), text, ethSign(t, w, text)), nil)
+		a := e.postJSON("/signin", body("evm", ethAddr(w), text, ethSign(t, w, text)), nil)
 		if a.status != 401 || a.body["error"] != errNotIssuedText {
 			t.Fatalf("edited %s: %d %s; want 401 %q", name, a.status, a.raw, errNotIssuedText)
 		}
@@ -424,7 +428,7 @@ func TestWalletAttackUnissuedSIWEText(t *testing.T) {
 			t.Fatalf("edited %s reached the backend", name)
 		}
 	}
-	if a := e.postJSON("/signin", body("evm", w.Address(), issued, ethSign(t, w, issued)), nil); a.status != 200 {
+	if a := e.postJSON("/signin", body("evm", ethAddr(w), issued, ethSign(t, w, issued)), nil); a.status != 200 {
 		t.Fatalf("issued text after the refusals: %d %s", a.status, a.raw)
 	}
 }
@@ -434,25 +438,25 @@ func TestWalletAttackUnissuedSIWEText(t *testing.T) {
 func TestWalletAttackNonceMovedToAnotherAddressOrChain(t *testing.T) {
 	s := newAtkStack(t)
 	e := s.endpoint(t, nil)
-	victim, _ := GenerateEthSigner()
-	attacker, _ := GenerateEthSigner()
-	issued, _ := e.getMessage("evm", victim.Address())
-	m, err := ParseSIWE(issued)
+	victim, _ := signer.GenerateKey()
+	attacker, _ := signer.GenerateKey()
+	issued, _ := e.getMessage("evm", ethAddr(victim))
+	m, err := auth.ParseSIWE(issued)
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr, _ := ChecksumEthAddress(attacker.Address())
+	addr, _ := auth.ChecksumEthAddress(ethAddr(attacker))
 	m.Address = addr
 	moved := m.String()
-	if a := e.postJSON("/signin", body("evm", attacker.Address(), moved, ethSign(t, attacker, moved)), nil); a.status != 401 || a.body["error"] != errNotIssuedText {
+	if a := e.postJSON("/signin", body("evm", ethAddr(attacker), moved, ethSign(t, attacker, moved)), nil); a.status != 401 || a.body["error"] != errNotIssuedText {
 		t.Fatalf("SIWE nonce moved to another address: %d %s", a.status, a.raw)
 	}
-	if a := e.postJSON("/signin", body("evm", victim.Address(), issued, ethSign(t, victim, issued)), nil); a.status != 200 {
+	if a := e.postJSON("/signin", body("evm", ethAddr(victim), issued, ethSign(t, victim, issued)), nil); a.status != 200 {
 		t.Fatalf("issued SIWE text: %d %s", a.status, a.raw)
 	}
 
-	solA, _ := GenerateSolSigner()
-	solB, _ := GenerateSolSigner()
+	solA, _ := signer.GenerateEd25519Key()
+	solB, _ := signer.GenerateEd25519Key()
 	text, _ := e.getMessage("solana", solA.PublicKey())
 	if a := e.postJSON("/signin", body("solana", solB.PublicKey(), text, solSign(t, solB, text)), nil); a.status != 401 || a.body["error"] != errNotIssuedText {
 		t.Fatalf("Solana nonce moved to another key: %d %s", a.status, a.raw)
@@ -462,13 +466,13 @@ func TestWalletAttackNonceMovedToAnotherAddressOrChain(t *testing.T) {
 	}
 
 	// Moralis-style EVM messages have the same form as Solana ones: a Solana nonce must not serve an EVM sign-in.
-	em := s.endpoint(t, func(o *HandlerOptions) { o.EVMMessageStyle = StyleMoralis })
+	em := s.endpoint(t, func(o *Config) { o.EVMMessageStyle = StyleMoralis })
 	solText, _ := em.getMessage("solana", solA.PublicKey())
-	if a := em.postJSON("/signin", body("evm", attacker.Address(), solText, ethSign(t, attacker, solText)), nil); a.status != 401 || a.body["error"] != errNotIssuedText {
+	if a := em.postJSON("/signin", body("evm", ethAddr(attacker), solText, ethSign(t, attacker, solText)), nil); a.status != 401 || a.body["error"] != errNotIssuedText {
 		t.Fatalf("Solana nonce on the EVM chain: %d %s", a.status, a.raw)
 	}
-	evmText, _ := em.getMessage("evm", attacker.Address())
-	if a := em.postJSON("/signin", body("evm", attacker.Address(), evmText, ethSign(t, attacker, evmText)), nil); a.status != 200 {
+	evmText, _ := em.getMessage("evm", ethAddr(attacker))
+	if a := em.postJSON("/signin", body("evm", ethAddr(attacker), evmText, ethSign(t, attacker, evmText)), nil); a.status != 200 {
 		t.Fatalf("issued Moralis-style EVM text: %d %s", a.status, a.raw)
 	}
 }
@@ -477,22 +481,22 @@ func TestWalletAttackNonceMovedToAnotherAddressOrChain(t *testing.T) {
 func TestWalletAttackControlFlowsStillWork(t *testing.T) {
 	s := newAtkStack(t)
 	ctx := ctxT(t)
-	w, _ := GenerateEthSigner()
-	u, err := SignInEthereum(ctx, s.c, w, nil)
+	w, _ := signer.GenerateKey()
+	u, err := auth.SignInEthereum(ctx, s.c, w, nil)
 	if err != nil {
-		t.Fatalf("SignInEthereum: %v", err)
+		t.Fatalf("auth.SignInEthereum: %v", err)
 	}
-	if err := LinkSolana(ctx, s.c, u, mustSolSigner(t), &Options{NoAddressObjects: true}); err != nil {
-		t.Fatalf("LinkSolana: %v", err)
+	if err := auth.LinkSolana(ctx, s.c, u, mustSolSigner(t), &auth.Options{NoAddressObjects: true}); err != nil {
+		t.Fatalf("auth.LinkSolana: %v", err)
 	}
-	if _, err := SignInEthereum(ctx, s.c, w, &Options{Message: "Welcome back"}); err != nil {
-		t.Fatalf("second SignInEthereum: %v", err)
+	if _, err := auth.SignInEthereum(ctx, s.c, w, &auth.Options{Message: "Welcome back"}); err != nil {
+		t.Fatalf("second auth.SignInEthereum: %v", err)
 	}
 }
 
-func mustSolSigner(t *testing.T) *Ed25519Signer {
+func mustSolSigner(t *testing.T) *signer.Ed25519Key {
 	t.Helper()
-	s, err := GenerateSolSigner()
+	s, err := signer.GenerateEd25519Key()
 	if err != nil {
 		t.Fatal(err)
 	}

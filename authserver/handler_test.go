@@ -1,4 +1,4 @@
-package auth
+package authserver
 
 import (
 	"context"
@@ -14,20 +14,23 @@ import (
 	"time"
 
 	"github.com/mr-tron/base58"
+
+	"github.com/c13f5054/moralis-go/auth"
+	"github.com/c13f5054/moralis-go/signer"
 )
 
 // fakeBackend records every call; a test asserts how many reached it.
 type fakeBackend struct {
 	calls  atomic.Int32
 	mu     sync.Mutex
-	signed []SignedMessage
+	signed []auth.SignedMessage
 	users  map[string]*PublicUser // by session token
 	err    error
 }
 
 func newFakeBackend() *fakeBackend { return &fakeBackend{users: map[string]*PublicUser{}} }
 
-func (f *fakeBackend) SignIn(_ context.Context, m SignedMessage) (*Session, error) {
+func (f *fakeBackend) SignIn(_ context.Context, m auth.SignedMessage) (*Session, error) {
 	f.calls.Add(1)
 	if f.err != nil {
 		return nil, f.err
@@ -36,7 +39,7 @@ func (f *fakeBackend) SignIn(_ context.Context, m SignedMessage) (*Session, erro
 	defer f.mu.Unlock()
 	f.signed = append(f.signed, m)
 	u := &PublicUser{ObjectID: "u" + m.Address[:6], Accounts: []string{}, SolAccounts: []string{}}
-	if m.Chain == ChainEVM {
+	if m.Chain == auth.ChainEVM {
 		u.EthAddress, u.Accounts = m.Address, []string{m.Address}
 	} else {
 		u.SolAddress, u.SolAccounts = m.Address, []string{m.Address}
@@ -54,7 +57,7 @@ func (f *fakeBackend) user(tok string) (*PublicUser, error) {
 	return u, nil
 }
 
-func (f *fakeBackend) Link(_ context.Context, tok string, m SignedMessage) (*PublicUser, error) {
+func (f *fakeBackend) Link(_ context.Context, tok string, m auth.SignedMessage) (*PublicUser, error) {
 	f.calls.Add(1)
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -62,7 +65,7 @@ func (f *fakeBackend) Link(_ context.Context, tok string, m SignedMessage) (*Pub
 	if err != nil {
 		return nil, err
 	}
-	if m.Chain == ChainEVM {
+	if m.Chain == auth.ChainEVM {
 		u.Accounts = append(u.Accounts, m.Address)
 	} else {
 		u.SolAccounts = append(u.SolAccounts, m.Address)
@@ -70,7 +73,7 @@ func (f *fakeBackend) Link(_ context.Context, tok string, m SignedMessage) (*Pub
 	return u, nil
 }
 
-func (f *fakeBackend) Unlink(_ context.Context, tok string, c Chain, addr string) (*PublicUser, error) {
+func (f *fakeBackend) Unlink(_ context.Context, tok string, c auth.Chain, addr string) (*PublicUser, error) {
 	f.calls.Add(1)
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -107,17 +110,17 @@ type countingBackend struct {
 	n atomic.Int32
 }
 
-func (c *countingBackend) SignIn(ctx context.Context, m SignedMessage) (*Session, error) {
+func (c *countingBackend) SignIn(ctx context.Context, m auth.SignedMessage) (*Session, error) {
 	c.n.Add(1)
 	return c.Backend.SignIn(ctx, m)
 }
 
-func (c *countingBackend) Link(ctx context.Context, tok string, m SignedMessage) (*PublicUser, error) {
+func (c *countingBackend) Link(ctx context.Context, tok string, m auth.SignedMessage) (*PublicUser, error) {
 	c.n.Add(1)
 	return c.Backend.Link(ctx, tok, m)
 }
 
-func (c *countingBackend) Unlink(ctx context.Context, tok string, ch Chain, a string) (*PublicUser, error) {
+func (c *countingBackend) Unlink(ctx context.Context, tok string, ch auth.Chain, a string) (*PublicUser, error) {
 	c.n.Add(1)
 	return c.Backend.Unlink(ctx, tok, ch, a)
 }
@@ -144,7 +147,7 @@ func (c *testClock) Add(d time.Duration) {
 	c.mu.Unlock()
 }
 
-func newTestEnv(t *testing.T, mod func(o *HandlerOptions)) *testEnv {
+func newTestEnv(t *testing.T, mod func(c *Config)) *testEnv {
 	t.Helper()
 	be := newFakeBackend()
 	e := newTestEnvBackend(t, be, "testAppId", mod)
@@ -153,19 +156,19 @@ func newTestEnv(t *testing.T, mod func(o *HandlerOptions)) *testEnv {
 }
 
 // newTestEnvBackend serves a Handler over backend b (wrapped to count calls) under /auth on an httptest server.
-func newTestEnvBackend(t *testing.T, b Backend, appID string, mod func(o *HandlerOptions)) *testEnv {
+func newTestEnvBackend(t *testing.T, b Backend, appID string, mod func(c *Config)) *testEnv {
 	t.Helper()
 	cb := &countingBackend{Backend: b}
 	clock := &testClock{now: time.Now().UTC()}
 	// The per-client limits are off here (the clock is frozen and every request comes from 127.0.0.1); tests of
 	// the limits turn them on.
-	o := HandlerOptions{Backend: cb, AppID: appID, Domain: "app.example", URI: "https://app.example",
+	o := Config{AppID: appID, Domain: "app.example", URI: "https://app.example",
 		ChainID: 1, Now: clock.Now, AllowedOrigins: []string{"https://app.example"},
 		RateLimit: NoRateLimit, SignInRateLimit: NoRateLimit, LiveRateLimit: NoRateLimit, NoncesPerClient: -1}
 	if mod != nil {
 		mod(&o)
 	}
-	h, err := NewHandler(o)
+	h, err := NewHandler(cb, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,7 +223,7 @@ func (e *testEnv) getMessage(chain, addr string) (msg, nonce string) {
 	return a.body["message"].(string), a.body["nonce"].(string)
 }
 
-func ethSign(t *testing.T, s EthSigner, msg string) string {
+func ethSign(t *testing.T, s signer.Ethereum, msg string) string {
 	t.Helper()
 	sig, err := s.SignMessage(context.Background(), []byte(msg))
 	if err != nil {
@@ -229,7 +232,7 @@ func ethSign(t *testing.T, s EthSigner, msg string) string {
 	return "0x" + hex.EncodeToString(sig)
 }
 
-func solSign(t *testing.T, s SolSigner, msg string) string {
+func solSign(t *testing.T, s signer.Solana, msg string) string {
 	t.Helper()
 	sig, err := s.SignMessage(context.Background(), []byte(msg))
 	if err != nil {
@@ -254,14 +257,14 @@ func body(chain, addr, msg, sig string) map[string]string {
 
 func TestHandlerEVMSignInFlow(t *testing.T) {
 	e := newTestEnv(t, nil)
-	s, _ := GenerateEthSigner()
-	addrMixed, _ := ChecksumEthAddress(s.Address())
+	s, _ := signer.GenerateKey()
+	addrMixed, _ := auth.ChecksumEthAddress(ethAddr(s))
 	msg, nonce := e.getMessage("evm", addrMixed)
-	sm, err := ParseSIWE(msg)
+	sm, err := auth.ParseSIWE(msg)
 	if err != nil {
 		t.Fatalf("handler message is not SIWE: %v\n%s", err, msg)
 	}
-	if sm.Domain != "app.example" || sm.Nonce != nonce || sm.ChainID != 1 || sm.Statement != DefaultSigningMessage ||
+	if sm.Domain != "app.example" || sm.Nonce != nonce || sm.ChainID != 1 || sm.Statement != auth.DefaultSigningMessage ||
 		sm.ExpirationTime.Sub(sm.IssuedAt) != DefaultNonceTTL {
 		t.Fatalf("message %+v", sm)
 	}
@@ -270,7 +273,7 @@ func TestHandlerEVMSignInFlow(t *testing.T) {
 		t.Fatalf("signin: %d %s", a.status, a.raw)
 	}
 	tok := sessionOf(a)
-	if !strings.HasPrefix(tok, "r:") || a.body["user"].(map[string]any)["ethAddress"] != s.Address() {
+	if !strings.HasPrefix(tok, "r:") || a.body["user"].(map[string]any)["ethAddress"] != ethAddr(s) {
 		t.Fatalf("answer %s", a.raw)
 	}
 	if _, inBody := a.body["sessionToken"]; inBody {
@@ -279,7 +282,7 @@ func TestHandlerEVMSignInFlow(t *testing.T) {
 	if strings.Contains(a.raw, "signature") || strings.Contains(a.raw, "authData") {
 		t.Fatalf("answer leaks a signature: %s", a.raw)
 	}
-	if e.be.signed[0].Address != s.Address() {
+	if e.be.signed[0].Address != ethAddr(s) {
 		t.Fatalf("backend got address %q, want lower-cased", e.be.signed[0].Address)
 	}
 	ck := a.header.Get("Set-Cookie")
@@ -294,12 +297,12 @@ func TestHandlerEVMSignInFlow(t *testing.T) {
 		t.Fatalf("me by bearer: %d %s", a.status, a.raw)
 	}
 	// Link a second EVM address and a Solana address.
-	s2, _ := GenerateEthSigner()
-	msg2, _ := e.getMessage("evm", s2.Address())
-	if a := e.postJSON("/link", body("evm", s2.Address(), msg2, ethSign(t, s2, msg2)), map[string]string{"Authorization": "Bearer " + tok}); a.status != 200 {
+	s2, _ := signer.GenerateKey()
+	msg2, _ := e.getMessage("evm", ethAddr(s2))
+	if a := e.postJSON("/link", body("evm", ethAddr(s2), msg2, ethSign(t, s2, msg2)), map[string]string{"Authorization": "Bearer " + tok}); a.status != 200 {
 		t.Fatalf("link evm: %d %s", a.status, a.raw)
 	}
-	sol, _ := GenerateSolSigner()
+	sol, _ := signer.GenerateEd25519Key()
 	msg3, _ := e.getMessage("solana", sol.PublicKey())
 	if !strings.HasPrefix(msg3, "Moralis Authentication\n\nId: testAppId:") {
 		t.Fatalf("solana message %q", msg3)
@@ -324,10 +327,10 @@ func TestHandlerEVMSignInFlow(t *testing.T) {
 }
 
 func TestHandlerSolanaSignIn(t *testing.T) {
-	e := newTestEnv(t, func(o *HandlerOptions) { o.CookieMaxAge = time.Hour })
-	s, _ := GenerateSolSigner()
+	e := newTestEnv(t, func(o *Config) { o.CookieMaxAge = time.Hour })
+	s, _ := signer.GenerateEd25519Key()
 	msg, nonce := e.getMessage("solana", s.PublicKey())
-	if msg != BuildMoralisMessage("", "testAppId", nonce) {
+	if msg != auth.BuildMoralisMessage("", "testAppId", nonce) {
 		t.Fatalf("message %q", msg)
 	}
 	a := e.postJSON("/signin", body("solana", s.PublicKey(), msg, solSign(t, s, msg)), nil)
@@ -340,23 +343,23 @@ func TestHandlerSolanaSignIn(t *testing.T) {
 }
 
 func TestHandlerMoralisStyleEVM(t *testing.T) {
-	e := newTestEnv(t, func(o *HandlerOptions) {
+	e := newTestEnv(t, func(o *Config) {
 		o.EVMMessageStyle = StyleMoralis
 		o.Domain = ""
 		o.Statement = "Sign in to Demo"
 	})
-	s, _ := GenerateEthSigner()
-	msg, nonce := e.getMessage("evm", s.Address())
+	s, _ := signer.GenerateKey()
+	msg, nonce := e.getMessage("evm", ethAddr(s))
 	if msg != "Sign in to Demo\n\nId: testAppId:"+nonce {
 		t.Fatalf("%q", msg)
 	}
-	if a := e.postJSON("/signin", body("evm", s.Address(), msg, ethSign(t, s, msg)), nil); a.status != 200 {
+	if a := e.postJSON("/signin", body("evm", ethAddr(s), msg, ethSign(t, s, msg)), nil); a.status != 200 {
 		t.Fatalf("%d %s", a.status, a.raw)
 	}
 	// Another app's message (same text and a valid nonce) is refused.
-	msg2, nonce2 := e.getMessage("evm", s.Address())
+	msg2, nonce2 := e.getMessage("evm", ethAddr(s))
 	other := strings.Replace(msg2, "testAppId:", "otherApp:", 1)
-	if a := e.postJSON("/signin", body("evm", s.Address(), other, ethSign(t, s, other)), nil); a.status != 401 {
+	if a := e.postJSON("/signin", body("evm", ethAddr(s), other, ethSign(t, s, other)), nil); a.status != 401 {
 		t.Fatalf("other app: %d %s", a.status, a.raw)
 	}
 	_ = nonce2
@@ -372,17 +375,17 @@ func TestHandlerRefusals(t *testing.T) { runRefusals(t, newTestEnv(t, nil)) }
 // that none reaches the backend. One good sign-in goes first (to have a used nonce).
 func runRefusals(t *testing.T, e *testEnv) {
 	app := e.h.o.AppID
-	s, _ := GenerateEthSigner()
-	other, _ := GenerateEthSigner()
-	sol, _ := GenerateSolSigner()
+	s, _ := signer.GenerateKey()
+	other, _ := signer.GenerateKey()
+	sol, _ := signer.GenerateEd25519Key()
 	ctx := context.Background()
-	siwe := func(mod func(m *SIWEMessage)) string {
+	siwe := func(mod func(m *auth.SIWEMessage)) string {
 		n, err := e.h.o.Nonces.Issue(ctx, time.Minute)
 		if err != nil {
 			t.Fatal(err)
 		}
 		now := e.clock.Now()
-		m := &SIWEMessage{Domain: "app.example", Address: s.Address(), Statement: DefaultSigningMessage, URI: "https://app.example",
+		m := &auth.SIWEMessage{Domain: "app.example", Address: ethAddr(s), Statement: auth.DefaultSigningMessage, URI: "https://app.example",
 			ChainID: 1, Nonce: n.Value, IssuedAt: now, ExpirationTime: n.ExpiresAt}
 		if mod != nil {
 			mod(m)
@@ -394,9 +397,9 @@ func runRefusals(t *testing.T, e *testEnv) {
 		status int
 		run    func() answer
 	}
-	used, _ := e.getMessage("evm", s.Address())
+	used, _ := e.getMessage("evm", ethAddr(s))
 	usedSig := ethSign(t, s, used)
-	first := e.postJSON("/signin", body("evm", s.Address(), used, usedSig), nil)
+	first := e.postJSON("/signin", body("evm", ethAddr(s), used, usedSig), nil)
 	if first.status != 200 {
 		t.Fatalf("first use: %d %s", first.status, first.raw)
 	}
@@ -406,66 +409,66 @@ func runRefusals(t *testing.T, e *testEnv) {
 	cases := []tc{
 		{"wrong signature", 400, func() answer {
 			m := siwe(nil)
-			return e.postJSON("/signin", body("evm", s.Address(), m, "0x"+strings.Repeat("11", 65)), nil)
+			return e.postJSON("/signin", body("evm", ethAddr(s), m, "0x"+strings.Repeat("11", 65)), nil)
 		}},
 		{"signature of another message", 401, func() answer {
 			m := siwe(nil)
-			return e.postJSON("/signin", body("evm", s.Address(), m, ethSign(t, s, m+" ")), nil)
+			return e.postJSON("/signin", body("evm", ethAddr(s), m, ethSign(t, s, m+" ")), nil)
 		}},
 		{"signature by another address", 401, func() answer {
 			m := siwe(nil)
-			return e.postJSON("/signin", body("evm", s.Address(), m, ethSign(t, other, m)), nil)
+			return e.postJSON("/signin", body("evm", ethAddr(s), m, ethSign(t, other, m)), nil)
 		}},
 		{"message names another address", 401, func() answer {
-			m := siwe(func(m *SIWEMessage) { m.Address = other.Address() })
-			return e.postJSON("/signin", body("evm", s.Address(), m, ethSign(t, s, m)), nil)
+			m := siwe(func(m *auth.SIWEMessage) { m.Address = ethAddr(other) })
+			return e.postJSON("/signin", body("evm", ethAddr(s), m, ethSign(t, s, m)), nil)
 		}},
-		{"reused nonce", 401, func() answer { return e.postJSON("/signin", body("evm", s.Address(), used, usedSig), nil) }},
+		{"reused nonce", 401, func() answer { return e.postJSON("/signin", body("evm", ethAddr(s), used, usedSig), nil) }},
 		{"unknown nonce", 401, func() answer {
-			m := siwe(func(m *SIWEMessage) { m.Nonce = "neverIssued12345" })
-			return e.postJSON("/signin", body("evm", s.Address(), m, ethSign(t, s, m)), nil)
+			m := siwe(func(m *auth.SIWEMessage) { m.Nonce = "neverIssued12345" })
+			return e.postJSON("/signin", body("evm", ethAddr(s), m, ethSign(t, s, m)), nil)
 		}},
 		{"expired message", 401, func() answer {
-			m := siwe(func(m *SIWEMessage) { m.ExpirationTime = e.clock.Now().Add(-time.Second) })
-			return e.postJSON("/signin", body("evm", s.Address(), m, ethSign(t, s, m)), nil)
+			m := siwe(func(m *auth.SIWEMessage) { m.ExpirationTime = e.clock.Now().Add(-time.Second) })
+			return e.postJSON("/signin", body("evm", ethAddr(s), m, ethSign(t, s, m)), nil)
 		}},
 		{"message issued long ago", 401, func() answer {
-			m := siwe(func(m *SIWEMessage) { m.IssuedAt = e.clock.Now().Add(-time.Hour); m.ExpirationTime = time.Time{} })
-			return e.postJSON("/signin", body("evm", s.Address(), m, ethSign(t, s, m)), nil)
+			m := siwe(func(m *auth.SIWEMessage) { m.IssuedAt = e.clock.Now().Add(-time.Hour); m.ExpirationTime = time.Time{} })
+			return e.postJSON("/signin", body("evm", ethAddr(s), m, ethSign(t, s, m)), nil)
 		}},
 		{"future message", 401, func() answer {
-			m := siwe(func(m *SIWEMessage) { m.IssuedAt = e.clock.Now().Add(10 * time.Minute) })
-			return e.postJSON("/signin", body("evm", s.Address(), m, ethSign(t, s, m)), nil)
+			m := siwe(func(m *auth.SIWEMessage) { m.IssuedAt = e.clock.Now().Add(10 * time.Minute) })
+			return e.postJSON("/signin", body("evm", ethAddr(s), m, ethSign(t, s, m)), nil)
 		}},
 		{"not before in future", 401, func() answer {
-			m := siwe(func(m *SIWEMessage) { m.NotBefore = e.clock.Now().Add(10 * time.Minute) })
-			return e.postJSON("/signin", body("evm", s.Address(), m, ethSign(t, s, m)), nil)
+			m := siwe(func(m *auth.SIWEMessage) { m.NotBefore = e.clock.Now().Add(10 * time.Minute) })
+			return e.postJSON("/signin", body("evm", ethAddr(s), m, ethSign(t, s, m)), nil)
 		}},
 		{"another domain", 401, func() answer {
-			m := siwe(func(m *SIWEMessage) { m.Domain = "evil.example" })
-			return e.postJSON("/signin", body("evm", s.Address(), m, ethSign(t, s, m)), nil)
+			m := siwe(func(m *auth.SIWEMessage) { m.Domain = "evil.example" })
+			return e.postJSON("/signin", body("evm", ethAddr(s), m, ethSign(t, s, m)), nil)
 		}},
 		{"another URI", 401, func() answer {
-			m := siwe(func(m *SIWEMessage) { m.URI = "https://evil.example" })
-			return e.postJSON("/signin", body("evm", s.Address(), m, ethSign(t, s, m)), nil)
+			m := siwe(func(m *auth.SIWEMessage) { m.URI = "https://evil.example" })
+			return e.postJSON("/signin", body("evm", ethAddr(s), m, ethSign(t, s, m)), nil)
 		}},
 		{"another chain", 401, func() answer {
-			m := siwe(func(m *SIWEMessage) { m.ChainID = 137 })
-			return e.postJSON("/signin", body("evm", s.Address(), m, ethSign(t, s, m)), nil)
+			m := siwe(func(m *auth.SIWEMessage) { m.ChainID = 137 })
+			return e.postJSON("/signin", body("evm", ethAddr(s), m, ethSign(t, s, m)), nil)
 		}},
 		{"solana message for another app", 401, func() answer {
 			n, _ := e.h.o.Nonces.Issue(ctx, time.Minute)
-			m := BuildMoralisMessage("", "otherApp", n.Value)
+			m := auth.BuildMoralisMessage("", "otherApp", n.Value)
 			return e.postJSON("/signin", body("solana", sol.PublicKey(), m, solSign(t, sol, m)), nil)
 		}},
 		{"solana expired nonce", 401, func() answer {
 			n, _ := e.h.o.Nonces.Issue(ctx, time.Millisecond)
 			e.clock.Add(time.Second)
-			m := BuildMoralisMessage("", app, n.Value)
+			m := auth.BuildMoralisMessage("", app, n.Value)
 			return e.postJSON("/signin", body("solana", sol.PublicKey(), m, solSign(t, sol, m)), nil)
 		}},
 		{"solana signature by another key", 401, func() answer {
-			o2, _ := GenerateSolSigner()
+			o2, _ := signer.GenerateEd25519Key()
 			m, _ := e.getMessage("solana", sol.PublicKey())
 			return e.postJSON("/signin", body("solana", sol.PublicKey(), m, solSign(t, o2, m)), nil)
 		}},
@@ -474,12 +477,12 @@ func runRefusals(t *testing.T, e *testEnv) {
 			return e.postJSON("/signin", body("solana", sol.PublicKey(), m, hex.EncodeToString(make([]byte, 64))), nil)
 		}},
 		{"not a SIWE message", 400, func() answer {
-			return e.postJSON("/signin", body("evm", s.Address(), "hello", ethSign(t, s, "hello")), nil)
+			return e.postJSON("/signin", body("evm", ethAddr(s), "hello", ethSign(t, s, "hello")), nil)
 		}},
-		{"unsigned", 400, func() answer { return e.postJSON("/signin", body("evm", s.Address(), siwe(nil), ""), nil) }},
+		{"unsigned", 400, func() answer { return e.postJSON("/signin", body("evm", ethAddr(s), siwe(nil), ""), nil) }},
 		{"no address", 400, func() answer { return e.postJSON("/signin", body("evm", "", "m", "s"), nil) }},
 		{"bad address", 400, func() answer { return e.postJSON("/signin", body("evm", "0x12", "m", "s"), nil) }},
-		{"unknown chain", 400, func() answer { return e.postJSON("/signin", body("btc", s.Address(), "m", "s"), nil) }},
+		{"unknown chain", 400, func() answer { return e.postJSON("/signin", body("btc", ethAddr(s), "m", "s"), nil) }},
 		{"malformed JSON", 400, func() answer { return e.do("POST", "/signin", "application/json", `{"chain":`, nil) }},
 		{"JSON array", 400, func() answer { return e.do("POST", "/signin", "application/json", `[]`, nil) }},
 		{"unknown field", 400, func() answer { return e.do("POST", "/signin", "application/json", `{"chain":"evm","x":1}`, nil) }},
@@ -500,7 +503,7 @@ func runRefusals(t *testing.T, e *testEnv) {
 		{"unknown path", 404, func() answer { return e.do("GET", "/nope", "", "", nil) }},
 		{"disallowed origin signin", 403, func() answer {
 			m := siwe(nil)
-			return e.postJSON("/signin", body("evm", s.Address(), m, ethSign(t, s, m)), map[string]string{"Origin": "https://evil.example"})
+			return e.postJSON("/signin", body("evm", ethAddr(s), m, ethSign(t, s, m)), map[string]string{"Origin": "https://evil.example"})
 		}},
 		{"disallowed origin signout", 403, func() answer {
 			return e.do("POST", "/signout", "", "", map[string]string{"Origin": "https://evil.example", "Authorization": "Bearer " + tok})
@@ -509,19 +512,19 @@ func runRefusals(t *testing.T, e *testEnv) {
 			return e.do("OPTIONS", "/signin", "", "", map[string]string{"Origin": "https://evil.example", "Access-Control-Request-Method": "POST"})
 		}},
 		{"link without session", 401, func() answer {
-			m, _ := e.getMessage("evm", s.Address())
-			return e.postJSON("/link", body("evm", s.Address(), m, ethSign(t, s, m)), nil)
+			m, _ := e.getMessage("evm", ethAddr(s))
+			return e.postJSON("/link", body("evm", ethAddr(s), m, ethSign(t, s, m)), nil)
 		}},
 		{"unlink without session", 401, func() answer {
 			return e.postJSON("/unlink", map[string]string{"chain": "solana", "address": sol.PublicKey()}, nil)
 		}},
 		{"link with a non-bearer Authorization", 401, func() answer {
-			m, _ := e.getMessage("evm", s.Address())
-			return e.postJSON("/link", body("evm", s.Address(), m, ethSign(t, s, m)), map[string]string{"Authorization": "Basic " + tok})
+			m, _ := e.getMessage("evm", ethAddr(s))
+			return e.postJSON("/link", body("evm", ethAddr(s), m, ethSign(t, s, m)), map[string]string{"Authorization": "Basic " + tok})
 		}},
 		{"link with bad signature", 401, func() answer {
-			m, _ := e.getMessage("evm", other.Address())
-			return e.postJSON("/link", body("evm", other.Address(), m, ethSign(t, s, m)), map[string]string{"Authorization": "Bearer " + tok})
+			m, _ := e.getMessage("evm", ethAddr(other))
+			return e.postJSON("/link", body("evm", ethAddr(other), m, ethSign(t, s, m)), map[string]string{"Authorization": "Bearer " + tok})
 		}},
 		{"me without session", 401, func() answer { return e.do("GET", "/me", "", "", nil) }},
 		{"message bad address", 400, func() answer { return e.do("GET", "/message?chain=solana&address=0x12", "", "", nil) }},
@@ -549,7 +552,7 @@ func runRefusals(t *testing.T, e *testEnv) {
 	if a := e.postJSON("/signin", body("evm", "", "m", "s"), nil); a.body["error"] != "Address not found" {
 		t.Errorf("no address: %s", a.raw)
 	}
-	if a := e.postJSON("/signin", body("evm", s.Address(), "m", ""), nil); a.body["error"] != "Data not signed" {
+	if a := e.postJSON("/signin", body("evm", ethAddr(s), "m", ""), nil); a.body["error"] != "Data not signed" {
 		t.Errorf("unsigned: %s", a.raw)
 	}
 }
@@ -573,20 +576,20 @@ func TestHandlerCORS(t *testing.T) {
 	if a.status != 403 {
 		t.Fatalf("origin = host, not configured: %d %s", a.status, a.raw)
 	}
-	if _, err := NewHandler(HandlerOptions{Backend: e.be, AppID: "a", Domain: "x.example", AllowedOrigins: []string{"*"}}); err == nil {
+	if _, err := NewHandler(e.be, Config{AppID: "a", Domain: "x.example", AllowedOrigins: []string{"*"}}); err == nil {
 		t.Fatal("wildcard origin accepted")
 	}
 }
 
 func TestHandlerRateLimit(t *testing.T) {
-	e := newTestEnv(t, func(o *HandlerOptions) { o.RateLimit = RateLimit{Burst: 3, Every: time.Minute} })
-	s, _ := GenerateEthSigner()
+	e := newTestEnv(t, func(o *Config) { o.RateLimit = RateLimit{Burst: 3, Every: time.Minute} })
+	s, _ := signer.GenerateKey()
 	for i := 0; i < 3; i++ {
-		if a := e.do("GET", "/message?chain=evm&address="+s.Address(), "", "", nil); a.status != 200 {
+		if a := e.do("GET", "/message?chain=evm&address="+ethAddr(s), "", "", nil); a.status != 200 {
 			t.Fatalf("request %d: %d", i, a.status)
 		}
 	}
-	a := e.postJSON("/signin", body("evm", s.Address(), "m", "s"), nil)
+	a := e.postJSON("/signin", body("evm", ethAddr(s), "m", "s"), nil)
 	if a.status != 429 || a.body["code"] != float64(CodeRequestLimit) || a.header.Get("Retry-After") == "" {
 		t.Fatalf("burst: %d %s %v", a.status, a.raw, a.header)
 	}
@@ -594,45 +597,67 @@ func TestHandlerRateLimit(t *testing.T) {
 		t.Fatal("rate-limited request reached the backend")
 	}
 	e.clock.Add(time.Minute)
-	if a := e.do("GET", "/message?chain=evm&address="+s.Address(), "", "", nil); a.status != 200 {
+	if a := e.do("GET", "/message?chain=evm&address="+ethAddr(s), "", "", nil); a.status != 200 {
 		t.Fatalf("after refill: %d", a.status)
 	}
 }
 
 func TestHandlerBackendErrors(t *testing.T) {
 	e := newTestEnv(t, nil)
-	s, _ := GenerateEthSigner()
+	s, _ := signer.GenerateKey()
 	e.be.err = &BackendError{Status: 401, Code: 101, Message: "moralisEth: signature does not match address"}
-	m, _ := e.getMessage("evm", s.Address())
-	a := e.postJSON("/signin", body("evm", s.Address(), m, ethSign(t, s, m)), nil)
+	m, _ := e.getMessage("evm", ethAddr(s))
+	a := e.postJSON("/signin", body("evm", ethAddr(s), m, ethSign(t, s, m)), nil)
 	if a.status != 401 || a.body["code"] != float64(101) {
 		t.Fatalf("%d %s", a.status, a.raw)
 	}
 	e.be.err = io.ErrUnexpectedEOF // an unknown error: no details leak
-	m, _ = e.getMessage("evm", s.Address())
-	a = e.postJSON("/signin", body("evm", s.Address(), m, ethSign(t, s, m)), nil)
+	m, _ = e.getMessage("evm", ethAddr(s))
+	a = e.postJSON("/signin", body("evm", ethAddr(s), m, ethSign(t, s, m)), nil)
 	if a.status != 502 || a.body["error"] != "Backend error" {
 		t.Fatalf("%d %s", a.status, a.raw)
 	}
 }
 
-func TestNewHandlerOptions(t *testing.T) {
+func TestNewHandlerConfig(t *testing.T) {
 	be := newFakeBackend()
-	bad := []HandlerOptions{
-		{AppID: "a", Domain: "x.example"},
-		{Backend: be, Domain: "x.example"},
-		{Backend: be, AppID: "a"},
-		{Backend: be, AppID: "a", Domain: "x.example", EVMMessageStyle: "weird"},
-		{Backend: be, AppID: "a", Domain: "x.example", URI: "not a uri"},
-		{Backend: be, AppID: "a", Domain: "x.example", Statement: "two\nlines"},
-		{Backend: be, AppID: "a", Domain: "x.example", AllowedOrigins: []string{"app.example"}},
+	if _, err := NewHandler(nil, Config{AppID: "a", Domain: "x.example"}); err == nil {
+		t.Error("no backend accepted")
 	}
-	for i, o := range bad {
-		if _, err := NewHandler(o); err == nil {
-			t.Errorf("options %d accepted", i)
+	bad := map[string]Config{
+		"AppID":           {Domain: "x.example"},
+		"Domain":          {AppID: "a"},
+		"EVMMessageStyle": {AppID: "a", Domain: "x.example", EVMMessageStyle: "weird"},
+		"URI":             {AppID: "a", Domain: "x.example", URI: "not a uri"},
+		"Statement":       {AppID: "a", Domain: "x.example", Statement: "two\nlines"},
+		"AllowedOrigins":  {AppID: "a", Domain: "x.example", AllowedOrigins: []string{"app.example"}},
+		"NonceTTL":        {AppID: "a", Domain: "x.example", NonceTTL: -time.Second},
+		"CookieMaxAge":    {AppID: "a", Domain: "x.example", CookieMaxAge: -time.Second},
+		"MaxBodyBytes":    {AppID: "a", Domain: "x.example", MaxBodyBytes: -1},
+		"RateLimit":       {AppID: "a", Domain: "x.example", RateLimit: RateLimit{Burst: 1, Every: -time.Second}},
+		"SignInRateLimit": {AppID: "a", Domain: "x.example", SignInRateLimit: RateLimit{Every: -time.Second}},
+		"LiveRateLimit":   {AppID: "a", Domain: "x.example", LiveRateLimit: RateLimit{Every: -time.Second}},
+		"CookieName":      {AppID: "a", Domain: "x.example", CookieName: "a b"},
+	}
+	for field, c := range bad {
+		_, err := NewHandler(be, c)
+		if err == nil {
+			t.Errorf("bad %s accepted", field)
+		} else if !strings.Contains(err.Error(), field) {
+			t.Errorf("bad %s: the error does not name it: %v", field, err)
 		}
 	}
-	if _, err := NewHandler(HandlerOptions{Backend: be, AppID: "a", EVMMessageStyle: StyleMoralis}); err != nil {
+	// The configuration is copied: changing the caller's afterwards changes nothing.
+	c := Config{AppID: "a", Domain: "x.example", AllowedOrigins: []string{"https://ok.example"}}
+	h, err := NewHandler(be, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.AllowedOrigins[0] = "https://evil.example"
+	if !h.originAllowed(nil, "https://ok.example") || h.originAllowed(nil, "https://evil.example") {
+		t.Fatal("the handler shares the caller's AllowedOrigins")
+	}
+	if _, err := NewHandler(be, Config{AppID: "a", EVMMessageStyle: StyleMoralis}); err != nil {
 		t.Fatalf("moralis style without domain: %v", err)
 	}
 }
@@ -640,9 +665,9 @@ func TestNewHandlerOptions(t *testing.T) {
 // The same signed message sent by many clients at once signs in exactly once.
 func TestHandlerConcurrentReplay(t *testing.T) {
 	e := newTestEnv(t, nil)
-	s, _ := GenerateEthSigner()
-	msg, _ := e.getMessage("evm", s.Address())
-	b := body("evm", s.Address(), msg, ethSign(t, s, msg))
+	s, _ := signer.GenerateKey()
+	msg, _ := e.getMessage("evm", ethAddr(s))
+	b := body("evm", ethAddr(s), msg, ethSign(t, s, msg))
 	var ok, refused atomic.Int32
 	var wg sync.WaitGroup
 	for i := 0; i < 16; i++ {
@@ -660,5 +685,22 @@ func TestHandlerConcurrentReplay(t *testing.T) {
 	wg.Wait()
 	if ok.Load() != 1 || refused.Load() != 15 || e.cb.n.Load() != 1 {
 		t.Fatalf("ok %d refused %d backend calls %d", ok.Load(), refused.Load(), e.cb.n.Load())
+	}
+}
+
+// TestNewHandlerSIWEStatement: a SIWE endpoint refuses at construction a statement its own messages could not
+// carry (ParseSIWE would refuse every one of them); the Moralis style keeps taking any printable line.
+func TestNewHandlerSIWEStatement(t *testing.T) {
+	for _, st := range []string{"Caf\u00e9 sign-in", `say "hi"`, "100% yours"} {
+		if _, err := NewHandler(newFakeBackend(), Config{AppID: "a", Domain: "x.example", Statement: st}); err == nil {
+			t.Errorf("SIWE statement %q accepted", st)
+		}
+		if _, err := NewHandler(newFakeBackend(), Config{AppID: "a", Statement: st, EVMMessageStyle: StyleMoralis}); err != nil {
+			t.Errorf("Moralis statement %q: %v", st, err)
+		}
+	}
+	if _, err := NewHandler(newFakeBackend(), Config{AppID: "a", Domain: "user:pw@[::1]:8080",
+		Statement: "I accept the Terms: https://x.example/tos"}); err != nil {
+		t.Errorf("userinfo/IPv6 domain: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package auth
+package authserver
 
 import (
 	"context"
@@ -8,10 +8,29 @@ import (
 	"sync"
 	"time"
 
+	"github.com/c13f5054/moralis-go/auth"
 	"github.com/c13f5054/moralis-go/client"
 	"github.com/c13f5054/moralis-go/parse"
 	"github.com/google/uuid"
 )
+
+// BackendConfig configures NewClientBackend. Client.ServerURL and Client.AppID are required; every other field
+// has a default when left zero. NewClientBackend copies it.
+type BackendConfig struct {
+	// Client is the backend's REST configuration (ServerURL and AppID required; JavaScriptKey as the backend
+	// asks). Its MasterKey, when set, is used for one thing only: issuing the one-time sign-in tickets that this
+	// project's backend adapters require (auth.IssueTicket). Without it no ticket is sent, for backends whose
+	// adapters do not ask for one. Storage is not used: each sign-in runs on a client of its own.
+	Client client.Config
+	// Flow tunes the sign-in, link and unlink flows (address classes, NoAddressObjects); the zero value is all
+	// defaults, as a nil *auth.Options.
+	Flow auth.Options
+	// Chain, when set, lets smart-contract accounts (ERC-1271, ERC-6492) sign in on this project's backend
+	// adapters: an EVM signature that does not recover to its address is verified again on this chain, and only
+	// then is the backend given a ticket marked for a contract account (auth.TicketOptions.Chain). Give it the same
+	// chain as Config.Chain. nil (default): EOA signatures only.
+	Chain auth.ContractCaller
+}
 
 // ClientBackend is the Backend of the Handler over the backend REST API (package client). It is safe for
 // concurrent use. The JavaScript key and master key stay inside it; what it returns to the Handler holds
@@ -22,40 +41,36 @@ import (
 // browser.
 //
 // With a master key in the configuration (used for nothing else), every sign-in and link carries a one-time
-// ticket the backend issues for that message (IssueTicket): this project's backend adapters accept no authData
-// without one, so the endpoint stays the one door in and a captured message signs in nowhere. A sign-in that
-// loses a race with a concurrent first sign-in of the same wallet is retried with a new ticket. Without a master
-// key no ticket is sent (for backends whose adapters do not ask for one).
+// ticket the backend issues for that message (auth.IssueTicket): this project's backend adapters accept no
+// authData without one, so the endpoint stays the one door in and a captured message signs in nowhere. A sign-in
+// that loses a race with a concurrent first sign-in of the same wallet is retried with a new ticket (auth.SignIn).
+// Without a master key no ticket is sent (for backends whose adapters do not ask for one).
 type ClientBackend struct {
 	cfg     client.Config
 	base    *client.Client
-	opts    *Options
+	opts    *auth.Options
+	chain   auth.ContractCaller
 	wallets keyedMutex // one sign-in per wallet at a time
 }
 
-// NewClientBackend makes a ClientBackend from a client configuration (ServerURL and AppID required) and the
-// flow options (nil for defaults). cfg is copied.
-func NewClientBackend(cfg client.Config, opts *Options) (*ClientBackend, error) {
-	base, err := client.New(cfg)
+// NewClientBackend checks cfg and makes a ClientBackend. An invalid client configuration is an error.
+func NewClientBackend(cfg BackendConfig) (*ClientBackend, error) {
+	base, err := client.New(cfg.Client)
 	if err != nil {
 		return nil, err
 	}
-	var o *Options
-	if opts != nil {
-		cp := *opts
-		o = &cp
-	}
-	return &ClientBackend{cfg: cfg, base: base, opts: o}, nil
+	flow := cfg.Flow
+	return &ClientBackend{cfg: cfg.Client, base: base, opts: &flow, chain: cfg.Chain}, nil
 }
 
-// Client returns the backend's base client (no session).
+// Client returns the backend's base client (no session). It is safe for concurrent use.
 func (b *ClientBackend) Client() *client.Client { return b.base }
 
-// SignIn implements Backend: LogIn on a client with a fresh installation id. Sign-ins of one wallet through one
-// ClientBackend run one at a time (others wait, or give up when their context ends), so concurrent sign-ins of a
-// wallet do not race to create or update its user on the backend; across several endpoint instances LogIn
-// retries the logins that lost such a race.
-func (b *ClientBackend) SignIn(ctx context.Context, m SignedMessage) (*Session, error) {
+// SignIn implements Backend with auth.SignIn on a client with a fresh installation id. Sign-ins of one wallet
+// through one ClientBackend run one at a time (others wait, or give up when their context ends), so concurrent
+// sign-ins of a wallet do not race to create or update its user on the backend; across several endpoint instances
+// auth.SignIn retries the logins that lost such a race, each with a new ticket.
+func (b *ClientBackend) SignIn(ctx context.Context, m auth.SignedMessage) (*Session, error) {
 	unlock, err := b.wallets.lock(ctx, string(m.Chain)+":"+strings.ToLower(m.Address))
 	if err != nil {
 		return nil, err // the context ended: the handler answers 504
@@ -68,37 +83,23 @@ func (b *ClientBackend) SignIn(ctx context.Context, m SignedMessage) (*Session, 
 	if err != nil {
 		return nil, mapClientError(err)
 	}
-	for attempt := 1; ; attempt++ {
-		if m, err = b.withTicket(ctx, m); err != nil {
-			return nil, mapClientError(err)
-		}
-		u, err := LogIn(ctx, c, m, b.opts)
-		if err == nil {
-			return &Session{User: PublicUserOf(u), SessionToken: u.SessionToken()}, nil
-		}
-		if m.Ticket == "" || attempt == loginRaceAttempts || !lostLoginRace(err) {
-			return nil, mapClientError(err)
-		}
+	u, err := auth.SignIn(ctx, c, func(ctx context.Context) (auth.SignedMessage, error) {
+		return b.withTicket(ctx, m)
+	}, b.opts)
+	if err != nil {
+		return nil, mapClientError(err)
 	}
+	return &Session{User: PublicUserOf(u), SessionToken: u.SessionToken()}, nil
 }
 
 // withTicket returns m with a new one-time ticket for it when the backend client has the master key. An EVM
-// signature that does not recover to its address gets a contract-account ticket only after it was verified on
-// Options.Chain here (never on the caller's word).
-func (b *ClientBackend) withTicket(ctx context.Context, m SignedMessage) (SignedMessage, error) {
+// signature that does not recover to its address gets a contract-account ticket only after auth.IssueTicket
+// verified it on the chain (never on the caller's word).
+func (b *ClientBackend) withTicket(ctx context.Context, m auth.SignedMessage) (auth.SignedMessage, error) {
 	if !b.base.HasMasterKey() {
 		return m, nil
 	}
-	contract := false
-	if m.Chain != ChainSolana && b.opts != nil && b.opts.Chain != nil {
-		if VerifyEthSignature(m.Address, []byte(m.Message), m.Signature) != nil {
-			if err := VerifyEthSignatureContext(ctx, b.opts.Chain, m.Address, []byte(m.Message), m.Signature); err != nil {
-				return m, err
-			}
-			contract = true
-		}
-	}
-	t, err := issueTicket(ctx, b.base, m, DefaultTicketTTL, contract)
+	t, err := auth.IssueTicket(ctx, b.base, m, &auth.TicketOptions{TTL: auth.DefaultTicketTTL, Chain: b.chain})
 	if err != nil {
 		return m, err
 	}
@@ -116,7 +117,7 @@ func (b *ClientBackend) me(ctx context.Context, tok string) (*client.Client, *cl
 }
 
 // Link implements Backend.
-func (b *ClientBackend) Link(ctx context.Context, tok string, m SignedMessage) (*PublicUser, error) {
+func (b *ClientBackend) Link(ctx context.Context, tok string, m auth.SignedMessage) (*PublicUser, error) {
 	view, u, err := b.me(ctx, tok)
 	if err != nil {
 		return nil, err
@@ -124,7 +125,7 @@ func (b *ClientBackend) Link(ctx context.Context, tok string, m SignedMessage) (
 	if m, err = b.withTicket(ctx, m); err != nil {
 		return nil, mapClientError(err)
 	}
-	if err := Link(ctx, view, u, m, b.opts); err != nil {
+	if err := auth.Link(ctx, view, u, m, b.opts); err != nil {
 		return nil, mapClientError(err)
 	}
 	p := PublicUserOf(u)
@@ -132,12 +133,12 @@ func (b *ClientBackend) Link(ctx context.Context, tok string, m SignedMessage) (
 }
 
 // Unlink implements Backend.
-func (b *ClientBackend) Unlink(ctx context.Context, tok string, chain Chain, address string) (*PublicUser, error) {
+func (b *ClientBackend) Unlink(ctx context.Context, tok string, chain auth.Chain, address string) (*PublicUser, error) {
 	view, u, err := b.me(ctx, tok)
 	if err != nil {
 		return nil, err
 	}
-	if err := Unlink(ctx, view, u, chain, address, b.opts); err != nil {
+	if err := auth.Unlink(ctx, view, u, chain, address, b.opts); err != nil {
 		return nil, mapClientError(err)
 	}
 	p := PublicUserOf(u)
@@ -159,7 +160,8 @@ func (b *ClientBackend) SignOut(ctx context.Context, tok string) error {
 	return mapClientError(b.base.WithSessionToken(tok).Users.LogOut(ctx))
 }
 
-// PublicUserOf copies the fields of u that may be shown to a browser.
+// PublicUserOf copies the fields of u that may be shown to a browser (never authData, never keys); Accounts and
+// SolAccounts are never nil.
 func PublicUserOf(u *client.User) PublicUser {
 	p := PublicUser{ObjectID: u.ID(), Username: u.Username(), EthAddress: u.EthAddress(), Accounts: u.Accounts(),
 		SolAddress: u.SolAddress(), SolAccounts: u.SolAccounts()}
@@ -185,11 +187,11 @@ func mapClientError(err error) error {
 	}
 	var ce *parse.Error
 	switch {
-	case errors.Is(err, ErrCouldNotGetUser):
-		return &BackendError{Status: http.StatusBadGateway, Code: CodeObjectNotFound, Message: ErrCouldNotGetUser.Error(), Err: err}
-	case errors.Is(err, ErrAddressNotLinked):
+	case errors.Is(err, auth.ErrCouldNotGetUser):
+		return &BackendError{Status: http.StatusBadGateway, Code: CodeObjectNotFound, Message: auth.ErrCouldNotGetUser.Error(), Err: err}
+	case errors.Is(err, auth.ErrAddressNotLinked):
 		return &BackendError{Status: http.StatusNotFound, Code: CodeObjectNotFound, Message: "Address not found", Err: err}
-	case errors.Is(err, ErrAddressTaken):
+	case errors.Is(err, auth.ErrAddressTaken):
 		return &BackendError{Status: http.StatusConflict, Code: 137, Message: "Address is already linked to another user", Err: err}
 	case errors.As(err, &ce):
 		switch {

@@ -1,4 +1,4 @@
-package auth
+package authserver
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/c13f5054/moralis-go/auth"
 )
 
 func TestMemoryNonceStore(t *testing.T) {
@@ -115,7 +117,7 @@ func TestMemoryNonceStoreCap(t *testing.T) {
 	if _, err := s.Issue(ctx, time.Minute); !errors.Is(err, ErrTooManyNonces) {
 		t.Fatalf("cap: %v", err)
 	}
-	s.randRead = func([]byte) (int, error) { return 0, errors.New("no entropy") }
+	s.newValue = func() (string, error) { return "", errors.New("no entropy") }
 	if _, err := s.Issue(ctx, time.Minute); err == nil {
 		t.Fatal("entropy failure ignored")
 	}
@@ -123,7 +125,7 @@ func TestMemoryNonceStoreCap(t *testing.T) {
 
 // testBinding is a binding of nonce to a Solana message for a fixed address.
 func testBinding(nonce string) NonceBinding {
-	return NonceBinding{Chain: ChainSolana, Address: katSolPub58, Message: BuildMoralisMessage("", "testAppId", nonce)}
+	return NonceBinding{Chain: auth.ChainSolana, Address: katSolPub58, Message: auth.BuildMoralisMessage("", "testAppId", nonce)}
 }
 
 // A nonce is accepted only with exactly what it was bound to: another text (one byte more, or another statement),
@@ -143,9 +145,9 @@ func TestMemoryNonceStoreBinding(t *testing.T) {
 	}
 	for name, other := range map[string]NonceBinding{
 		"text + byte":   {Chain: b.Chain, Address: b.Address, Message: b.Message + " "},
-		"other text":    {Chain: b.Chain, Address: b.Address, Message: BuildMoralisMessage("Welcome", "testAppId", n.Value)},
+		"other text":    {Chain: b.Chain, Address: b.Address, Message: auth.BuildMoralisMessage("Welcome", "testAppId", n.Value)},
 		"other address": {Chain: b.Chain, Address: "FVen3X669xLzsi6N2V91DoiyzHzg1uAgqiT8jZ9nS96a", Message: b.Message},
-		"other chain":   {Chain: ChainEVM, Address: b.Address, Message: b.Message},
+		"other chain":   {Chain: auth.ChainEVM, Address: b.Address, Message: b.Message},
 	} {
 		if err := s.Consume(ctx, n.Value, other); !errors.Is(err, ErrNonceMismatch) {
 			t.Errorf("%s: %v", name, err)

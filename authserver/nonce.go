@@ -1,37 +1,41 @@
-package auth
+package authserver
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"sync"
 	"time"
 
-	"github.com/c13f5054/moralis-go/internal/randid"
+	"github.com/c13f5054/moralis-go/auth"
 )
 
 // ErrNonceInvalid is returned by NonceStore.Consume for a nonce that was never issued, was already consumed,
 // or has expired. The three cases are deliberately one error: a caller learns nothing by probing.
-var ErrNonceInvalid = errors.New("auth: nonce unknown, used or expired")
+var ErrNonceInvalid = errors.New("authserver: nonce unknown, used or expired")
 
-// DefaultNonceTTL is how long a nonce issued by the handler stays valid when no TTL is configured.
+// DefaultNonceTTL is how long a nonce stays valid when no TTL is given (Config.NonceTTL, NonceStore.Issue).
 const DefaultNonceTTL = 5 * time.Minute
 
-// Nonce is a server-issued one-time value and its expiry.
+// Nonce is a server-issued one-time value and its expiry. It is a plain value.
 type Nonce struct {
-	Value     string
+	// Value is the nonce: ASCII letters and digits, at least 8 (a valid SIWE nonce).
+	Value string
+	// ExpiresAt is when the nonce stops being accepted.
 	ExpiresAt time.Time
 }
 
 // ErrNonceMismatch is returned by NonceStore.Consume for a live nonce that was issued for another message, address
 // or chain than the one presented. The nonce is not consumed: it stays good for what it was issued for.
-var ErrNonceMismatch = errors.New("auth: nonce was issued for another message, address or chain")
+var ErrNonceMismatch = errors.New("authserver: nonce was issued for another message, address or chain")
 
 // NonceBinding is what a nonce was issued for: the chain, the address (canonical: lower-case 0x for EVM, base58
-// for Solana) and the exact text of the message that carries it.
+// for Solana) and the exact text of the message that carries it. It is a plain, comparable value.
 type NonceBinding struct {
-	Chain   Chain
+	// Chain is the wallet family the nonce was issued for.
+	Chain auth.Chain
+	// Address is the canonical address: lower-case 0x for EVM, base58 for Solana.
 	Address string
+	// Message is the exact text handed out with the nonce (compared byte for byte).
 	Message string
 }
 
@@ -51,16 +55,17 @@ type NonceStore interface {
 	Consume(ctx context.Context, nonce string, b NonceBinding) error
 }
 
-// MemoryNonceStore is the in-memory NonceStore. The zero value is not usable; make one with
-// NewMemoryNonceStore. It is safe for concurrent use. Expired nonces are dropped on every Issue, so memory
-// stays bounded by the number of nonces issued within one TTL; MaxOutstanding caps it.
+// MemoryNonceStore is the in-memory NonceStore, the Handler's default: good for one endpoint process (several
+// instances behind a load balancer need a shared store, such as BackendNonceStore). The zero value is not
+// usable; make one with NewMemoryNonceStore. It is safe for concurrent use. Expired nonces are dropped as Issue
+// goes, so memory stays bounded by the nonces issued within one TTL; DefaultMaxOutstandingNonces caps it.
 type MemoryNonceStore struct {
 	mu       sync.Mutex
 	nonces   map[string]memoryNonce
 	now      func() time.Time
 	max      int
 	lastGC   time.Time
-	randRead func([]byte) (int, error)
+	newValue func() (string, error) // auth.NewNonceValue; tests make it fail
 }
 
 // memoryNonce is an issued nonce: its expiry and, once bound, what it was issued for.
@@ -74,7 +79,7 @@ type memoryNonce struct {
 const DefaultMaxOutstandingNonces = 100000
 
 // ErrTooManyNonces is returned by MemoryNonceStore.Issue when the cap of outstanding nonces is reached.
-var ErrTooManyNonces = errors.New("auth: too many outstanding nonces")
+var ErrTooManyNonces = errors.New("authserver: too many outstanding nonces")
 
 // NewMemoryNonceStore makes an in-memory store. now is the clock (nil: time.Now); it is a parameter so tests can
 // move time. At most DefaultMaxOutstandingNonces unexpired nonces are kept.
@@ -82,13 +87,9 @@ func NewMemoryNonceStore(now func() time.Time) *MemoryNonceStore {
 	if now == nil {
 		now = time.Now
 	}
-	return &MemoryNonceStore{nonces: map[string]memoryNonce{}, now: now, max: DefaultMaxOutstandingNonces, randRead: rand.Read}
+	return &MemoryNonceStore{nonces: map[string]memoryNonce{}, now: now, max: DefaultMaxOutstandingNonces,
+		newValue: auth.NewNonceValue}
 }
-
-// NewNonceValue returns 22 random alphanumeric characters (about 131 bits), valid as a SIWE nonce.
-func NewNonceValue() (string, error) { return newNonceValue(rand.Read) }
-
-func newNonceValue(read func([]byte) (int, error)) (string, error) { return randid.Alnum(read, 22) }
 
 // Issue makes a nonce valid for ttl (DefaultNonceTTL when ttl <= 0).
 func (s *MemoryNonceStore) Issue(ctx context.Context, ttl time.Duration) (Nonce, error) {
@@ -98,7 +99,7 @@ func (s *MemoryNonceStore) Issue(ctx context.Context, ttl time.Duration) (Nonce,
 	if ttl <= 0 {
 		ttl = DefaultNonceTTL
 	}
-	v, err := newNonceValue(s.randRead)
+	v, err := s.newValue()
 	if err != nil {
 		return Nonce{}, err
 	}

@@ -1,7 +1,8 @@
-package auth
+package authserver
 
 import (
 	"crypto/tls"
+	"errors"
 	"log"
 	"net"
 	"net/http"
@@ -9,7 +10,7 @@ import (
 	"time"
 )
 
-// Defaults of NewServer (ServerOptions fields left zero).
+// Defaults of NewServer (ServerConfig fields left zero).
 const (
 	DefaultReadHeaderTimeout = 10 * time.Second
 	DefaultReadTimeout       = 30 * time.Second
@@ -20,9 +21,9 @@ const (
 	DefaultMaxConnsPerClient = 64
 )
 
-// ServerOptions tune NewServer. Zero fields take the defaults above; a negative MaxConns or MaxConnsPerClient
-// removes that cap. NewServer copies the options.
-type ServerOptions struct {
+// ServerConfig configures NewServer. The zero value is the defaults (the constants above); a negative MaxConns or
+// MaxConnsPerClient removes that cap, and any other negative field is an error. NewServer copies it.
+type ServerConfig struct {
 	// ReadHeaderTimeout bounds reading a request's headers (slow-header attacks); default DefaultReadHeaderTimeout.
 	ReadHeaderTimeout time.Duration
 	// ReadTimeout bounds reading a whole request; default DefaultReadTimeout.
@@ -40,12 +41,12 @@ type ServerOptions struct {
 	// MaxConnsPerClient caps the open connections of one client IP address (IPv6: its /64); default
 	// DefaultMaxConnsPerClient. Connections over it are closed as soon as they are accepted.
 	MaxConnsPerClient int
-	// ErrorLog receives the server's errors; nil: the log package's standard logger.
+	// ErrorLog receives the server's errors; default nil: the log package's standard logger.
 	ErrorLog *log.Logger
 }
 
 // Server is an *http.Server hardened for a public sign-in endpoint: the time-outs and header limit of
-// ServerOptions, and a connection cap (overall and per client) applied by its Serve methods, so idle or slow
+// ServerConfig, and a connection cap (overall and per client) applied by its Serve methods, so idle or slow
 // connections cannot use up the process's file descriptors and starve real sign-ins. Make it with NewServer;
 // Shutdown, Close and the other *http.Server methods work as usual. Safe for concurrent use.
 type Server struct {
@@ -53,14 +54,27 @@ type Server struct {
 	guard *connGuard
 }
 
-// NewServer returns a Server that serves handler with opts (nil: all defaults).
-func NewServer(handler http.Handler, opts *ServerOptions) *Server {
-	var o ServerOptions
-	if opts != nil {
-		o = *opts
+// NewServer returns a Server that serves handler (a Handler, or a mux that mounts one) with cfg
+// (ServerConfig{} for all defaults). A nil handler or an invalid configuration is an error that names the field.
+func NewServer(handler http.Handler, cfg ServerConfig) (*Server, error) {
+	if handler == nil {
+		return nil, errors.New("authserver: NewServer needs a handler")
+	}
+	o := cfg
+	for _, d := range []struct {
+		name string
+		d    time.Duration
+	}{{"ReadHeaderTimeout", o.ReadHeaderTimeout}, {"ReadTimeout", o.ReadTimeout}, {"WriteTimeout", o.WriteTimeout},
+		{"IdleTimeout", o.IdleTimeout}} {
+		if d.d < 0 {
+			return nil, errors.New("authserver: ServerConfig." + d.name + " must not be negative")
+		}
+	}
+	if o.MaxHeaderBytes < 0 {
+		return nil, errors.New("authserver: ServerConfig.MaxHeaderBytes must not be negative")
 	}
 	def := func(d *time.Duration, v time.Duration) {
-		if *d <= 0 {
+		if *d == 0 {
 			*d = v
 		}
 	}
@@ -68,7 +82,7 @@ func NewServer(handler http.Handler, opts *ServerOptions) *Server {
 	def(&o.ReadTimeout, DefaultReadTimeout)
 	def(&o.WriteTimeout, DefaultWriteTimeout)
 	def(&o.IdleTimeout, DefaultIdleTimeout)
-	if o.MaxHeaderBytes <= 0 {
+	if o.MaxHeaderBytes == 0 {
 		o.MaxHeaderBytes = DefaultMaxHeaderBytes
 	}
 	if o.MaxConns == 0 {
@@ -81,7 +95,7 @@ func NewServer(handler http.Handler, opts *ServerOptions) *Server {
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: o.ReadHeaderTimeout, ReadTimeout: o.ReadTimeout,
 		WriteTimeout: o.WriteTimeout, IdleTimeout: o.IdleTimeout, MaxHeaderBytes: o.MaxHeaderBytes,
 		ErrorLog: o.ErrorLog, ConnState: g.track}
-	return &Server{Server: srv, guard: g}
+	return &Server{Server: srv, guard: g}, nil
 }
 
 // Serve serves connections from ln, within the connection caps.

@@ -1,4 +1,4 @@
-package auth
+package authserver
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/c13f5054/moralis-go/auth"
 	"github.com/c13f5054/moralis-go/client"
 	"github.com/c13f5054/moralis-go/parse"
 )
@@ -22,7 +23,7 @@ const DefaultNonceClass = "MoralisAuthNonce"
 // by Consume and removed by PurgeExpired.
 //
 // These nonces are the endpoint's own: the backend's wallet adapters never accept them. After a sign-in passes the
-// endpoint, ClientBackend hands the backend a one-time ticket of its own (IssueTicket).
+// endpoint, ClientBackend hands the backend a one-time ticket of its own (auth.IssueTicket).
 //
 // A Redis-backed store plugs in the same way: Issue = SET key "" EX ttl NX, Bind = SET key binding XX KEEPTTL,
 // Consume = GETDEL key and compare (one winner).
@@ -34,10 +35,11 @@ type BackendNonceStore struct {
 	now   func() time.Time
 }
 
-// NewBackendNonceStore makes a store over c, which must have a master key configured.
+// NewBackendNonceStore makes a store over c, which must have a master key configured (the store uses it for its
+// class only, through c.WithMasterKey). Nonces live in class DefaultNonceClass.
 func NewBackendNonceStore(c *client.Client) (*BackendNonceStore, error) {
 	if c == nil || !c.HasMasterKey() {
-		return nil, errors.New("auth: BackendNonceStore needs a client with the master key")
+		return nil, errors.New("authserver: BackendNonceStore needs a client with the master key")
 	}
 	return &BackendNonceStore{c: c.WithMasterKey(), class: DefaultNonceClass, now: time.Now}, nil
 }
@@ -48,7 +50,7 @@ func (s *BackendNonceStore) Issue(ctx context.Context, ttl time.Duration) (Nonce
 	if ttl <= 0 {
 		ttl = DefaultNonceTTL
 	}
-	secret, err := NewNonceValue()
+	secret, err := auth.NewNonceValue()
 	if err != nil {
 		return Nonce{}, err
 	}
@@ -58,10 +60,10 @@ func (s *BackendNonceStore) Issue(ctx context.Context, ttl time.Duration) (Nonce
 	o.Set("expiresAt", exp)
 	o.SetACL(parse.NewACL())
 	if err := s.c.Objects.Save(ctx, o); err != nil {
-		return Nonce{}, fmt.Errorf("auth: issuing a nonce: %w", err)
+		return Nonce{}, fmt.Errorf("authserver: issuing a nonce: %w", err)
 	}
 	if len(o.ID()) == 0 {
-		return Nonce{}, errors.New("auth: issuing a nonce: the backend answered no id")
+		return Nonce{}, errors.New("authserver: issuing a nonce: the backend answered no id")
 	}
 	return Nonce{Value: o.ID() + secret, ExpiresAt: exp}, nil
 }
@@ -81,7 +83,7 @@ func (s *BackendNonceStore) Bind(ctx context.Context, nonce string, b NonceBindi
 		if errors.Is(err, parse.ErrObjectNotFound) {
 			return ErrNonceInvalid
 		}
-		return fmt.Errorf("auth: binding a nonce: %w", err)
+		return fmt.Errorf("authserver: binding a nonce: %w", err)
 	}
 	return nil
 }
@@ -112,7 +114,7 @@ func (s *BackendNonceStore) Consume(ctx context.Context, nonce string, b NonceBi
 		return ErrNonceInvalid
 	}
 	if err != nil {
-		return fmt.Errorf("auth: checking a nonce: %w", err)
+		return fmt.Errorf("authserver: checking a nonce: %w", err)
 	}
 	if o.String("secret") != secret || !s.now().Before(o.Time("expiresAt")) || o.String("message") == "" {
 		return ErrNonceInvalid
@@ -124,7 +126,7 @@ func (s *BackendNonceStore) Consume(ctx context.Context, nonce string, b NonceBi
 		if errors.Is(err, parse.ErrObjectNotFound) {
 			return ErrNonceInvalid // another instance consumed it first
 		}
-		return fmt.Errorf("auth: consuming a nonce: %w", err)
+		return fmt.Errorf("authserver: consuming a nonce: %w", err)
 	}
 	return nil
 }

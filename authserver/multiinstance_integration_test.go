@@ -1,16 +1,16 @@
 //go:build integration
 
-package auth_test
+package authserver_test
 
-// Several endpoint machines: two instances of the sign-in endpoint (auth.NewHandler), each with its own
+// Several endpoint machines: two instances of the sign-in endpoint (authserver.NewHandler), each with its own
 // client of its own parse-server instance (devstack's ServerURL and ServerURL2, one database), behind a
 // round-robin proxy on 127.0.0.1, as a load balancer would put them. The nonce store is the only state the
 // endpoint keeps between the GET /message and the POST /signin of one sign-in, so it must be shared: with
-// auth.BackendNonceStore it lives in the backend's database; the in-memory default works on one machine only
+// authserver.BackendNonceStore it lives in the backend's database; the in-memory default works on one machine only
 // (TestMultiInstanceMemoryNonceStoreIsPerInstance shows why). Sessions are the backend's session tokens, so
 // they need nothing shared on the Go side.
 //
-// Run with the stack up (`make up`): go test -run MultiInstance -v ./auth/
+// Run with the stack up (`make up`): go test -run MultiInstance -v ./authserver/
 
 import (
 	"context"
@@ -28,7 +28,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/c13f5054/moralis-go/auth"
+	"github.com/c13f5054/moralis-go/authserver"
 	"github.com/c13f5054/moralis-go/client"
 	"github.com/c13f5054/moralis-go/internal/devstack"
 	"github.com/c13f5054/moralis-go/internal/rrproxy"
@@ -98,26 +98,26 @@ func miStart(t *testing.T, shared bool) *miCluster {
 		// The master key issues the sign-in tickets the backend's adapters require (auth.IssueTicket).
 		cfg := client.Config{ServerURL: cl.backend[i], AppID: env.AppID, JavaScriptKey: env.JavaScriptKey,
 			MasterKey: env.MasterKey, InstallationID: uuid.NewString(), HTTPClient: hc}
-		be, err := auth.NewClientBackend(cfg, nil)
+		be, err := authserver.NewClientBackend(authserver.BackendConfig{Client: cfg})
 		if err != nil {
 			t.Fatal(err)
 		}
 		// Bearer-token clients (TokenInBody), all behind one proxy address: the per-client limits would only
 		// measure that address.
-		opts := auth.HandlerOptions{Backend: be, AppID: env.AppID, Domain: miDomain, TokenInBody: true,
-			RateLimit: auth.NoRateLimit, SignInRateLimit: auth.NoRateLimit, NoncesPerClient: -1}
+		hcfg := authserver.Config{AppID: env.AppID, Domain: miDomain, TokenInBody: true,
+			RateLimit: authserver.NoRateLimit, SignInRateLimit: authserver.NoRateLimit, NoncesPerClient: -1}
 		if shared {
 			mc, err := client.New(cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
-			store, err := auth.NewBackendNonceStore(mc)
+			store, err := authserver.NewBackendNonceStore(mc)
 			if err != nil {
 				t.Fatal(err)
 			}
-			opts.Nonces = store
+			hcfg.Nonces = store
 		}
-		h, err := auth.NewHandler(opts)
+		h, err := authserver.NewHandler(be, hcfg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -333,7 +333,7 @@ func TestMultiInstanceReplayRefusedByOtherInstance(t *testing.T) {
 		if r.instance != want {
 			t.Fatalf("replay went to %q, want %s", r.instance, want)
 		}
-		if r.status < 400 || r.status > 499 || r.str("error") != miNonceRefusal || r.body["code"] != float64(auth.CodeObjectNotFound) {
+		if r.status < 400 || r.status > 499 || r.str("error") != miNonceRefusal || r.body["code"] != float64(authserver.CodeObjectNotFound) {
 			t.Fatalf("replay on %s: %d %s; want a 4xx with %q", want, r.status, r.raw, miNonceRefusal)
 		}
 		if _, ok := r.body["sessionToken"]; ok {
@@ -452,7 +452,7 @@ func TestMultiInstanceConcurrentSignIns(t *testing.T) {
 		Results []any `json:"results"`
 	}
 	where := map[string]any{"objectId": map[string]any{"$in": ids}}
-	if err := cl.master.Request(ctx, "GET", "classes/"+auth.DefaultNonceClass, map[string]any{"where": where, "count": 1, "limit": 0}, &out); err != nil {
+	if err := cl.master.Request(ctx, "GET", "classes/"+authserver.DefaultNonceClass, map[string]any{"where": where, "count": 1, "limit": 0}, &out); err != nil {
 		t.Fatal(err)
 	}
 	if out.Count != 0 {
@@ -471,7 +471,7 @@ func miIndex(name string) int {
 
 // With the default in-memory store each instance knows only its own nonces: a message issued by A is refused
 // by B, and only A accepts it. Behind a load balancer that is a random failure of about every other sign-in;
-// hence auth.BackendNonceStore (or another shared store) whenever more than one instance answers.
+// hence authserver.BackendNonceStore (or another shared store) whenever more than one instance answers.
 func TestMultiInstanceMemoryNonceStoreIsPerInstance(t *testing.T) {
 	cl := miStart(t, false)
 	ctx := miCtx(t, 60*time.Second)

@@ -1,6 +1,6 @@
 //go:build integration
 
-package auth_test
+package authserver_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/c13f5054/moralis-go/auth"
+	"github.com/c13f5054/moralis-go/authserver"
 	"github.com/c13f5054/moralis-go/client"
 	"github.com/c13f5054/moralis-go/internal/devstack"
 	"github.com/c13f5054/moralis-go/parse"
@@ -17,11 +18,11 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func backendNonceStore(t *testing.T) (*auth.BackendNonceStore, *client.Client) {
+func backendNonceStore(t *testing.T) (*authserver.BackendNonceStore, *client.Client) {
 	env := devstack.MustLoad(t)
 	c, err := client.New(client.Config{ServerURL: env.ServerURL, AppID: env.AppID, JavaScriptKey: env.JavaScriptKey, MasterKey: env.MasterKey})
 	require.NoError(t, err)
-	s, err := auth.NewBackendNonceStore(c)
+	s, err := authserver.NewBackendNonceStore(c)
 	require.NoError(t, err)
 	return s, c
 }
@@ -35,8 +36,8 @@ func TestBackendNonceStoreOneTimeAcrossInstances(t *testing.T) {
 	assert.Len(t, n.Value, 32)
 	bn := bindNonce(t, a, n.Value)
 	require.NoError(t, b.Consume(ctx, n.Value, bn), "issued on one instance, consumed on the other")
-	assert.ErrorIs(t, a.Consume(ctx, n.Value, bn), auth.ErrNonceInvalid, "a replay is refused everywhere")
-	assert.ErrorIs(t, b.Consume(ctx, n.Value, bn), auth.ErrNonceInvalid)
+	assert.ErrorIs(t, a.Consume(ctx, n.Value, bn), authserver.ErrNonceInvalid, "a replay is refused everywhere")
+	assert.ErrorIs(t, b.Consume(ctx, n.Value, bn), authserver.ErrNonceInvalid)
 
 	// A wrong secret is refused and does not burn the real nonce.
 	n2, err := a.Issue(ctx, time.Minute)
@@ -46,42 +47,42 @@ func TestBackendNonceStoreOneTimeAcrossInstances(t *testing.T) {
 		wrong = 'y'
 	}
 	bn2 := bindNonce(t, a, n2.Value)
-	assert.ErrorIs(t, b.Consume(ctx, n2.Value[:10]+string(wrong)+n2.Value[11:], bn2), auth.ErrNonceInvalid)
+	assert.ErrorIs(t, b.Consume(ctx, n2.Value[:10]+string(wrong)+n2.Value[11:], bn2), authserver.ErrNonceInvalid)
 	// Another text, address or chain than the one it was issued with: refused, and the nonce is kept.
-	for _, other := range []auth.NonceBinding{
+	for _, other := range []authserver.NonceBinding{
 		{Chain: bn2.Chain, Address: bn2.Address, Message: bn2.Message + "\nResources:\n- https://evil.example"},
 		{Chain: bn2.Chain, Address: "0x7e5f4552091a69125d5dfcb7b8c2659029395bdf", Message: bn2.Message},
 		{Chain: auth.ChainSolana, Address: bn2.Address, Message: bn2.Message},
 	} {
-		assert.ErrorIs(t, b.Consume(ctx, n2.Value, other), auth.ErrNonceMismatch)
+		assert.ErrorIs(t, b.Consume(ctx, n2.Value, other), authserver.ErrNonceMismatch)
 	}
 	require.NoError(t, b.Consume(ctx, n2.Value, bn2))
 
 	// Issued but never bound: never accepted.
 	n5, err := a.Issue(ctx, time.Minute)
 	require.NoError(t, err)
-	assert.ErrorIs(t, b.Consume(ctx, n5.Value, auth.NonceBinding{Chain: auth.ChainEVM}), auth.ErrNonceInvalid)
+	assert.ErrorIs(t, b.Consume(ctx, n5.Value, authserver.NonceBinding{Chain: auth.ChainEVM}), authserver.ErrNonceInvalid)
 
 	// Expired.
 	n3, err := a.Issue(ctx, time.Millisecond)
 	require.NoError(t, err)
 	bn3 := bindNonce(t, a, n3.Value)
 	time.Sleep(20 * time.Millisecond)
-	assert.ErrorIs(t, b.Consume(ctx, n3.Value, bn3), auth.ErrNonceInvalid)
+	assert.ErrorIs(t, b.Consume(ctx, n3.Value, bn3), authserver.ErrNonceInvalid)
 
 	// Garbage never reaches the backend as anything but a refusal.
 	for _, bad := range []string{"", "short", "../../classes/_User/xxxxxxxxxxxxxxxxxxxxxxxx", "0123456789012345678901234567890!"} {
-		assert.ErrorIs(t, a.Consume(ctx, bad, bn), auth.ErrNonceInvalid, bad)
+		assert.ErrorIs(t, a.Consume(ctx, bad, bn), authserver.ErrNonceInvalid, bad)
 	}
 	// Nobody but the master key can read the nonces.
 	anon, err := client.New(client.Config{ServerURL: c.ServerURL(), AppID: c.AppID(), JavaScriptKey: devstack.MustLoad(t).JavaScriptKey})
 	require.NoError(t, err)
 	n4, err := a.Issue(ctx, time.Minute)
 	require.NoError(t, err)
-	_, err = anon.Objects.Get(ctx, auth.DefaultNonceClass, n4.Value[:10])
+	_, err = anon.Objects.Get(ctx, authserver.DefaultNonceClass, n4.Value[:10])
 	assert.ErrorIs(t, err, parse.ErrOperationForbidden, "class-level permissions: master key only")
 	// Nor create one (a forged nonce).
-	forged := parse.NewObject(auth.DefaultNonceClass)
+	forged := parse.NewObject(authserver.DefaultNonceClass)
 	forged.Set("secret", "forgedforgedforgedforg")
 	assert.ErrorIs(t, anon.Objects.Save(ctx, forged), parse.ErrOperationForbidden)
 }
@@ -115,9 +116,9 @@ func TestBackendNonceStoreConcurrentConsumeHasOneWinner(t *testing.T) {
 }
 
 // bindNonce binds nonce, as the handler does, to an EVM message for a fixed address and returns the binding.
-func bindNonce(t *testing.T, s *auth.BackendNonceStore, nonce string) auth.NonceBinding {
+func bindNonce(t *testing.T, s *authserver.BackendNonceStore, nonce string) authserver.NonceBinding {
 	t.Helper()
-	b := auth.NonceBinding{Chain: auth.ChainEVM, Address: "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266",
+	b := authserver.NonceBinding{Chain: auth.ChainEVM, Address: "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266",
 		Message: auth.BuildMoralisMessage("", "app", nonce)}
 	require.NoError(t, s.Bind(context.Background(), nonce, b))
 	return b

@@ -1,4 +1,4 @@
-package auth
+package authserver
 
 import (
 	"math"
@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// The Handler's per-client limits when HandlerOptions leaves them zero. Each is on by default; a negative Burst
+// The Handler's per-client limits when Config leaves them zero. Each is on by default; a negative Burst
 // (or a negative NoncesPerClient) turns one off.
 const (
 	// DefaultRateBurst and DefaultRateEvery: every route, 60 requests at once, one more per second.
@@ -25,7 +25,7 @@ const (
 	DefaultNoncesPerClient = 20
 )
 
-// NoRateLimit turns a RateLimit option of HandlerOptions off.
+// NoRateLimit turns a RateLimit of Config off.
 var NoRateLimit = RateLimit{Burst: -1}
 
 // withDefault returns rl with the handler's defaults applied: a zero Burst takes burst/every, a negative one

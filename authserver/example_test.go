@@ -1,0 +1,143 @@
+package authserver_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"time"
+
+	"github.com/c13f5054/moralis-go/auth"
+	"github.com/c13f5054/moralis-go/authserver"
+	"github.com/c13f5054/moralis-go/client"
+)
+
+// The whole server: the backend's REST client, the endpoint under /auth/, a live-query stream behind the same
+// policy, and the hardened server. Nothing here touches the network until ListenAndServe.
+func Example() {
+	be, err := authserver.NewClientBackend(authserver.BackendConfig{
+		Client: client.Config{ServerURL: "http://127.0.0.1:1337/parse", AppID: "myAppId", JavaScriptKey: "js",
+			MasterKey: "mk"}, // the master key issues the backend's one-time sign-in tickets, and nothing else
+		Flow: auth.Options{NoAddressObjects: true},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	h, err := authserver.NewHandler(be, authserver.Config{AppID: "myAppId", Domain: "app.example"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/auth/", http.StripPrefix("/auth", h))
+	mux.Handle("/auth/live", h.GuardLive(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		tok, _ := authserver.VerifiedSession(r) // the session the backend confirmed
+		_ = tok                                 // ... stream live queries as that user
+	})))
+	srv, err := authserver.NewServer(mux, authserver.ServerConfig{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	srv.Addr = "127.0.0.1:8080"
+	fmt.Println(srv.ReadHeaderTimeout, srv.MaxHeaderBytes)
+	// _ = srv.ListenAndServe()
+
+	// Configuration is checked when a type is made.
+	_, err = authserver.NewHandler(be, authserver.Config{AppID: "myAppId", Domain: "app.example", NonceTTL: -time.Minute})
+	fmt.Println(err)
+	_, err = authserver.NewServer(mux, authserver.ServerConfig{ReadTimeout: -1})
+	fmt.Println(err)
+	// Output:
+	// 10s 32768
+	// authserver: Config.NonceTTL must not be negative
+	// authserver: ServerConfig.ReadTimeout must not be negative
+}
+
+// noBackend refuses everything; the example below never reaches it.
+type noBackend struct{ authserver.Backend }
+
+func ExampleNewHandler() {
+	h, err := authserver.NewHandler(noBackend{}, authserver.Config{
+		AppID:          "myAppId",
+		Domain:         "app.example",
+		AllowedOrigins: []string{"https://app.example"},
+		Now:            func() time.Time { return time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC) },
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/auth/", http.StripPrefix("/auth", h))
+
+	rec := httptest.NewRecorder()
+	mux.ServeHTTP(rec, httptest.NewRequest("GET", "/auth/me", nil))
+	fmt.Print(rec.Code, " ", rec.Body.String())
+
+	rec = httptest.NewRecorder()
+	mux.ServeHTTP(rec, httptest.NewRequest("GET", "/auth/message?chain=evm&address=0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", nil))
+	var m struct{ Message, Nonce, ExpiresAt string }
+	_ = json.Unmarshal(rec.Body.Bytes(), &m)
+	fmt.Println(rec.Code, m.ExpiresAt)
+	fmt.Println(strings.Replace(m.Message, m.Nonce, "<nonce>", 1))
+	// Output:
+	// 401 {"code":209,"error":"Invalid session token"}
+	// 200 2026-11-22T00:05:00.000Z
+	// app.example wants you to sign in with your Ethereum account:
+	// 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+	//
+	// Moralis Authentication
+	//
+	// URI: https://app.example
+	// Version: 1
+	// Chain ID: 1
+	// Nonce: <nonce>
+	// Issued At: 2026-11-22T00:00:00.000Z
+	// Expiration Time: 2026-11-22T00:05:00.000Z
+}
+
+func ExampleMemoryNonceStore() {
+	ctx := context.Background()
+	store := authserver.NewMemoryNonceStore(nil)
+	n, _ := store.Issue(ctx, time.Minute)
+	issued := authserver.NonceBinding{Chain: auth.ChainSolana, Address: "FVen3X669xLzsi6N2V91DoiyzHzg1uAgqiT8jZ9nS96Z",
+		Message: auth.BuildMoralisMessage("", "myApp", n.Value)}
+	_ = store.Bind(ctx, n.Value, issued) // what the nonce was handed out with
+	fmt.Println(len(n.Value))
+	edited := issued
+	edited.Message = auth.BuildMoralisMessage("Send all funds", "myApp", n.Value)
+	fmt.Println(store.Consume(ctx, n.Value, edited)) // another text: refused, nonce kept
+	fmt.Println(store.Consume(ctx, n.Value, issued))
+	fmt.Println(store.Consume(ctx, n.Value, issued)) // one time only
+	// Output:
+	// 22
+	// authserver: nonce was issued for another message, address or chain
+	// <nil>
+	// authserver: nonce unknown, used or expired
+}
+
+// Request bodies are read strictly: field names match exactly and once, values are strings.
+func ExampleDecodeRequest() {
+	for _, body := range []string{
+		`{"chain":"solana","address":"FVen3X669xLzsi6N2V91DoiyzHzg1uAgqiT8jZ9nS96Z"}`,
+		`{"chain":"evm","Chain":"solana"}`,
+		`{"chain":"evm","chain":"solana"}`,
+		`{"chain":1}`,
+	} {
+		r, err := authserver.DecodeRequest([]byte(body))
+		if err != nil {
+			fmt.Println(err)
+			continue
+		}
+		fmt.Printf("%+v\n", *r)
+	}
+	// Output:
+	// {Chain:solana Address:FVen3X669xLzsi6N2V91DoiyzHzg1uAgqiT8jZ9nS96Z Message: Signature:}
+	// Unknown field "Chain"
+	// Duplicate field "chain"
+	// Invalid type for field "chain"
+}
