@@ -3,6 +3,8 @@ package query
 import (
 	"errors"
 	"fmt"
+
+	"github.com/c13f5054/moralis-go/parse"
 )
 
 // Errors of query building and decoding. Their texts are the original client's, letter for letter; the errors a
@@ -47,10 +49,9 @@ var (
 	ErrNilRunner = errors.New("query: nil Runner")
 	// ErrReadPreference is returned for a read preference the server does not know.
 	ErrReadPreference = errors.New("Not supported read preference.")
-	// ErrObjectNotFound is returned by Get when no object has the id (Parse code 101), and by First when nothing
-	// matches. It reports ParseCode 101, and errors.Is matches it against any error whose ParseCode is 101 (such
-	// as the client's own not-found error).
-	ErrObjectNotFound error = &CodeError{Code: 101, Message: "Object not found."}
+	// ErrObjectNotFound is parse.ErrObjectNotFound, matched (errors.Is) by the error First and Get return when
+	// nothing matches: a *parse.Error with code 101, "Object not found.", naming the class in Op.
+	ErrObjectNotFound = parse.ErrObjectNotFound
 )
 
 // UnknownOptionError is returned for a full-text option other than language, caseSensitive and
@@ -61,24 +62,3 @@ type UnknownOptionError struct {
 
 // Error returns "Unknown option: {option}".
 func (e *UnknownOptionError) Error() string { return fmt.Sprintf("Unknown option: %s", e.Option) }
-
-// CodeError is an error with a Parse error code raised by the query package itself (the client's own error type
-// carries the codes the server sends). It matches, under errors.Is, any error with the same ParseCode.
-type CodeError struct {
-	Code    int
-	Message string
-}
-
-// Error returns the message.
-func (e *CodeError) Error() string { return e.Message }
-
-// ParseCode returns the Parse error code.
-func (e *CodeError) ParseCode() int { return e.Code }
-
-// Is reports whether target carries the same Parse code.
-func (e *CodeError) Is(target error) bool {
-	if t, ok := target.(interface{ ParseCode() int }); ok {
-		return t.ParseCode() == e.Code
-	}
-	return false
-}

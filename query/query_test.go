@@ -1,6 +1,7 @@
 package query
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"math"
@@ -312,15 +313,17 @@ func TestTextOptionsFromMap(t *testing.T) {
 }
 
 func TestErrObjectNotFoundMatchesByCode(t *testing.T) {
-	other := &CodeError{Code: 101, Message: "Object not found."}
-	if !errors.Is(ErrObjectNotFound, other) {
-		t.Error("ErrObjectNotFound does not match another code-101 error")
+	q := New[*parse.Object]("GameScore")
+	f := &fakeRunner{answer: func(context.Context, *Request) (*Response, error) { return &Response{}, nil }}
+	_, err := q.First(t.Context(), f)
+	if !errors.Is(err, ErrObjectNotFound) || !errors.Is(err, parse.ErrObjectNotFound) {
+		t.Fatalf("First on no match: %v", err)
 	}
-	if errors.Is(ErrObjectNotFound, &CodeError{Code: 102}) {
-		t.Error("ErrObjectNotFound matches code 102")
+	var pe *parse.Error
+	if !errors.As(err, &pe) || pe.Code != parse.CodeObjectNotFound || pe.Message != "Object not found." || pe.Op != "GET classes/GameScore" {
+		t.Errorf("details: %#v", pe)
 	}
-	var pc interface{ ParseCode() int }
-	if !errors.As(ErrObjectNotFound, &pc) || pc.ParseCode() != 101 {
-		t.Error("no ParseCode 101")
+	if errors.Is(err, &parse.Error{Code: parse.CodeInvalidQuery}) {
+		t.Error("matches code 102")
 	}
 }

@@ -191,7 +191,7 @@ func (q *Query[T]) First(ctx context.Context, r Runner) (T, error) {
 		return zero, err
 	}
 	if resultCount(resp) == 0 {
-		return zero, ErrObjectNotFound
+		return zero, &parse.Error{Code: parse.CodeObjectNotFound, Message: "Object not found.", Status: 404, Op: "GET classes/" + q.className}
 	}
 	if resp.Objects != nil {
 		return fromObject[T](resp.Objects[0], q.className)

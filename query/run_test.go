@@ -142,8 +142,8 @@ func TestFirstGetCount(t *testing.T) {
 	}
 	results = nil
 	_, err = q.Get(ctx, f, "nope")
-	var pc interface{ ParseCode() int }
-	if !errors.As(err, &pc) || pc.ParseCode() != 101 || err.Error() != "Object not found." {
+	var pe *parse.Error
+	if !errors.As(err, &pe) || pe.Code != parse.CodeObjectNotFound || pe.Message != "Object not found." {
 		t.Errorf("Get of a missing id: %v", err)
 	}
 	if _, err := q.Get(ctx, f, ""); err == nil {
@@ -247,7 +247,7 @@ func TestRunErrors(t *testing.T) {
 	if _, err := q.Find(ctx, nilFake); !errors.Is(err, ErrNilRunner) {
 		t.Errorf("typed nil runner: %v", err)
 	}
-	serverErr := &CodeError{Code: 1, Message: "invalid input syntax for type json"}
+	serverErr := &parse.Error{Code: 1, Message: "invalid input syntax for type json"}
 	f := &fakeRunner{answer: func(context.Context, *Request) (*Response, error) { return nil, serverErr }}
 	if _, err := q.Find(ctx, f); !errors.Is(err, serverErr) {
 		t.Errorf("runner error lost: %v", err)
