@@ -37,9 +37,9 @@ build:
 test: smoke chain build lint test-go test-react test-browser bench-check fuzz-check
 	@echo "make test: all suites passed"
 
-## test-react: the React hooks package: typecheck, vitest, build, demo page build
+## test-react: the React hooks package: typecheck, vitest, build (and the published package's exports and source maps), demo page build
 test-react:
-	cd react-hooks && npm ci --no-audit --no-fund --loglevel=error && npm run typecheck && npm test && npm run build && npm run build:demo
+	cd react-hooks && npm ci --no-audit --no-fund --loglevel=error && npm run typecheck && npm test && npm run build && npm run check:package && npm run build:demo
 
 ## test-go: Go unit tests and the integration tests against the local stack (build tag "integration"), race detector on
 test-go:
@@ -79,10 +79,11 @@ bench: up
 	$(GO) run ./bench
 	$(GO) run ./bench/signinload -rate 100 -seconds 10
 
-## test-browser: the React demo page in headless Chromium against examples/authserver on the real stack
-test-browser: up
+## test-browser: the React demo page in headless Chromium against examples/authserver on the real stack and the
+## local chain, then the demo rendered on the server (Node) and hydrated in Chromium
+test-browser: up chain
 	cd react-hooks && npm run build:demo
-	cd react-hooks/e2e && npm ci --no-audit --no-fund --loglevel=error && node run.mjs
+	cd react-hooks/e2e && npm ci --no-audit --no-fund --loglevel=error && node run.mjs && node ssr.mjs
 
 fuzz-check:
 	$(MAKE) fuzz FUZZTIME=3s

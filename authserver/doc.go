@@ -30,6 +30,14 @@
 // header limit and a connection cap, overall and per client. Options exist to trade this safety away (NoRateLimit,
 // InsecureCookie), never to gain it.
 //
+// # Data for the browser, keys kept here
+//
+// Handler.DataProxy(DataProxyConfig{...}) serves the React data hooks under /data: backend queries and listed
+// cloud functions run as the signed-in user (never with the master key), and chain data (native and token
+// balances, NFTs, transactions) is fetched with the server's chain-data API key, which never reaches the browser.
+// The session is checked before any backend or API work; each session has its own rate limit, answers are
+// bounded in size, and chain data is cached briefly (DefaultDataCacheTTL) with identical calls in flight shared.
+//
 // # Configuration and concurrency
 //
 // Types are made from a Config struct value (Config, BackendConfig, ServerConfig): every field is documented, its

@@ -82,6 +82,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, logw io
 		noAddrObj = fs.Bool("no-address-objects", false, "do not create _EthAddress/_SolAddress objects on link (servers without allowCustomObjectId)")
 		liveURL   = fs.String("livequery", getenv("MORALIS_LIVEQUERY_URL"), "LiveQuery websocket URL; when set, /auth/live streams live queries to the signed-in user (env MORALIS_LIVEQUERY_URL)")
 		liveCls   = fs.String("live-classes", "LiveItem,LiveNote", "comma-separated classes /auth/live may watch")
+		dataFns   = fs.String("data-functions", "", "comma-separated cloud functions /auth/data/function may call (chain data: MORALIS_API_KEY, MORALIS_WEB3API_URL)")
 	)
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -139,6 +140,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, logw io
 		}
 		mux.Handle("/auth/live", h.GuardLive(sse))
 	}
+	dp, err := dataProxy(h, cfg, getenv, *dataFns)
+	if err != nil {
+		return err
+	}
+	mux.Handle("/auth/data/", http.StripPrefix("/auth", dp))
 	mux.Handle("/auth/", http.StripPrefix("/auth", h))
 	if st, err := os.Stat(*static); err == nil && st.IsDir() {
 		mux.Handle("/", http.FileServer(http.Dir(*static)))

@@ -3,15 +3,44 @@
 
 export * from './errors/index.js';
 
-export { createConfig, CURRENT_USER_KEY, RECENT_CONNECTOR_KEY } from './core/config.js';
-export type { Config, CreateConfigParameters, State, WalletState, EventSourceCtor, EventSourceLike } from './core/config.js';
+export { createConfig, CURRENT_USER_KEY, RECENT_CONNECTOR_KEY, SESSION_BINDING_KEY } from './core/config.js';
+export type {
+  Config,
+  CreateConfigParameters,
+  EventSourceCtor,
+  EventSourceLike,
+  InitialState,
+  State,
+  WalletState,
+} from './core/config.js';
 export { createEndpointClient, CONNECTION_FAILED } from './core/client.js';
-export type { EndpointClient, FetchLike, SigningMessage, SignedMessage, SignInResult } from './core/client.js';
-export { createStorage, memoryStorage, noopStorage } from './core/storage.js';
-export type { Storage, StorageLike } from './core/storage.js';
+export type {
+  BackendQuery,
+  BackendQueryResult,
+  ChainDataKind,
+  ChainDataQuery,
+  EndpointClient,
+  FetchLike,
+  RequestOptions,
+  SigningMessage,
+  SignedMessage,
+  SignInResult,
+} from './core/client.js';
+export { cookieStorage, createStorage, memoryStorage, noopStorage, parseCookie } from './core/storage.js';
+export type { CookieStorageOptions, Storage, StorageLike } from './core/storage.js';
 export { createStore } from './core/store.js';
 export type { Store } from './core/store.js';
-export type { ChainType, EIP1193Provider, Session, SolanaProvider, Status, User } from './core/types.js';
+export type {
+  ChainConfig,
+  ChainType,
+  EIP1193Provider,
+  Session,
+  SessionEndReason,
+  SolanaProvider,
+  Status,
+  User,
+  WalletStatus,
+} from './core/types.js';
 
 export { injected } from './core/connectors/injected.js';
 export type { InjectedOptions } from './core/connectors/injected.js';
@@ -19,6 +48,8 @@ export { walletConnect } from './core/connectors/walletConnect.js';
 export type { WalletConnectOptions } from './core/connectors/walletConnect.js';
 export { phantom } from './core/connectors/phantom.js';
 export type { PhantomOptions } from './core/connectors/phantom.js';
+export { watchInjectedProviders } from './core/connectors/eip6963.js';
+export type { EIP6963ProviderDetail, EIP6963ProviderInfo } from './core/connectors/eip6963.js';
 export type {
   Connector,
   ConnectorEvent,
@@ -28,13 +59,21 @@ export type {
   SolanaConnector,
 } from './core/connectors/types.js';
 
-export { connect, disconnect, reconnect } from './core/actions/wallet.js';
-export type { ConnectReturn } from './core/actions/wallet.js';
+export { assertChain, connect, disconnect, reconnect, resolveConnector, switchChain } from './core/actions/wallet.js';
+export type { ConnectParameters, ConnectReturn } from './core/actions/wallet.js';
+export { applyInitialState, cookieToInitialState, hydrate, sessionMismatch } from './core/actions/session.js';
 export { signIn, signOut, fetchUser, linkSolana, unlinkSolana } from './core/actions/auth.js';
 export type { SignInParameters } from './core/actions/auth.js';
 export { transfer, validateTransfer } from './core/actions/transfer.js';
 export type { Amount, TransferParameters, TransferResult, TransferType, ValidTransfer } from './core/actions/transfer.js';
 export { watchLiveQuery, liveQueryUrl, LIVE_EVENTS } from './core/actions/liveQuery.js';
+export { contractFunction, readContract, waitForTransactionReceipt, writeContract } from './core/actions/contract.js';
+export type {
+  ContractCallParameters,
+  TransactionReceipt,
+  WaitForReceiptParameters,
+  WriteContractParameters,
+} from './core/actions/contract.js';
 export type { LiveEventName, LiveObject, LiveQueryParameters, LiveQueryState } from './core/actions/liveQuery.js';
 
 export { MoralisProvider, MoralisContext } from './hooks/context.js';
@@ -51,3 +90,23 @@ export { useTransfer } from './hooks/useTransfer.js';
 export { useLiveQuery } from './hooks/useLiveQuery.js';
 export type { UseLiveQueryParameters } from './hooks/useLiveQuery.js';
 export type { MutationResult } from './hooks/useMutation.js';
+export { useSwitchChain, useChainGuard } from './hooks/useSwitchChain.js';
+export { useReadContract, useWriteContract, useWaitForTransactionReceipt } from './hooks/useContract.js';
+export type { UseReadContractParameters, UseWaitForTransactionReceiptParameters } from './hooks/useContract.js';
+export {
+  useCloudFunction,
+  useMoralisQuery,
+  useNativeBalance,
+  useNFTs,
+  useTokenBalances,
+  useTransactions,
+} from './hooks/useData.js';
+export type {
+  Page,
+  TokenBalance,
+  UseChainDataParameters,
+  UseCloudFunctionParameters,
+  UseMoralisQueryParameters,
+} from './hooks/useData.js';
+export { hashQueryKey, shouldRetry, useMoralisQueryClient } from './hooks/query.js';
+export type { QueryParameter } from './hooks/query.js';

@@ -1,50 +1,94 @@
 import { act, fireEvent, screen, waitFor } from '@testing-library/react';
+import { Wallet } from 'ethers';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createFakeEndpoint } from './helpers/endpoint.js';
 import { createFakeEip1193 } from './helpers/eip1193.js';
 import { createFakePhantom } from './helpers/phantom.js';
 
-// Runs the demo page (demo/main.tsx) in jsdom against the fake endpoint, with fake wallets in window.
+// Runs the demo page (demo/main.tsx, under StrictMode) in jsdom against the fake endpoint, with fake wallets in
+// window. The same page runs in Chromium against the real Go endpoint in e2e/run.mjs.
 describe('demo page', () => {
   afterEach(() => {
     delete (window as any).ethereum;
     delete (window as any).solana;
+    delete (window as any).__DEMO_CHAINS__;
     document.body.innerHTML = '';
   });
 
-  it('connect, sign in, link and unlink Solana, sign out', async () => {
+  it('connect, sign in, balances, account switch, chain guard, Solana link/unlink, transfer, sign out', async () => {
     const endpoint = createFakeEndpoint('/auth');
     vi.stubGlobal('fetch', endpoint.fetch);
-    const ethereum = createFakeEip1193({ trusted: false });
+    const ethereum = createFakeEip1193({ trusted: false, chainId: 1337 });
     const solana = createFakePhantom({ trusted: false });
     (window as any).ethereum = ethereum;
     (window as any).solana = solana;
+    (window as any).__DEMO_CHAINS__ = [{ id: 1337, name: 'Local' }];
     document.body.innerHTML = '<div id="root"></div>';
     await act(async () => {
       await import('../demo/main.js');
     });
     const text = (id: string) => screen.getByTestId(id).textContent;
+    const has = (id: string) => screen.queryByTestId(id) !== null;
     await waitFor(() => expect(text('status')).toBe('signed-out'));
     const eth = ethereum.wallet.address.toLowerCase();
 
     fireEvent.click(screen.getByTestId('connect'));
     await waitFor(() => expect(text('account')).toBe(eth));
+    expect(ethereum.count('eth_requestAccounts')).toBe(1);
+    endpoint.balances.set(eth, '1500000000000000000');
     fireEvent.click(screen.getByTestId('signin'));
     await waitFor(() => expect(text('status')).toBe('signed-in'));
     expect(text('user-eth')).toBe(eth);
+    await waitFor(() => expect(text('balance-native')).toBe('1.5'));
+
+    // Another account in the wallet: signed out at once, and asked to sign in again.
+    const other = Wallet.createRandom();
+    act(() => ethereum.switchAccount(other));
+    await waitFor(() => expect(text('account')).toBe(other.address.toLowerCase()));
+    expect(text('user-eth')).toBe('');
+    expect(text('status')).toBe('signed-out');
+    expect(text('session-ended')).toMatch(/switched wallet account/);
+    fireEvent.click(screen.getByTestId('signin'));
+    await waitFor(() => expect(text('user-eth')).toBe(other.address.toLowerCase()));
+    expect(has('session-ended')).toBe(false);
+
+    // Another chain: signed out, the guard offers the switch back.
+    act(() => ethereum.emit('chainChanged', '0x1'));
+    await waitFor(() => expect(has('wrong-chain')).toBe(true));
+    expect(text('status')).toBe('signed-out');
+    fireEvent.click(screen.getByTestId('switch-chain'));
+    await waitFor(() => expect(text('chain')).toBe('1337'));
+    expect(has('wrong-chain')).toBe(false);
+    fireEvent.click(screen.getByTestId('signin'));
+    await waitFor(() => expect(text('status')).toBe('signed-in'));
 
     fireEvent.click(screen.getByTestId('link-sol'));
     await waitFor(() => expect(text('user-sol')).toBe(solana.address));
     fireEvent.click(screen.getByTestId('unlink-sol'));
     await waitFor(() => expect(text('user-sol')).toBe(''));
 
+    const receiver = Wallet.createRandom().address;
+    fireEvent.change(screen.getByTestId('transfer-to'), { target: { value: receiver } });
+    fireEvent.change(screen.getByTestId('transfer-amount'), { target: { value: '0.25' } });
+    fireEvent.click(screen.getByTestId('transfer-send'));
+    await waitFor(() => expect(text('transfer-hash')).toMatch(/^0x[0-9a-f]{64}$/));
+    expect(ethereum.sent.at(-1)).toMatchObject({ to: receiver.toLowerCase(), value: '0x' + (25n * 10n ** 16n).toString(16) });
+    ethereum.mine(text('transfer-hash')!);
+    await waitFor(() => expect(text('transfer-status')).toBe('confirmed'));
+
     fireEvent.click(screen.getByTestId('signout'));
     await waitFor(() => expect(text('status')).toBe('signed-out'));
     expect(text('user-eth')).toBe('');
     expect(text('error')).toBe('');
     expect(endpoint.unexpected).toEqual([]);
-    expect(endpoint.paths()).toEqual([
+    expect(endpoint.paths().filter((p) => !p.includes('/data/'))).toEqual([
       'GET /me',
+      'GET /message',
+      'POST /signin',
+      'POST /signout',
+      'GET /message',
+      'POST /signin',
+      'POST /signout',
       'GET /message',
       'POST /signin',
       'GET /message',
@@ -52,6 +96,6 @@ describe('demo page', () => {
       'POST /unlink',
       'POST /signout',
     ]);
-    expect(endpoint.verified.map((v) => v.chain)).toEqual(['evm', 'solana']);
+    expect(endpoint.verified.map((v) => v.chain)).toEqual(['evm', 'evm', 'evm', 'solana']);
   });
 });

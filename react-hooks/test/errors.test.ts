@@ -40,18 +40,21 @@ describe('errors', () => {
 });
 
 describe('secret refusal', () => {
-  for (const key of ['masterKey', 'secret', 'moralisSecret']) {
+  for (const key of ['masterKey', 'secret', 'moralisSecret', 'apiKey']) {
     it(`refuses ${key} with the warning text`, () => {
       const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
       expect(() => createConfig({ [key]: 'shh' } as never)).toThrowError(SecretInBrowserError);
       expect(() => createConfig({ [key]: 'shh' } as never)).toThrowError(SECRET_IN_BROWSER_MESSAGE);
       expect(warn).toHaveBeenCalledWith('Moralis: It is not recommended to use your master key or secret in the browser');
+      let err: unknown;
       try {
         createConfig({ [key]: 'shh' } as never);
-      } catch (err) {
-        // the secret itself never appears in the error
-        expect(JSON.stringify({ m: (err as Error).message, d: (err as MoralisError).details })).not.toContain('shh');
+      } catch (e) {
+        err = e;
       }
+      expect(err).toBeInstanceOf(SecretInBrowserError);
+      // the secret itself never appears in the error
+      expect(JSON.stringify({ m: (err as Error).message, d: (err as MoralisError).details })).not.toContain('shh');
     });
   }
   it('accepts a config without secrets', () => {

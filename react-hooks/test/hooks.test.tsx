@@ -53,10 +53,9 @@ describe('useConfig', () => {
   it('throws a named error outside MoralisProvider', () => {
     vi.spyOn(console, 'error').mockImplementation(() => {});
     expect(() => renderHook(() => useConfig())).toThrowError(ConfigNotFoundError);
-    try {
-      renderHook(() => useWallet());
-    } catch (err) {
-      expect((err as Error).name).toBe('ConfigNotFoundError');
+    // Every hook throws it too (the assertion fails if nothing is thrown).
+    for (const hook of [useWallet, useSignIn, useSignOut, useUser, useSolanaAccounts]) {
+      expect(() => renderHook(() => hook())).toThrowError(expect.objectContaining({ name: 'ConfigNotFoundError' }));
     }
   });
 

@@ -54,7 +54,7 @@ describe('useLiveQuery', () => {
     FakeEventSource.instances = [];
     const config = createConfig({ endpoint: '/auth', storage: memoryStorage(), EventSource: ES });
     const { result, unmount, rerender } = renderHook(
-      (p: { room: string }) => useLiveQuery({ config, className: 'Message', where: { room: p.room } }),
+      (p: { room: string }) => useLiveQuery({ config, className: 'Message', where: { room: p.room }, requireSession: false }),
       { initialProps: { room: 'r1' } },
     );
     const es = FakeEventSource.instances[0]!;
@@ -99,7 +99,7 @@ describe('useLiveQuery', () => {
     FakeEventSource.instances = [];
     const config = createConfig({ storage: memoryStorage() });
     const { result } = renderHook(() =>
-      useLiveQuery({ config, className: 'Msg', EventSource: ES, initialObjects: [{ objectId: 'stale' }] }),
+      useLiveQuery({ config, className: 'Msg', EventSource: ES, initialObjects: [{ objectId: 'stale' }], requireSession: false }),
     );
     const es = FakeEventSource.instances[0]!;
     act(() => es.open());
@@ -129,7 +129,7 @@ describe('useLiveQuery', () => {
   it('a server error event gives an EndpointError', () => {
     FakeEventSource.instances = [];
     const config = createConfig({ storage: memoryStorage() });
-    const { result } = renderHook(() => useLiveQuery({ config, className: 'Secret', EventSource: ES }));
+    const { result } = renderHook(() => useLiveQuery({ config, className: 'Secret', EventSource: ES, requireSession: false }));
     const es = FakeEventSource.instances[0]!;
     act(() => es.send('error', { code: 119, error: 'Permission denied' }));
     expect(result.current.status).toBe('error');
@@ -140,12 +140,12 @@ describe('useLiveQuery', () => {
   it('enabled: false opens nothing; no EventSource is an error', () => {
     FakeEventSource.instances = [];
     const config = createConfig({ storage: memoryStorage() });
-    const off = renderHook(() => useLiveQuery({ config, className: 'X', EventSource: ES, enabled: false }));
+    const off = renderHook(() => useLiveQuery({ config, className: 'X', EventSource: ES, enabled: false, requireSession: false }));
     expect(FakeEventSource.instances).toHaveLength(0);
     expect(off.result.current.status).toBe('idle');
     const saved = (globalThis as any).EventSource;
     delete (globalThis as any).EventSource;
-    const none = renderHook(() => useLiveQuery({ config, className: 'X' }));
+    const none = renderHook(() => useLiveQuery({ config, className: 'X', requireSession: false }));
     expect(none.result.current.status).toBe('error');
     (globalThis as any).EventSource = saved;
   });

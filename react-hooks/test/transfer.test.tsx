@@ -119,4 +119,33 @@ describe('transfer sending (eth_sendTransaction recorded)', () => {
     expect(tx.data).toBe(erc1155.encodeFunctionData('safeTransferFrom', [from, RECEIVER, 7n, 3n, '0x']));
     expect(tx.data!.slice(0, 10)).toBe('0xf242432a');
   });
+
+  it('chain guard: refused before the wallet is asked when the wallet is on another chain; refusals are typed', async () => {
+    const { provider, config } = await connected();
+    const err = await transfer(config, { type: 'native', receiver: RECEIVER, amount: 1, chainId: 137 }).catch((e) => e);
+    expect(err).toMatchObject({ name: 'ChainMismatchError', expectedChainId: 137, currentChainId: 1 });
+    expect(provider.sent).toHaveLength(0);
+    const chained = createConfig({ connectors: [injected({ target: () => provider })], storage: memoryStorage(), chains: [{ id: 5, name: 'Goerli' }] });
+    await connect(chained);
+    expect(await transfer(chained, { type: 'native', receiver: RECEIVER, amount: 1 }).catch((e) => e)).toMatchObject({ name: 'ChainMismatchError', expectedChainId: 5 });
+    expect(provider.sent).toHaveLength(0);
+    provider.failNext('eth_sendTransaction', Object.assign(new Error('denied'), { code: 4001 }));
+    expect(await transfer(config, { type: 'native', receiver: RECEIVER, amount: 1, chainId: 1 }).catch((e) => e)).toMatchObject({
+      name: 'UserRejectedRequestError',
+    });
+  });
+
+  it('a malformed receiver or contract is "Invalid address", before any wallet request', async () => {
+    const { provider, config } = await connected();
+    expect(await transfer(config, { type: 'native', receiver: 'bob.eth', amount: 1 }).catch((e) => e)).toMatchObject({
+      name: 'TransferValidationError',
+      message: 'Invalid address',
+      details: 'receiver',
+    });
+    expect(await transfer(config, { type: 'erc20', contractAddress: '0x12', receiver: RECEIVER, amount: 1 }).catch((e) => e)).toMatchObject({
+      message: 'Invalid address',
+      details: 'contractAddress',
+    });
+    expect(provider.requests).toEqual([]);
+  });
 });

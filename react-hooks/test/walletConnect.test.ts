@@ -63,7 +63,7 @@ describe('walletConnect connector (module mocked)', () => {
     expect(endpoint.verified).toEqual([{ chain: 'evm', address: res.account }]);
     await disconnect(config);
     expect(provider.disconnected).toBe(1);
-    expect(config.store.getState().wallet).toEqual({ connector: null, account: null, chainId: null, chainType: null });
+    expect(config.store.getState().wallet).toEqual({ connector: null, account: null, chainId: null, chainType: null, status: 'disconnected' });
   });
 
   it('times out when the relay never answers', async () => {
@@ -87,6 +87,31 @@ describe('walletConnect connector (module mocked)', () => {
     const err = await walletConnect({ projectId: 'proj', timeoutMs: 1000 }).connect().catch((e) => e);
     expect(err.message).toBe('Could not connect via WalletConnect, error in connecting to provider');
     expect((err.cause as Error).message).toBe('relay closed');
+  });
+
+  it('concurrent connects (StrictMode, a click during reconnect) initialise one provider', async () => {
+    const connector = walletConnect({ projectId: 'proj', timeoutMs: 1000 });
+    const [a, b] = await Promise.all([connector.connect({ onlyIfTrusted: true }), connector.connect()]);
+    expect(wc.initOptions).toHaveLength(1);
+    expect(wc.instances).toHaveLength(1);
+    expect(a.accounts).toEqual([]);
+    expect(b.accounts).toHaveLength(1);
+  });
+
+  it('a refusal in the wallet is UserRejectedRequestError, not a relay failure', async () => {
+    wc.mode = 'reject';
+    const connector = walletConnect({ projectId: 'proj', timeoutMs: 1000 });
+    const p = await connector.connect().catch((e) => e);
+    expect(p.name).toBe('WalletConnectError');
+    const rejecting = walletConnect({ projectId: 'proj', timeoutMs: 1000 });
+    wc.mode = 'success';
+    const provider = await (async () => {
+      await rejecting.connect({ onlyIfTrusted: true });
+      return wc.instances.at(-1);
+    })();
+    provider.connect = () => Promise.reject(Object.assign(new Error('User rejected'), { code: 4001 }));
+    const err = await rejecting.connect().catch((e) => e);
+    expect(err).toMatchObject({ name: 'UserRejectedRequestError', code: 4001 });
   });
 
   it('requires a projectId', async () => {

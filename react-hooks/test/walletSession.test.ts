@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { connect, createConfig, disconnect, injected, memoryStorage, phantom, reconnect, signIn } from '../src/index.js';
+import { connect, createConfig, disconnect, hydrate, injected, memoryStorage, phantom, reconnect, signIn } from '../src/index.js';
 import { createFakePhantom } from './helpers/phantom.js';
 import { createFakeEndpoint } from './helpers/endpoint.js';
 import { createFakeEip1193 } from './helpers/eip1193.js';
@@ -22,6 +22,7 @@ describe('wallet session state', () => {
       account: provider.wallet.address.toLowerCase(),
       chainId: 5,
       chainType: 'evm',
+      status: 'connected',
     });
     expect(provider.wallet.address).not.toBe(provider.wallet.address.toLowerCase());
     expect(storage.map.get('moralis.recentConnectorId')).toBe('"injected"');
@@ -32,7 +33,7 @@ describe('wallet session state', () => {
     await connect(config);
     expect(provider.listenerCount('accountsChanged')).toBe(1);
     await disconnect(config);
-    expect(config.store.getState().wallet).toEqual({ connector: null, account: null, chainId: null, chainType: null });
+    expect(config.store.getState().wallet).toEqual({ connector: null, account: null, chainId: null, chainType: null, status: 'disconnected' });
     expect(provider.listenerCount('accountsChanged')).toBe(0);
     expect(provider.listenerCount('chainChanged')).toBe(0);
     expect(provider.listenerCount('disconnect')).toBe(0);
@@ -79,7 +80,7 @@ describe('wallet session state', () => {
     const b = setup();
     await connect(b.config);
     b.provider.emit('disconnect', { code: 4900 });
-    expect(b.config.store.getState().wallet).toEqual({ connector: null, account: null, chainId: null, chainType: null });
+    expect(b.config.store.getState().wallet).toEqual({ connector: null, account: null, chainId: null, chainType: null, status: 'disconnected' });
   });
 
   it('reconnect uses the trusted connect only', async () => {
@@ -92,14 +93,21 @@ describe('wallet session state', () => {
     expect(untrusted.provider.requests.map((r) => r.method)).toEqual(['eth_accounts']);
   });
 
-  it('restores the stored user (never a token) on createConfig', async () => {
-    const { config, storage, endpoint, provider } = setup({ trusted: true });
+  it('restores the stored user and its wallet binding (never a token) on hydrate, not on createConfig', async () => {
+    const { config, storage, endpoint, provider } = setup({ trusted: true, chainId: 5 });
     await signIn(config);
     const stored = JSON.parse(storage.map.get('moralis.currentUser')!);
-    expect(stored.ethAddress).toBe(provider.wallet.address.toLowerCase());
-    expect(storage.map.get('moralis.currentUser')).not.toContain('r:token');
-    const again = createConfig({ connectors: [], fetch: endpoint.fetch, storage });
-    expect(again.store.getState().session?.user.objectId).toBe(stored.objectId);
+    const account = provider.wallet.address.toLowerCase();
+    expect(stored.ethAddress).toBe(account);
+    expect(JSON.parse(storage.map.get('moralis.session')!)).toEqual({ objectId: stored.objectId, address: account, chain: 'evm', chainId: 5 });
+    expect([...storage.map.values()].join()).not.toContain('r:token');
+    const reads: string[] = [];
+    const spy = { ...storage, getItem: (k: string) => (reads.push(k), storage.getItem(k)) };
+    const again = createConfig({ connectors: [], fetch: endpoint.fetch, storage: spy });
+    expect(reads).toEqual([]);
+    expect(again.store.getState().session).toBeNull();
+    hydrate(again);
+    expect(again.store.getState().session).toMatchObject({ user: { objectId: stored.objectId }, address: account, chainId: 5 });
   });
 
   it('a switched Phantom account ends the Solana sign-in session', async () => {

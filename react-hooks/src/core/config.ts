@@ -1,10 +1,10 @@
-import { SECRET_IN_BROWSER_MESSAGE, SecretInBrowserError } from '../errors/index.js';
+import { ConfigError, SECRET_IN_BROWSER_MESSAGE, SecretInBrowserError } from '../errors/index.js';
 import { createEndpointClient, type EndpointClient, type FetchLike } from './client.js';
 import { injected } from './connectors/injected.js';
 import type { Connector } from './connectors/types.js';
 import { createStorage, type Storage, type StorageLike } from './storage.js';
 import { createStore, type Store } from './store.js';
-import type { ChainType, Session, Status } from './types.js';
+import type { ChainConfig, ChainType, Session, SessionEndReason, Status, User, WalletStatus } from './types.js';
 
 /** The `EventSource` constructor shape used by live queries; inject a fake in tests. */
 export type EventSourceCtor = new (url: string, init?: { withCredentials?: boolean }) => EventSourceLike;
@@ -19,7 +19,7 @@ export interface EventSourceLike {
   close(): void;
 }
 
-/** The connected wallet. All fields are null when no wallet is connected. */
+/** The connected wallet. `connector`, `account`, `chainId` and `chainType` are null when none is connected. */
 export interface WalletState {
   /** The connector in use, or null. */
   connector: Connector | null;
@@ -29,16 +29,33 @@ export interface WalletState {
   chainId: number | null;
   /** 'evm' or 'solana', following the connector. */
   chainType: ChainType | null;
+  /** 'connecting' / 'reconnecting' while a connect runs (the previous wallet, if any, stays until it succeeds). */
+  status: WalletStatus;
 }
 
 /** The whole state kept by a config. Replaced (never mutated) on change. */
 export interface State {
   wallet: WalletState;
-  /** The signed-in session, or null. */
+  /** The configured connectors followed by those discovered through EIP-6963. */
+  connectors: readonly Connector[];
+  /**
+   * The signed-in session, or null. It is bound to the wallet account (and, by default, the chain) it was signed
+   * with: when the connected wallet reports another one, the session ends in the same state change, so no render
+   * ever shows one wallet with another wallet's user.
+   */
   session: Session | null;
   /** Status of the last `/me` fetch. */
   sessionStatus: Status;
   sessionError: Error | null;
+  /** Why the last session ended (null while signed in): lets the page ask the user to sign in again. */
+  sessionEnded: SessionEndReason | null;
+  /** Changes whenever a session starts or ends: the identity of the session for caches and live streams. */
+  sessionId: number;
+}
+
+/** The serialisable part of the state a server renders with (see `cookieToInitialState`). */
+export interface InitialState {
+  session: Session | null;
 }
 
 /** Parameters of `createConfig`. */
@@ -47,10 +64,29 @@ export interface CreateConfigParameters {
   endpoint?: string;
   /** Wallet connectors; default `[injected()]`. The first one is used when an action is given none. */
   connectors?: Connector[];
-  /** Where to keep the signed-in user between page loads; default `window.localStorage` when present, else nothing. */
+  /**
+   * Where to keep the signed-in user and its wallet binding between page loads; default `window.localStorage` when
+   * present, else nothing. Read on hydration (see `ssr`), never when the config is created. Use `cookieStorage()`
+   * with `ssr: true` so the server can render the same state.
+   */
   storage?: StorageLike;
   /** Prefix of storage keys; default "moralis". */
   storageKey?: string;
+  /**
+   * Server-side rendering: the stored state is read after the first client render (in an effect), so the
+   * hydrated markup matches the server's; give the server's state as `initialState` to `MoralisProvider`.
+   * Default false: the stored state is read during the first client render.
+   */
+  ssr?: boolean;
+  /** Chains the app works with; writes on another chain fail with ChainMismatchError. Default: any chain. */
+  chains?: ChainConfig[];
+  /** Discover injected wallets announced through EIP-6963 (as extra connectors); default true. */
+  multiInjectedProviderDiscovery?: boolean;
+  /**
+   * End the session when the wallet switches to another chain than the one it signed in on; default true. The
+   * session always ends when the wallet switches account.
+   */
+  bindSessionToChain?: boolean;
   /** The `fetch` used for endpoint calls; default `globalThis.fetch` at call time. */
   fetch?: FetchLike;
   /** The `EventSource` constructor for live queries; default `globalThis.EventSource` at call time. */
@@ -61,6 +97,29 @@ export interface CreateConfigParameters {
   secret?: never;
   /** Refused: a secret must never reach the browser. */
   moralisSecret?: never;
+  /** Refused: a chain-data API key stays on the server (the Go endpoint proxies chain data). */
+  apiKey?: never;
+}
+
+/** @internal Mutable bookkeeping of a config (in-flight requests, generations). */
+export interface ConfigInternal {
+  /** A number unique to this config in the page (query keys of a shared QueryClient). */
+  id: number;
+  hydrated: boolean;
+  /** The state a server renders and a client hydrates with. */
+  serverState: State;
+  initialApplied: boolean;
+  unwatch: (() => void) | undefined;
+  meInFlight: { sessionId: number; promise: Promise<User | null> } | undefined;
+  connecting: Map<Connector, { onlyIfTrusted: boolean; promise: Promise<unknown> }>;
+  /** Incremented by every connect and disconnect: a connect that finishes after a newer one is dropped. */
+  walletGen: number;
+  signingIn: { connector: Connector | undefined; promise: Promise<User> } | undefined;
+  /** Incremented by every sign-out: a sign-in that finishes after one is undone. */
+  signOutGen: number;
+  discovery: { stop: () => void; users: number } | undefined;
+  /** Settles when every sign-out sent to the endpoint so far has been answered. */
+  pendingSignOut: Promise<void> | undefined;
 }
 
 /**
@@ -69,27 +128,45 @@ export interface CreateConfigParameters {
  */
 export interface Config {
   readonly endpoint: string;
+  /** The configured connectors and those discovered (EIP-6963); same as `store.getState().connectors`. */
   readonly connectors: readonly Connector[];
   readonly client: EndpointClient;
   readonly storage: Storage;
   readonly store: Store<State>;
   readonly EventSource: EventSourceCtor | undefined;
-  /** @internal Removes the listener on the current connector's events. */
-  _unwatch?: (() => void) | undefined;
-  /** @internal The in-flight `/me` request, shared by concurrent callers. */
-  _meInFlight?: Promise<unknown> | undefined;
+  /** The `fetch` given to createConfig (endpoint calls and JSON-RPC reads), or undefined for the global one. */
+  readonly fetch: FetchLike | undefined;
+  readonly ssr: boolean;
+  readonly chains: readonly ChainConfig[];
+  readonly multiInjectedProviderDiscovery: boolean;
+  readonly bindSessionToChain: boolean;
+  /** @internal */
+  readonly _internal: ConfigInternal;
 }
 
 /** Storage key of the signed-in user (the session token is never stored). */
 export const CURRENT_USER_KEY = 'currentUser';
+/** Storage key of the wallet a session is bound to: `{ objectId, address, chain, chainId }`. */
+export const SESSION_BINDING_KEY = 'session';
 /** Storage key of the id of the connector used last. */
 export const RECENT_CONNECTOR_KEY = 'recentConnectorId';
 
-const SECRET_OPTIONS = ['masterKey', 'secret', 'moralisSecret', 'masterKeySecret'];
+let configCount = 0;
+
+const SECRET_OPTIONS = ['masterKey', 'secret', 'moralisSecret', 'masterKeySecret', 'apiKey', 'web3ApiKey'];
+
+export const EMPTY_WALLET: WalletState = {
+  connector: null,
+  account: null,
+  chainId: null,
+  chainType: null,
+  status: 'disconnected',
+};
 
 /**
- * Creates a config. Throws SecretInBrowserError (and logs the same warning) when given a master key or a secret.
- * Touches no browser global unless one is needed (default storage): safe to call during SSR.
+ * Creates a config. Throws SecretInBrowserError (and logs the same warning) when given a master key, a secret or
+ * an API key, and ConfigError for malformed options. Reads no storage and touches no browser global: safe during
+ * SSR (the stored state is read on hydration, see `ssr`).
  */
 export function createConfig(parameters: CreateConfigParameters = {}): Config {
   for (const key of SECRET_OPTIONS) {
@@ -98,21 +175,57 @@ export function createConfig(parameters: CreateConfigParameters = {}): Config {
       throw new SecretInBrowserError({ details: `option "${key}" refused` });
     }
   }
+  const chains = [...(parameters.chains ?? [])];
+  for (const c of chains) {
+    if (!c || !Number.isSafeInteger(c.id) || c.id <= 0) {
+      throw new ConfigError('Invalid chain: id must be a positive integer', { details: JSON.stringify(c?.id) });
+    }
+  }
+  const connectors = [...(parameters.connectors ?? [injected()])];
+  const ids = new Set<string>();
+  for (const c of connectors) {
+    if (ids.has(c.id)) throw new ConfigError(`Duplicate connector id "${c.id}"`);
+    ids.add(c.id);
+  }
   const endpoint = (parameters.endpoint ?? '/auth').replace(/\/+$/, '');
-  const storage = createStorage({ storage: parameters.storage, key: parameters.storageKey });
-  const user = storage.getItem<Session['user']>(CURRENT_USER_KEY);
-  const store = createStore<State>({
-    wallet: { connector: null, account: null, chainId: null, chainType: null },
-    session: user && typeof user === 'object' && typeof user.objectId === 'string' ? { user } : null,
+  const initial: State = {
+    wallet: EMPTY_WALLET,
+    connectors,
+    session: null,
     sessionStatus: 'idle',
     sessionError: null,
-  });
+    sessionEnded: null,
+    sessionId: 0,
+  };
+  const store = createStore<State>(initial);
+  const internal: ConfigInternal = {
+    id: ++configCount,
+    hydrated: false,
+    serverState: initial,
+    initialApplied: false,
+    unwatch: undefined,
+    meInFlight: undefined,
+    connecting: new Map(),
+    walletGen: 0,
+    signingIn: undefined,
+    signOutGen: 0,
+    discovery: undefined,
+    pendingSignOut: undefined,
+  };
   return {
     endpoint,
-    connectors: parameters.connectors ?? [injected()],
+    get connectors() {
+      return store.getState().connectors;
+    },
     client: createEndpointClient({ baseUrl: endpoint, fetch: parameters.fetch }),
-    storage,
+    storage: createStorage({ storage: parameters.storage, key: parameters.storageKey }),
     store,
     EventSource: parameters.EventSource,
+    fetch: parameters.fetch,
+    ssr: parameters.ssr ?? false,
+    chains,
+    multiInjectedProviderDiscovery: parameters.multiInjectedProviderDiscovery ?? true,
+    bindSessionToChain: parameters.bindSessionToChain ?? true,
+    _internal: internal,
   };
 }

@@ -20,6 +20,28 @@ export interface Session {
   chain?: ChainType;
   /** The address that signed in (EVM lower-cased). */
   address?: string;
+  /** The EVM chain id the wallet was on when it signed in (absent for Solana or when unknown). */
+  chainId?: number;
+}
+
+/** Why the last session ended; null while signed in or when nobody signed in yet. */
+export type SessionEndReason = 'signedOut' | 'accountChanged' | 'chainChanged' | 'expired';
+
+/** State of the wallet connection. */
+export type WalletStatus = 'disconnected' | 'connecting' | 'reconnecting' | 'connected';
+
+/** A chain the app works with: used by `switchChain` (to add it to the wallet), the chain guard and reads. */
+export interface ChainConfig {
+  /** EIP-155 chain id, e.g. 1, 137, 1337. */
+  id: number;
+  /** Human-readable name, e.g. "Ethereum". */
+  name: string;
+  /** JSON-RPC URL: offered to the wallet by `wallet_addEthereumChain`, and used for reads with no wallet. */
+  rpcUrl?: string;
+  /** Native currency; default { name: 'Ether', symbol: 'ETH', decimals: 18 }. */
+  nativeCurrency?: { name: string; symbol: string; decimals: number };
+  /** Block explorer base URL. */
+  blockExplorerUrl?: string;
 }
 
 /** Which kind of chain a wallet or a sign-in is for. */

@@ -1,15 +1,19 @@
-import { connect, disconnect } from '../core/actions/wallet.js';
-import type { Connector } from '../core/connectors/types.js';
+import { connect, disconnect, type ConnectParameters } from '../core/actions/wallet.js';
 import type { Status } from '../core/types.js';
 import { useConfig, type ConfigParameter } from './useConfig.js';
 import { useMutation } from './useMutation.js';
 import { useStoreState } from './useStoreState.js';
 
-/** The connected wallet and the functions to connect and disconnect it. */
+/**
+ * The connected wallet, the connectors (configured and EIP-6963-discovered) and the functions to connect and
+ * disconnect. `status` is the last connect's ('pending' / 'error'), else 'success' when connected and 'idle' when
+ * not; `connectionStatus` is the wallet's own ('disconnected' | 'connecting' | 'reconnecting' | 'connected').
+ */
 export function useWallet(parameters: ConfigParameter = {}) {
   const config = useConfig(parameters);
   const wallet = useStoreState(config, (s) => s.wallet);
-  const m = useMutation((p: { connector?: Connector } = {}) => connect(config, p));
+  const connectors = useStoreState(config, (s) => s.connectors);
+  const m = useMutation((p: Omit<ConnectParameters, 'onlyIfTrusted'> = {}) => connect(config, p));
   const status: Status = m.status === 'idle' || m.status === 'success' ? (wallet.account ? 'success' : 'idle') : m.status;
   const disconnectWallet = async () => {
     m.reset();
@@ -20,12 +24,14 @@ export function useWallet(parameters: ConfigParameter = {}) {
     connectAsync: m.mutateAsync,
     disconnect: disconnectWallet,
     status,
+    connectionStatus: wallet.status,
     error: m.error,
     account: wallet.account,
     chainId: wallet.chainId,
     chainType: wallet.chainType,
     connector: wallet.connector,
-    connectors: config.connectors,
+    connectors,
     isConnected: wallet.account !== null,
+    isReconnecting: wallet.status === 'reconnecting',
   };
 }

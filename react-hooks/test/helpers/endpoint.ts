@@ -26,6 +26,12 @@ export function createFakeEndpoint(base = '/auth') {
   let cookie: string | null = null;
   let counter = 0;
   const verified: { chain: string; address: string }[] = [];
+  const holds = new Map<string, { gate: Promise<void>; enter: () => void }>();
+  const dataCalls: { user: string; path: string; query: Record<string, string>; body: any }[] = [];
+  const objects = new Map<string, Record<string, any>[]>();
+  const balances = new Map<string, string>();
+  /** Order in which requests were answered (`METHOD /path`). */
+  const answered: string[] = [];
 
   const json = (status: number, body: unknown) =>
     new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
@@ -55,6 +61,21 @@ export function createFakeEndpoint(base = '/auth') {
   }
 
   const fetch = async (input: string, init: RequestInit = {}): Promise<Response> => {
+    const url = new URL(input, 'http://app.test');
+    const key = `${init.method ?? 'GET'} ${url.pathname.startsWith(base) ? url.pathname.slice(base.length) : url.pathname}`;
+    // The request reaches the server now (its cookie is read now), but its answer may be held back.
+    const res = await serve(input, init);
+    const h = holds.get(key);
+    if (h) {
+      h.enter();
+      await h.gate;
+    }
+    if (init.signal?.aborted) throw init.signal.reason;
+    answered.push(key);
+    return res;
+  };
+
+  const serve = async (input: string, init: RequestInit = {}): Promise<Response> => {
     const url = new URL(input, 'http://app.test');
     const method = init.method ?? 'GET';
     const path = url.pathname.startsWith(base) ? url.pathname.slice(base.length) : url.pathname;
@@ -132,6 +153,25 @@ export function createFakeEndpoint(base = '/auth') {
       const user = currentUser();
       return user ? json(200, { user }) : fail(401, 209, 'Invalid session token');
     }
+    if (path.startsWith('/data/')) {
+      const user = currentUser();
+      if (!user) return fail(401, 209, 'Invalid session token');
+      dataCalls.push({ user: user.objectId, path, query: Object.fromEntries(url.searchParams), body });
+      if (method === 'POST' && path === '/data/query') {
+        if (typeof body?.className !== 'string') return fail(400, 102, 'className is required');
+        const results = (objects.get(body.className) ?? []).filter((o) => o.owner === user.objectId);
+        return json(200, { results, ...(body.count ? { count: results.length } : {}) });
+      }
+      if (method === 'POST' && path === '/data/function') {
+        if (body?.name === 'whoami') return json(200, { result: { objectId: user.objectId, params: body.params } });
+        return fail(400, 141, `Invalid function: "${body?.name}"`);
+      }
+      if (method === 'GET' && path === '/data/chain/balance') {
+        const address = url.searchParams.get('address') ?? user.ethAddress ?? '';
+        return json(200, { balance: balances.get(address.toLowerCase()) ?? '0' });
+      }
+      if (method === 'GET' && path === '/data/chain/tokens') return json(200, []);
+    }
     unexpected.push(`${method} ${path}`);
     return fail(404, 119, `unexpected ${method} ${path}`);
   };
@@ -139,6 +179,35 @@ export function createFakeEndpoint(base = '/auth') {
   return {
     fetch,
     calls,
+    answered,
+    dataCalls,
+    objects,
+    balances,
+    /**
+     * Holds back the answers of `METHOD /path` (processed by the server at once) until `release` is called;
+     * `entered` resolves when the first such request arrives.
+     */
+    hold(key: string) {
+      let release!: () => void;
+      let enter!: () => void;
+      const gate = new Promise<void>((r) => (release = r));
+      const entered = new Promise<void>((r) => (enter = r));
+      holds.set(key, { gate, enter });
+      return {
+        release: () => {
+          holds.delete(key);
+          release();
+        },
+        entered,
+      };
+    },
+    /** Signs in `address` on the server side only (another tab did): sets the cookie. */
+    setCookieFor(user: User) {
+      users.set(user.objectId, user);
+      const token = `r:token${++counter}`;
+      sessions.set(token, user.objectId);
+      cookie = token;
+    },
     unexpected,
     verified,
     users,

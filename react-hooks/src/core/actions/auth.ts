@@ -1,71 +1,173 @@
-import { AddressNotFoundError, ConfigError, DataNotSignedError, NoAccountError, UserNotFoundError } from '../../errors/index.js';
+import {
+  AbortedError,
+  AddressNotFoundError,
+  ConfigError,
+  DataNotSignedError,
+  NoAccountError,
+  UserNotFoundError,
+  type AbortReason,
+} from '../../errors/index.js';
 import type { Config } from '../config.js';
 import type { Connector, SolanaConnector } from '../connectors/types.js';
-import type { User } from '../types.js';
-import { clearSession, setSession, setUser } from './session.js';
-import { connect } from './wallet.js';
+import type { Session, User } from '../types.js';
+import { clearSession, endSession, hydrate, pendingSignOut, setUser, startSession } from './session.js';
+import { connect, resolveConnector } from './wallet.js';
 
 /** Parameters of `signIn`. */
 export interface SignInParameters {
-  /** The wallet to sign in with; default the connected one, else the config's first connector. */
-  connector?: Connector;
+  /** The wallet to sign in with (object or id); default the connected one, else the config's first connector. */
+  connector?: Connector | string;
+}
+
+/** Rejects as soon as `signal` aborts, with `reason()`; else settles as `promise` does. */
+function raceAbort<T>(promise: Promise<T>, signal: AbortSignal, reason: () => Error): Promise<T> {
+  if (signal.aborted) return Promise.reject(reason());
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(reason());
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
 }
 
 /**
  * Signs in with a wallet: connects it when needed, GETs the message from the endpoint, has the wallet sign it
- * (`personal_sign` on EVM, `signMessage` on Solana), POSTs it to `/signin` and keeps the session.
+ * (`personal_sign` on EVM, `signMessage` on Solana), POSTs it to `/signin` and keeps the session, bound to the
+ * account (and EVM chain) that signed.
+ *
+ * - One sign-in at a time per connector: a second call while one runs gets the same promise (one wallet prompt).
+ * - If the wallet switches account or chain, disconnects, or the user signs out before the sign-in finishes, it
+ *   fails at once with AbortedError (reason `accountChanged`, `chainChanged`, `disconnected`, `signedOut`); a
+ *   session the endpoint opened meanwhile is signed out again, so none is kept for the wrong wallet.
+ * - It waits for sign-outs still in flight, so an older sign-out answer cannot clear the new session's cookie.
  */
-export async function signIn(config: Config, parameters: SignInParameters = {}): Promise<User> {
-  let { connector, account } = config.store.getState().wallet;
-  if (!connector || !account || (parameters.connector && parameters.connector !== connector)) {
-    ({ connector, account } = await connect(config, { connector: parameters.connector }));
+export function signIn(config: Config, parameters: SignInParameters = {}): Promise<User> {
+  hydrate(config);
+  const target =
+    parameters.connector !== undefined
+      ? parameters.connector
+      : (config.store.getState().wallet.connector ?? config.connectors[0]);
+  let resolved: Connector | undefined;
+  try {
+    resolved = target === undefined ? undefined : resolveConnector(config, target);
+  } catch (err) {
+    return Promise.reject(err);
+  }
+  const inflight = config._internal.signingIn;
+  if (inflight && inflight.connector === resolved) return inflight.promise;
+  const promise = runSignIn(config, resolved);
+  config._internal.signingIn = { connector: resolved, promise };
+  const forget = () => {
+    if (config._internal.signingIn?.promise === promise) config._internal.signingIn = undefined;
+  };
+  promise.then(forget, forget);
+  return promise;
+}
+
+async function runSignIn(config: Config, requested: Connector | undefined): Promise<User> {
+  let { connector, account, chainId } = config.store.getState().wallet;
+  if (!connector || !account || (requested && requested !== connector)) {
+    ({ connector, account, chainId } = await connect(config, { connector: requested }));
   }
   if (!account) throw connector.type === 'solana' ? new AddressNotFoundError() : new NoAccountError();
   const chain = connector.type;
-  const { message } = await config.client.getMessage(account, chain);
-  const signature = await connector.signMessage(message, account);
-  if (!signature) throw new DataNotSignedError();
-  const res = await config.client.signIn({ chain, address: account, message, signature });
-  // The session itself is the server's HttpOnly cookie; a token is kept (in memory) only if the endpoint sent one.
-  const token = res.sessionToken ? { sessionToken: res.sessionToken } : {};
-  setSession(config, { user: res.user, ...token, chain, address: account });
-  return res.user;
+  const outGen = config._internal.signOutGen;
+  const want = { connector, account, chainId };
+
+  // Watches the state: the first change of wallet (or a sign-out) aborts this sign-in, and it stays aborted.
+  const controller = new AbortController();
+  let reason: AbortReason | undefined;
+  const check = () => {
+    if (reason) return;
+    const w = config.store.getState().wallet;
+    if (config._internal.signOutGen !== outGen) reason = 'signedOut';
+    else if (!w.connector || !w.account) reason = 'disconnected';
+    else if (w.connector !== want.connector || w.account !== want.account) reason = 'accountChanged';
+    else if (chain === 'evm' && config.bindSessionToChain && w.chainId !== want.chainId) reason = 'chainChanged';
+    if (reason) controller.abort();
+  };
+  const unsubscribe = config.store.subscribe(check);
+  const aborted = () => new AbortedError('Sign-in', reason ?? 'superseded');
+  const guard = <T>(p: Promise<T>) => raceAbort(p, controller.signal, aborted);
+  try {
+    await guard(pendingSignOut(config));
+    const { message } = await guard(config.client.getMessage(account, chain, { signal: controller.signal }));
+    const signature = await guard(connector.signMessage(message, account));
+    if (!signature) throw new DataNotSignedError();
+    // Not raced: its answer decides whether a session was opened that must be undone.
+    const res = await config.client.signIn({ chain, address: account, message, signature });
+    check();
+    if (reason) {
+      await endSession(config, reason === 'signedOut' ? 'signedOut' : reason === 'chainChanged' ? 'chainChanged' : 'accountChanged');
+      throw aborted();
+    }
+    // The session itself is the server's HttpOnly cookie; a token is kept (in memory) only if the endpoint sent one.
+    const session: Session = { user: res.user, chain, address: account };
+    if (res.sessionToken) session.sessionToken = res.sessionToken;
+    if (chain === 'evm' && chainId !== null) session.chainId = chainId;
+    startSession(config, session);
+    return res.user;
+  } finally {
+    unsubscribe();
+  }
 }
 
 /** Signs out at the endpoint (clearing the cookie) and forgets the session. The wallet stays connected. */
 export async function signOut(config: Config): Promise<void> {
+  hydrate(config);
+  config._internal.signOutGen++;
   await config.client.signOut();
-  clearSession(config);
+  clearSession(config, 'signedOut');
 }
 
 /**
- * Asks the endpoint who is signed in (`GET /me`) and updates the session: null when the answer is 401.
- * Concurrent calls share one request.
+ * Asks the endpoint who is signed in (`GET /me`) and updates the session: null when the answer is 401. Concurrent
+ * calls share one request. An answer that arrives after the session changed (a sign-in or sign-out finished
+ * meanwhile) is stale and ignored: it resolves with the current user and changes nothing.
  */
-export async function fetchUser(config: Config): Promise<User | null> {
-  if (config._meInFlight) return config._meInFlight as Promise<User | null>;
+export function fetchUser(config: Config): Promise<User | null> {
+  hydrate(config);
+  const sessionId = config.store.getState().sessionId;
+  const inflight = config._internal.meInFlight;
+  if (inflight && inflight.sessionId === sessionId) return inflight.promise;
   config.store.setState({ sessionStatus: 'pending', sessionError: null });
-  const run = (async () => {
+  const current = () => config.store.getState().session?.user ?? null;
+  const promise = (async () => {
     try {
       const user = await config.client.me();
-      if (user) setSession(config, { ...(config.store.getState().session ?? {}), user });
+      if (config.store.getState().sessionId !== sessionId) return current();
+      if (user) setUser(config, user);
       else {
-        clearSession(config);
+        if (config.store.getState().session) clearSession(config, 'expired');
         config.store.setState({ sessionStatus: 'success' });
       }
-      return user;
+      return user ? current() : null;
     } catch (err) {
-      config.store.setState({ sessionStatus: 'error', sessionError: err as Error });
-      throw err;
-    } finally {
-      config._meInFlight = undefined;
+      if (config.store.getState().sessionId === sessionId) {
+        config.store.setState({ sessionStatus: 'error', sessionError: err as Error });
+        throw err;
+      }
+      return current();
     }
   })();
-  config._meInFlight = run;
-  return run;
+  config._internal.meInFlight = { sessionId, promise };
+  const forget = () => {
+    if (config._internal.meInFlight?.promise === promise) config._internal.meInFlight = undefined;
+  };
+  promise.then(forget, forget);
+  return promise;
 }
 
 function requireUser(config: Config): User {
+  hydrate(config);
   const user = config.store.getState().session?.user;
   if (!user) throw new UserNotFoundError();
   return user;
@@ -79,10 +181,12 @@ function solanaConnector(config: Config, connector?: SolanaConnector): SolanaCon
 
 /**
  * Links a Solana address to the signed-in user: connects the Solana wallet (trusted first), GETs a message,
- * signs it and POSTs it to `/link`. Returns the updated user.
+ * signs it and POSTs it to `/link`. Returns the updated user. Fails with AbortedError (`signedOut`) and changes
+ * nothing locally when the session ended meanwhile.
  */
 export async function linkSolana(config: Config, parameters: { connector?: SolanaConnector } = {}): Promise<User> {
   requireUser(config);
+  const sessionId = config.store.getState().sessionId;
   const connector = solanaConnector(config, parameters.connector);
   const { accounts } = await connector.connect();
   const address = accounts[0];
@@ -90,7 +194,9 @@ export async function linkSolana(config: Config, parameters: { connector?: Solan
   const { message } = await config.client.getMessage(address, 'solana');
   const signature = await connector.signMessage(message, address);
   if (!signature) throw new DataNotSignedError();
+  if (config.store.getState().sessionId !== sessionId) throw new AbortedError('Link', 'signedOut');
   const { user } = await config.client.link({ chain: 'solana', address, message, signature });
+  if (config.store.getState().sessionId !== sessionId) throw new AbortedError('Link', 'signedOut');
   setUser(config, user);
   return user;
 }
@@ -101,10 +207,12 @@ export async function linkSolana(config: Config, parameters: { connector?: Solan
  */
 export async function unlinkSolana(config: Config, parameters: { address: string }): Promise<User> {
   const current = requireUser(config);
-  if (!parameters.address || !(current.solAccounts ?? []).includes(parameters.address)) {
+  const sessionId = config.store.getState().sessionId;
+  if (!parameters?.address || !(current.solAccounts ?? []).includes(parameters.address)) {
     throw new AddressNotFoundError();
   }
   const { user } = await config.client.unlink({ chain: 'solana', address: parameters.address });
+  if (config.store.getState().sessionId !== sessionId) throw new AbortedError('Unlink', 'signedOut');
   setUser(config, user);
   return user;
 }

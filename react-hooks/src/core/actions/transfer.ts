@@ -1,6 +1,8 @@
-import { BrowserProvider, Interface } from 'ethers';
+import { getAddress, Interface } from 'ethers';
 import { MoralisError, TransferValidationError, Web3NotEnabledError } from '../../errors/index.js';
 import type { Config } from '../config.js';
+import { walletRequest } from '../connectors/shared.js';
+import { assertChain } from './wallet.js';
 
 /** The four transfer kinds. */
 export type TransferType = 'native' | 'erc20' | 'erc721' | 'erc1155';
@@ -9,11 +11,15 @@ export type TransferType = 'native' | 'erc20' | 'erc721' | 'erc1155';
 export type Amount = bigint | number | string;
 
 /** Input of `transfer`, by type (`type` defaults to "native"). */
-export type TransferParameters =
+export type TransferParameters = (
   | { type?: 'native'; receiver: string; amount: Amount }
   | { type: 'erc20'; contractAddress: string; receiver: string; amount: Amount }
   | { type: 'erc721'; contractAddress: string; receiver: string; tokenId: Amount }
-  | { type: 'erc1155'; contractAddress: string; receiver: string; tokenId: Amount; amount: Amount };
+  | { type: 'erc1155'; contractAddress: string; receiver: string; tokenId: Amount; amount: Amount }
+) & {
+  /** The chain the wallet must be on (chain guard); default: one of the config's `chains`, or any. */
+  chainId?: number;
+};
 
 /** Result of `transfer`: the transaction hash the wallet returned. */
 export interface TransferResult {
@@ -80,39 +86,46 @@ export function validateTransfer(parameters: TransferParameters): ValidTransfer 
 }
 
 /**
- * Sends a transfer from the connected EVM wallet through an ethers `BrowserProvider` (the wallet signs and
- * broadcasts with `eth_sendTransaction`). Throws "Missing web3 instance, make sure to enable web3 or authenticate
- * first" when no EVM wallet is connected, and validation errors before any wallet request.
+ * Sends a transfer from the connected EVM wallet (`eth_sendTransaction` on its EIP-1193 provider; the wallet fills
+ * gas and nonce, signs and broadcasts); the calldata is encoded with ethers. Throws "Missing web3 instance, make
+ * sure to enable web3 or authenticate first" when no EVM wallet is connected, validation errors before any wallet
+ * request, ChainMismatchError when the wallet is on another chain than `chainId` (or the config's `chains`), and
+ * UserRejectedRequestError on refusal.
  */
 export async function transfer(config: Config, parameters: TransferParameters): Promise<TransferResult> {
   const { connector, account } = config.store.getState().wallet;
   if (!connector || connector.type !== 'evm' || !account) throw new Web3NotEnabledError();
   const t = validateTransfer(parameters);
-  const provider = new BrowserProvider(await connector.getProvider());
-  const signer = await provider.getSigner(account);
-  const from = await signer.getAddress();
+  const to = address(t.type === 'native' ? t.receiver : t.contractAddress!, t.type === 'native' ? 'receiver' : 'contractAddress');
+  const receiver = address(t.receiver, 'receiver');
+  await assertChain(config, parameters.chainId);
+  const from = account;
   if (!from) throw new MoralisError('Sender address not found');
-  let tx: { to: string; data?: string; value?: bigint };
+  const tx: Record<string, string> = { from, to };
   switch (t.type) {
     case 'native':
-      tx = { to: t.receiver, value: t.amount! };
+      tx.value = '0x' + t.amount!.toString(16);
       break;
     case 'erc20':
-      tx = { to: t.contractAddress!, data: ERC20.encodeFunctionData('transfer', [t.receiver, t.amount!]) };
+      tx.data = ERC20.encodeFunctionData('transfer', [receiver, t.amount!]);
       break;
     case 'erc721':
-      tx = {
-        to: t.contractAddress!,
-        data: ERC721.encodeFunctionData('safeTransferFrom', [from, t.receiver, t.tokenId!]),
-      };
+      tx.data = ERC721.encodeFunctionData('safeTransferFrom', [from, receiver, t.tokenId!]);
       break;
     case 'erc1155':
-      tx = {
-        to: t.contractAddress!,
-        data: ERC1155.encodeFunctionData('safeTransferFrom', [from, t.receiver, t.tokenId!, t.amount!, '0x']),
-      };
+      tx.data = ERC1155.encodeFunctionData('safeTransferFrom', [from, receiver, t.tokenId!, t.amount!, '0x']);
       break;
   }
-  const hash = await signer.sendUncheckedTransaction(tx);
+  const hash = await walletRequest(await connector.getProvider(), 'eth_sendTransaction', [tx]);
+  if (typeof hash !== 'string' || !/^0x[0-9a-fA-F]{64}$/.test(hash)) throw new MoralisError('Invalid transaction hash from the wallet');
   return { hash };
+}
+
+/** A 0x address (any case, checksum verified when mixed-case), lower-cased; "Invalid address" otherwise. */
+function address(value: string, field: string): string {
+  try {
+    return getAddress(value).toLowerCase();
+  } catch {
+    throw new TransferValidationError('Invalid address', { details: field });
+  }
 }

@@ -1,6 +1,15 @@
 import { ProviderNotFoundError } from '../../errors/index.js';
 import type { EIP1193Provider } from '../types.js';
-import { attachEip1193, createEmitter, normalizeAccounts, parseChainId, personalSign, readWindow } from './shared.js';
+import {
+  attachEip1193,
+  createEmitter,
+  normalizeAccounts,
+  parseChainId,
+  personalSign,
+  readWindow,
+  switchEip1193Chain,
+  walletRequest,
+} from './shared.js';
 import type { ConnectOptions, ConnectResult, EvmConnector } from './types.js';
 
 /** Options of `injected()`. */
@@ -11,6 +20,10 @@ export interface InjectedOptions {
   id?: string;
   /** Connector name; default "Injected". */
   name?: string;
+  /** Icon shown by connector pickers (EIP-6963 announces one). */
+  icon?: string;
+  /** EIP-6963 reverse-DNS id of the wallet. */
+  rdns?: string;
 }
 
 /**
@@ -31,6 +44,8 @@ export function injected(options: InjectedOptions = {}): EvmConnector {
   return {
     id: options.id ?? 'injected',
     name: options.name ?? 'Injected',
+    ...(options.icon ? { icon: options.icon } : {}),
+    ...(options.rdns ? { rdns: options.rdns } : {}),
     type: 'evm',
     async getProvider() {
       return provider();
@@ -45,7 +60,7 @@ export function injected(options: InjectedOptions = {}): EvmConnector {
       }
       if (accounts.length === 0) {
         if (opts.onlyIfTrusted) return { accounts: [] };
-        accounts = normalizeAccounts(await p.request({ method: 'eth_requestAccounts' }));
+        accounts = normalizeAccounts(await walletRequest(p, 'eth_requestAccounts'));
       }
       const chainId = parseChainId(await p.request({ method: 'eth_chainId' }).catch(() => undefined));
       detach?.();
@@ -58,6 +73,9 @@ export function injected(options: InjectedOptions = {}): EvmConnector {
     },
     async signMessage(message, address) {
       return personalSign(provider(), message, address);
+    },
+    async switchChain(chainId, chain) {
+      return switchEip1193Chain(provider(), chainId, chain);
     },
     subscribe: emitter.subscribe,
   };

@@ -1,5 +1,5 @@
 import { encodeBase58 } from 'ethers';
-import { AddressNotFoundError, DataNotSignedError, ProviderNotFoundError } from '../../errors/index.js';
+import { AddressNotFoundError, DataNotSignedError, ProviderNotFoundError, toWalletError } from '../../errors/index.js';
 import type { SolanaProvider } from '../types.js';
 import { createEmitter, readWindow } from './shared.js';
 import type { ConnectOptions, ConnectResult, SolanaConnector } from './types.js';
@@ -53,7 +53,11 @@ export function phantom(options: PhantomOptions = {}): SolanaConnector {
         result = await p.connect({ onlyIfTrusted: true });
       } catch {
         if (opts.onlyIfTrusted) return { accounts: [] };
-        result = await p.connect();
+        try {
+          result = await p.connect();
+        } catch (err) {
+          throw toWalletError(err);
+        }
       }
       const key = (result as { publicKey?: { toString(): string } } | undefined)?.publicKey ?? p.publicKey;
       const address = key?.toString();
@@ -70,7 +74,12 @@ export function phantom(options: PhantomOptions = {}): SolanaConnector {
     },
     async signMessage(message) {
       const p = provider();
-      const res = await p.signMessage(new TextEncoder().encode(message), 'utf8');
+      let res: Awaited<ReturnType<typeof p.signMessage>>;
+      try {
+        res = await p.signMessage(new TextEncoder().encode(message), 'utf8');
+      } catch (err) {
+        throw toWalletError(err);
+      }
       const sig = res instanceof Uint8Array || ArrayBuffer.isView(res) ? (res as Uint8Array) : res?.signature;
       if (!sig || sig.length === 0) throw new DataNotSignedError();
       // Copy: the wallet's bytes may come from another realm (iframe, jsdom), which ethers rejects.

@@ -1,6 +1,6 @@
 import { hexlify, toUtf8Bytes } from 'ethers';
-import { DataNotSignedError } from '../../errors/index.js';
-import type { EIP1193Provider } from '../types.js';
+import { DataNotSignedError, toWalletError, UnrecognizedChainError } from '../../errors/index.js';
+import type { ChainConfig, EIP1193Provider } from '../types.js';
 import type { ConnectorEvent } from './types.js';
 
 /** A set of listeners with an emit function. */
@@ -37,7 +37,7 @@ export function normalizeAccounts(value: unknown): string[] {
 /** `personal_sign` with [hexMessage, address]. */
 export async function personalSign(provider: EIP1193Provider, message: string, address: string): Promise<string> {
   const hexMessage = hexlify(toUtf8Bytes(message));
-  const signature = await provider.request({ method: 'personal_sign', params: [hexMessage, address] });
+  const signature = await walletRequest(provider, 'personal_sign', [hexMessage, address]);
   if (typeof signature !== 'string' || signature === '' || signature === '0x') throw new DataNotSignedError();
   return signature;
 }
@@ -71,4 +71,47 @@ export function readWindow<T>(pick: (w: any) => T | undefined): T | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** A wallet request whose errors come back typed (see `toWalletError`). */
+export async function walletRequest(
+  provider: EIP1193Provider,
+  method: string,
+  params?: unknown[],
+  context: { chainId?: number } = {},
+): Promise<unknown> {
+  try {
+    return await provider.request(params === undefined ? { method } : { method, params });
+  } catch (err) {
+    throw toWalletError(err, context);
+  }
+}
+
+/**
+ * `wallet_switchEthereumChain`; on 4902 (unknown chain) with an `rpcUrl` in `chain`, `wallet_addEthereumChain`
+ * then the switch again. Resolves with the chain id the wallet reports afterwards.
+ */
+export async function switchEip1193Chain(provider: EIP1193Provider, chainId: number, chain?: ChainConfig): Promise<number> {
+  const hex = '0x' + chainId.toString(16);
+  try {
+    await walletRequest(provider, 'wallet_switchEthereumChain', [{ chainId: hex }], { chainId });
+  } catch (err) {
+    if (!(err instanceof UnrecognizedChainError) || !chain?.rpcUrl) throw err;
+    await walletRequest(
+      provider,
+      'wallet_addEthereumChain',
+      [
+        {
+          chainId: hex,
+          chainName: chain.name,
+          nativeCurrency: chain.nativeCurrency ?? { name: 'Ether', symbol: 'ETH', decimals: 18 },
+          rpcUrls: [chain.rpcUrl],
+          ...(chain.blockExplorerUrl ? { blockExplorerUrls: [chain.blockExplorerUrl] } : {}),
+        },
+      ],
+      { chainId },
+    );
+    await walletRequest(provider, 'wallet_switchEthereumChain', [{ chainId: hex }], { chainId });
+  }
+  return parseChainId(await walletRequest(provider, 'eth_chainId').catch(() => hex)) ?? chainId;
 }

@@ -1,4 +1,4 @@
-import type { ChainType, EIP1193Provider, SolanaProvider } from '../types.js';
+import type { ChainConfig, ChainType, EIP1193Provider, SolanaProvider } from '../types.js';
 
 /** Events a connector reports after `connect`: the wallet switched account or chain, or went away. */
 export type ConnectorEvent =
@@ -23,6 +23,10 @@ interface BaseConnector {
   readonly id: string;
   /** Human-readable name. */
   readonly name: string;
+  /** Icon (a data: URI) announced by the wallet through EIP-6963, if any. */
+  readonly icon?: string;
+  /** Reverse-DNS id announced through EIP-6963 (e.g. "io.metamask"), if any. */
+  readonly rdns?: string;
   /**
    * Connects: a trusted connect first (no pop-up), then, unless `onlyIfTrusted`, a full connect.
    * Starts reporting events to subscribers.
@@ -41,6 +45,11 @@ export interface EvmConnector extends BaseConnector {
   readonly type: 'evm';
   /** The EIP-1193 provider; rejects when the wallet is missing. */
   getProvider(): Promise<EIP1193Provider>;
+  /**
+   * Asks the wallet to switch to `chainId` (`wallet_switchEthereumChain`); when the wallet does not know it (4902)
+   * and `chain` has an `rpcUrl`, adds it first (`wallet_addEthereumChain`). Resolves with the new chain id.
+   */
+  switchChain?(chainId: number, chain?: ChainConfig): Promise<number>;
 }
 
 /** A connector to a Solana wallet (Phantom). */

@@ -1,6 +1,13 @@
-import { ConfigError, ProviderNotFoundError, WalletConnectError, WalletConnectMissingError } from '../../errors/index.js';
+import {
+  ConfigError,
+  ProviderNotFoundError,
+  toWalletError,
+  UserRejectedRequestError,
+  WalletConnectError,
+  WalletConnectMissingError,
+} from '../../errors/index.js';
 import type { EIP1193Provider } from '../types.js';
-import { attachEip1193, createEmitter, normalizeAccounts, parseChainId, personalSign } from './shared.js';
+import { attachEip1193, createEmitter, normalizeAccounts, parseChainId, personalSign, switchEip1193Chain } from './shared.js';
 import type { ConnectOptions, ConnectResult, EvmConnector } from './types.js';
 
 /** Options of `walletConnect()`. */
@@ -61,7 +68,10 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
       },
       (err) => {
         clearTimeout(timer);
-        reject(err instanceof WalletConnectError ? err : new WalletConnectError({ cause: err }));
+        // A refusal in the wallet (4001) stays a UserRejectedRequestError; anything else is a WalletConnectError.
+        const typed = toWalletError(err);
+        if (typed instanceof UserRejectedRequestError || err instanceof WalletConnectError) reject(typed);
+        else reject(new WalletConnectError({ cause: err }));
       },
     );
   });
@@ -77,21 +87,36 @@ export function walletConnect(options: WalletConnectOptions): EvmConnector {
   const chains = options.chains && options.chains.length > 0 ? options.chains : [1];
   let provider: WcProvider | undefined;
   let detach: (() => void) | undefined;
+  // One initialisation at a time: concurrent callers (React StrictMode runs effects twice, a reconnect racing a
+  // click) share it, so EthereumProvider.init runs once. A failed one is forgotten, so a retry starts afresh.
+  let initializing: Promise<WcProvider> | undefined;
 
-  async function init(): Promise<WcProvider> {
-    if (provider) return provider;
-    const { EthereumProvider } = await loadWalletConnect();
-    provider = await withTimeout(
-      EthereumProvider.init({
-        projectId: options.projectId,
-        optionalChains: chains,
-        showQrModal: options.showQrModal ?? true,
-        ...(options.metadata ? { metadata: options.metadata } : {}),
-        ...(options.rpcMap ? { rpcMap: options.rpcMap } : {}),
-      }),
-      timeoutMs,
-    );
-    return provider;
+  function init(): Promise<WcProvider> {
+    if (provider) return Promise.resolve(provider);
+    if (initializing) return initializing;
+    const run = (async () => {
+      const { EthereumProvider } = await loadWalletConnect();
+      return withTimeout(
+        EthereumProvider.init({
+          projectId: options.projectId,
+          optionalChains: chains,
+          showQrModal: options.showQrModal ?? true,
+          ...(options.metadata ? { metadata: options.metadata } : {}),
+          ...(options.rpcMap ? { rpcMap: options.rpcMap } : {}),
+        }),
+        timeoutMs,
+      );
+    })();
+    initializing = run;
+    run.then(
+      (p) => {
+        if (initializing === run) provider = p;
+      },
+      () => {},
+    ).finally(() => {
+      if (initializing === run) initializing = undefined;
+    });
+    return run;
   }
 
   return {
@@ -128,11 +153,16 @@ export function walletConnect(options: WalletConnectOptions): EvmConnector {
       detach = undefined;
       const p = provider;
       provider = undefined;
+      initializing = undefined;
       if (p) await p.disconnect().catch(() => {});
     },
     async signMessage(message, address) {
       if (!provider) throw new ProviderNotFoundError('WalletConnect provider not connected');
       return personalSign(provider, message, address);
+    },
+    async switchChain(chainId, chain) {
+      if (!provider) throw new ProviderNotFoundError('WalletConnect provider not connected');
+      return switchEip1193Chain(provider, chainId, chain);
     },
     subscribe: emitter.subscribe,
   };
