@@ -5,7 +5,7 @@ GO ?= go
 GOTESTFLAGS ?= -count=1
 STACK := internal/devstack
 
-.PHONY: all deps up down chain test test-go test-react test-browser demo bench bench-check lint fuzz fuzz-check smoke build
+.PHONY: all deps up down chain test test-go test-react test-browser demo demo-browser bench bench-check lint fuzz fuzz-check smoke build
 
 all: build
 
@@ -45,9 +45,18 @@ test-react:
 test-go:
 	$(GO) test $(GOTESTFLAGS) -race -tags integration ./...
 
-## demo: bring the stack and the local chain up and walk through the product with examples/quickstart
+## demo: bring the stack and the local chain up, walk through the product with examples/quickstart, then open the
+## demo dApp page in headless Chromium (connect, sign in, balances, a transfer, a live list) and save screenshots
 demo: up chain
 	set -a; source .devstack/env; source .devstack/chain/env; set +a; $(GO) run ./examples/quickstart
+	$(MAKE) --no-print-directory demo-browser
+
+## demo-browser: the demo dApp page, served by examples/authserver, walked through in headless Chromium
+demo-browser:
+	cd react-hooks && npm ci --no-audit --no-fund --loglevel=error && npm run build:demo
+	cd react-hooks/e2e && npm ci --no-audit --no-fund --loglevel=error && node run.mjs
+	@echo "demo: screenshots of the dApp page in test-artifacts/e2e-*.png; to click through it yourself:"
+	@echo "      set -a; source .devstack/env; set +a; go run ./examples/authserver  (then open the printed URL)"
 
 # Every fuzz target of a decoder that takes outside bytes (package:target).
 FUZZ_TARGETS := ./parse:FuzzObjectUnmarshal ./parse:FuzzParseDate ./parse:FuzzScanResults ./internal/rest:FuzzDecodeError ./query:FuzzFromJSON ./query:FuzzDecode \
