@@ -43,6 +43,8 @@ const (
 	DefaultDataTimeout = 15 * time.Second
 	// DefaultDataChain is the chain of chain-data requests that name none.
 	DefaultDataChain = "eth"
+	// DataCacheMaxBytes bounds the bytes of all chain-data answers in the cache together.
+	DataCacheMaxBytes = 64 << 20
 	// MaxDataQueryLimit is the largest limit a proxied backend query may ask for.
 	MaxDataQueryLimit = 1000
 )
@@ -61,14 +63,31 @@ type DataBackend interface {
 }
 
 // ClientDataBackend is the DataBackend over a *client.Client (its JavaScript key, never its master key: each call
-// goes out as the user, through WithSessionToken).
+// goes out as the user, through WithSessionToken). A client with a master key configured is refused (a
+// WithMasterKey view would send it on every call, whatever the session): give one made without it.
 type ClientDataBackend struct{ c *client.Client }
 
 // NewClientDataBackend returns a DataBackend over c.
 func NewClientDataBackend(c *client.Client) *ClientDataBackend { return &ClientDataBackend{c: c} }
 
+var errDataBackendMasterKey = errors.New("auth: ClientDataBackend: the client has a master key; give it a client made without one")
+
+// check refuses a missing client or one that holds the master key.
+func (b *ClientDataBackend) check() error {
+	if b == nil || b.c == nil {
+		return errors.New("auth: ClientDataBackend: no client")
+	}
+	if b.c.HasMasterKey() {
+		return errDataBackendMasterKey
+	}
+	return nil
+}
+
 // RunQuery runs req as the user of sessionToken.
 func (b *ClientDataBackend) RunQuery(ctx context.Context, tok string, req *query.Request) (*query.Response, error) {
+	if err := b.check(); err != nil {
+		return nil, err
+	}
 	r := *req
 	r.UseMasterKey = false
 	return b.c.WithSessionToken(tok).RunQuery(ctx, &r)
@@ -76,6 +95,9 @@ func (b *ClientDataBackend) RunQuery(ctx context.Context, tok string, req *query
 
 // CallFunction runs the cloud function name as the user of sessionToken and returns its raw result.
 func (b *ClientDataBackend) CallFunction(ctx context.Context, tok, name string, params map[string]any) (json.RawMessage, error) {
+	if err := b.check(); err != nil {
+		return nil, err
+	}
 	var out json.RawMessage
 	if err := b.c.WithSessionToken(tok).Cloud.Call(ctx, name, params, &out); err != nil {
 		return nil, err
@@ -100,14 +122,16 @@ type DataProxyConfig struct {
 	// AnyAddress lets chain-data requests name any address; by default only the user's own (ethAddress and
 	// accounts) may be asked for, so the server's API key is not an open proxy.
 	AnyAddress bool
-	// RateLimit is per session (the session cookie or Bearer token; its ClientKey is not used): default
+	// RateLimit is per user (the user of the session, so signing in again for more sessions gives no more
+	// requests; its ClientKey is not used): default
 	// DefaultDataRateBurst at once, one more per DefaultDataRateEvery; NoRateLimit: off. It applies on top of the
 	// handler's per-client RateLimit.
 	RateLimit RateLimit
 	// CacheTTL is how long a chain-data answer is reused (chain data is public; backend answers are never
 	// cached); default DefaultDataCacheTTL, negative: no cache.
 	CacheTTL time.Duration
-	// CacheEntries bounds the cache; default DefaultDataCacheEntries.
+	// CacheEntries bounds the cache; default DefaultDataCacheEntries. Whatever it is, the cache holds at most
+	// DataCacheMaxBytes of answers (the oldest go first).
 	CacheEntries int
 	// MaxResponseBytes bounds an upstream answer; default DefaultDataMaxResponseBytes.
 	MaxResponseBytes int
@@ -128,12 +152,17 @@ type DataProxyConfig struct {
 //
 // Each request passes, in this order and before any backend or API call: the Handler's per-client rate limit,
 // the origin policy, a session (cookie or Bearer) that the backend confirms (users/me, cached SessionCacheTTL),
-// the per-session rate limit, then the input checks. The API key never leaves the server. Chain data defaults to
+// the per-user rate limit, then the input checks. The API key never leaves the server. Chain data defaults to
 // the user's ethAddress and, unless AnyAddress, only the user's own addresses are served. Chain-data answers are
 // cached briefly and concurrent identical calls share one upstream request. The handler is safe for concurrent
 // use.
 func (h *Handler) DataProxy(opts DataProxyConfig) (http.Handler, error) {
 	o := opts
+	if cb, ok := o.Backend.(*ClientDataBackend); ok {
+		if err := cb.check(); err != nil {
+			return nil, err
+		}
+	}
 	o.AllowedClasses = slices.Clone(opts.AllowedClasses)
 	o.AllowedFunctions = slices.Clone(opts.AllowedFunctions)
 	if o.DefaultChain == "" {
@@ -170,7 +199,8 @@ func (h *Handler) DataProxy(opts DataProxyConfig) (http.Handler, error) {
 	}
 	p := &dataProxy{h: h, o: o, users: newUserCache(h.o.SessionCacheTTL, h.o.Now),
 		cache: newAnswerCache(o.CacheTTL, o.CacheEntries, h.o.Now), inflight: map[string]*flight{}}
-	// The per-session limiter keys by the token's hash (set on the request context after the session check).
+	// The per-user limiter keys by the user's id (set on the request context after the session check): every
+	// session of one user shares one budget.
 	rl := o.RateLimit
 	if rl.Burst > 0 {
 		rl.ClientKey = func(r *http.Request) string { s, _ := r.Context().Value(dataSessionKey{}).(string); return s }
@@ -273,7 +303,10 @@ func (p *dataProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeAPIError(w, errNoSession)
 		return
 	}
-	user, err := p.user(r.Context(), tok)
+	// Every upstream call, users/me included, is bounded by Timeout.
+	uctx, ucancel := context.WithTimeout(r.Context(), p.o.Timeout)
+	user, err := p.user(uctx, tok)
+	ucancel()
 	if err != nil {
 		var be *BackendError
 		if errors.As(err, &be) && (be.Code == CodeInvalidSessionToken || be.Status == http.StatusUnauthorized) {
@@ -284,8 +317,7 @@ func (p *dataProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.backendFailure(w, r, err)
 		return
 	}
-	sum := sha256.Sum256([]byte(tok))
-	r = r.WithContext(context.WithValue(r.Context(), dataSessionKey{}, string(sum[:])))
+	r = r.WithContext(context.WithValue(r.Context(), dataSessionKey{}, "user:"+user.ObjectID))
 	if ok, wait := p.limit.allow(r); !ok {
 		tooManyRequests(w, wait)
 		return
@@ -321,7 +353,8 @@ func (p *dataProxy) route(path string) (string, string) {
 
 // user returns the user of tok, asking the backend (users/me) unless it answered within SessionCacheTTL.
 func (p *dataProxy) user(ctx context.Context, tok string) (*PublicUser, error) {
-	if u := p.users.get(tok); u != nil {
+	// The Handler's session cache is the one POST /signout clears: a cached user counts only while it holds tok.
+	if u := p.users.get(tok); u != nil && p.h.sessions.valid(tok) {
 		return u, nil
 	}
 	u, err := p.h.backend.Me(ctx, tok)
@@ -332,6 +365,7 @@ func (p *dataProxy) user(ctx context.Context, tok string) (*PublicUser, error) {
 		return nil, &BackendError{Status: http.StatusBadGateway, Code: CodeObjectNotFound, Message: "Could not get user"}
 	}
 	p.users.put(tok, u)
+	p.h.sessions.add(tok)
 	return u, nil
 }
 
@@ -376,6 +410,93 @@ func (p *dataProxy) classAllowed(c string) bool {
 	return !strings.HasPrefix(c, "_")
 }
 
+// subqueryRefused returns the class of the first subquery ($inQuery, $notInQuery, $select, $dontSelect, at any
+// depth) of a where clause that classAllowed refuses.
+func (p *dataProxy) subqueryRefused(v any) (string, bool) {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			var sub any
+			switch k {
+			case "$inQuery", "$notInQuery":
+				sub = e
+			case "$select", "$dontSelect":
+				if m, ok := e.(map[string]any); ok {
+					sub = m["query"]
+				}
+			}
+			if m, ok := sub.(map[string]any); ok {
+				if cn, ok := m["className"].(string); ok && !p.classAllowed(cn) {
+					return cn, true
+				}
+			}
+			if cn, bad := p.subqueryRefused(e); bad {
+				return cn, true
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if cn, bad := p.subqueryRefused(e); bad {
+				return cn, true
+			}
+		}
+	}
+	return "", false
+}
+
+// hideIncluded turns every object of a class that classAllowed refuses, included in results through include,
+// back into a pointer: include does not read classes /data/query may not.
+func (p *dataProxy) hideIncluded(results []json.RawMessage) ([]json.RawMessage, error) {
+	out := make([]json.RawMessage, len(results))
+	for i, raw := range results {
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			return nil, err
+		}
+		v, changed := p.hideObjects(v)
+		if !changed {
+			out[i] = raw
+			continue
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = b
+	}
+	return out, nil
+}
+
+func (p *dataProxy) hideObjects(v any) (any, bool) {
+	changed := false
+	switch x := v.(type) {
+	case map[string]any:
+		if x["__type"] == "Object" {
+			if cn, _ := x["className"].(string); !p.classAllowed(cn) {
+				ptr := map[string]any{"__type": "Pointer", "className": cn}
+				if id, ok := x["objectId"]; ok {
+					ptr["objectId"] = id
+				}
+				return ptr, true
+			}
+		}
+		for k, e := range x {
+			if e2, c := p.hideObjects(e); c {
+				x[k], changed = e2, true
+			}
+		}
+	case []any:
+		for i, e := range x {
+			if e2, c := p.hideObjects(e); c {
+				x[i], changed = e2, true
+			}
+		}
+	}
+	return v, changed
+}
+
 // usesRegex reports whether a where clause holds a $regex operator (at any depth).
 func usesRegex(v any) bool {
 	switch x := v.(type) {
@@ -407,6 +528,11 @@ func (p *dataProxy) query(ctx context.Context, w http.ResponseWriter, r *http.Re
 	}
 	if !p.classAllowed(in.ClassName) {
 		writeError(w, http.StatusForbidden, CodeOperationForbidden, "Class not allowed")
+		return
+	}
+	// A subquery reads its own class: $inQuery, $notInQuery, $select and $dontSelect name only allowed ones.
+	if cn, bad := p.subqueryRefused(in.Where); bad {
+		writeError(w, http.StatusForbidden, CodeOperationForbidden, fmt.Sprintf("Class not allowed in a subquery: %q", truncate(cn, 64)))
 		return
 	}
 	if !p.o.AllowRegex && usesRegex(in.Where) {
@@ -470,6 +596,12 @@ func (p *dataProxy) query(ctx context.Context, w http.ResponseWriter, r *http.Re
 	results := res.Results
 	if results == nil {
 		results = []json.RawMessage{}
+	}
+	if len(in.Include) > 0 {
+		if results, err = p.hideIncluded(results); err != nil {
+			p.dataFailure(w, r, err)
+			return
+		}
 	}
 	answer := map[string]any{"results": results}
 	if res.HasCount {
@@ -605,7 +737,10 @@ func ownsAddress(u *PublicUser, addr string) bool {
 	return false
 }
 
-var errTooLarge = errors.New("auth: upstream answer too large")
+var (
+	errTooLarge = errors.New("auth: upstream answer too large")
+	errNoAnswer = errors.New("auth: upstream gave no answer")
+)
 
 // flight is one upstream chain-data call that concurrent identical requests wait for.
 type flight struct {
@@ -643,9 +778,15 @@ func (p *dataProxy) fetchChain(ctx context.Context, path string, params url.Valu
 	// fail the others waiting for the same answer.
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), p.o.Timeout)
 	defer cancel()
+	// Until Raw returns, the flight has failed: a Raw that panics leaves its waiters an error, not an empty 200.
+	f.err = errNoAnswer
 	var raw json.RawMessage
 	f.err = p.o.Chain.Raw(cctx, http.MethodGet, path, params, nil, &raw)
-	if f.err == nil && len(raw) > p.o.MaxResponseBytes {
+	switch {
+	case f.err != nil:
+	case len(raw) == 0:
+		f.err = errNoAnswer
+	case len(raw) > p.o.MaxResponseBytes:
 		f.err = errTooLarge
 	}
 	if f.err == nil {
@@ -703,6 +844,9 @@ func (p *dataProxy) dataFailure(w http.ResponseWriter, r *http.Request, err erro
 	case errors.As(err, &ce) && ce.Code == CodeInvalidSessionToken:
 		p.h.clearCookie(w)
 		writeAPIError(w, errNoSession)
+	case errors.As(err, &ce) && strings.HasPrefix(ce.Message, "Received an error with invalid JSON from Parse"):
+		// Not the backend's own refusal but a page of whatever answered (a proxy, a firewall): none of it shown.
+		writeError(w, http.StatusBadGateway, CodeInternal, "Backend error")
 	case errors.As(err, &ce) && ce.Status >= 400 && ce.Status < 500 && ce.Code != 0:
 		status := http.StatusBadRequest
 		switch ce.Code {
@@ -823,7 +967,8 @@ func (c *userCache) put(tok string, u *PublicUser) {
 	c.m[k] = userEntry{u: *u, exp: now.Add(c.ttl)}
 }
 
-// answerCache keeps chain-data answers for ttl, at most max entries (the oldest goes first). Safe for concurrent
+// answerCache keeps chain-data answers for ttl, at most max entries and maxBytes of answers (the oldest goes
+// first). Safe for concurrent
 // use; a negative ttl caches nothing.
 type answerCache struct {
 	mu    sync.Mutex
@@ -832,6 +977,8 @@ type answerCache struct {
 	now   func() time.Time
 	m     map[string]answerEntry
 	order []string
+	// bytes is the size of the answers in m; maxBytes bounds it.
+	bytes, maxBytes int
 }
 
 type answerEntry struct {
@@ -840,7 +987,7 @@ type answerEntry struct {
 }
 
 func newAnswerCache(ttl time.Duration, max int, now func() time.Time) *answerCache {
-	return &answerCache{ttl: ttl, max: max, now: now, m: map[string]answerEntry{}}
+	return &answerCache{ttl: ttl, max: max, maxBytes: DataCacheMaxBytes, now: now, m: map[string]answerEntry{}}
 }
 
 func (c *answerCache) get(key string) []byte {
@@ -857,17 +1004,23 @@ func (c *answerCache) get(key string) []byte {
 }
 
 func (c *answerCache) put(key string, body []byte) {
-	if c.ttl <= 0 {
+	if c.ttl <= 0 || len(body) > c.maxBytes {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, ok := c.m[key]; !ok {
+	if old, ok := c.m[key]; ok {
+		c.bytes -= len(old.body)
+	} else {
 		c.order = append(c.order, key)
 	}
 	c.m[key] = answerEntry{body: body, exp: c.now().Add(c.ttl)}
-	for len(c.m) > c.max && len(c.order) > 0 {
-		delete(c.m, c.order[0])
+	c.bytes += len(body)
+	for (len(c.m) > c.max || c.bytes > c.maxBytes) && len(c.order) > 0 {
+		if e, ok := c.m[c.order[0]]; ok {
+			c.bytes -= len(e.body)
+			delete(c.m, c.order[0])
+		}
 		c.order = c.order[1:]
 	}
 	// Keep order from growing past the map by keys that were overwritten.

@@ -32,11 +32,14 @@
 //
 // # Data for the browser, keys kept here
 //
-// Handler.DataProxy(DataProxyConfig{...}) serves the React data hooks under /data: backend queries and listed
-// cloud functions run as the signed-in user (never with the master key), and chain data (native and token
-// balances, NFTs, transactions) is fetched with the server's chain-data API key, which never reaches the browser.
-// The session is checked before any backend or API work; each session has its own rate limit, answers are
-// bounded in size, and chain data is cached briefly (DefaultDataCacheTTL) with identical calls in flight shared.
+// Handler.DataProxy(DataProxyConfig{...}) serves the React data hooks under /data: backend queries and listed cloud
+// functions run as the signed-in user (never with the master key), and chain data (native and token balances, NFTs,
+// transactions) is fetched with the server's chain-data API key, which never reaches the browser. The session is
+// checked before any backend or API work; each user has one rate limit (however many sessions), answers are bounded
+// in size, and chain data is cached briefly (DefaultDataCacheTTL, at most DataCacheMaxBytes) with identical calls
+// in flight shared.
+//
+
 //
 // # Configuration and concurrency
 //
