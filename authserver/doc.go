@@ -39,8 +39,6 @@
 // in size, and chain data is cached briefly (DefaultDataCacheTTL, at most DataCacheMaxBytes) with identical calls
 // in flight shared.
 //
-
-//
 // # Configuration and concurrency
 //
 // Types are made from a Config struct value (Config, BackendConfig, ServerConfig): every field is documented, its
