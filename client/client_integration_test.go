@@ -194,7 +194,7 @@ func TestCloudFunctionsAndJobs(t *testing.T) {
 
 	specs, err := c.Cloud.PluginSpecs(ctx)
 	require.NoError(t, err)
-	assert.Empty(t, specs)
+	assert.Equal(t, []client.PluginSpec{{Name: "devstack", Functions: []string{"echo", "refuse"}}}, specs)
 
 	id, err := c.Cloud.StartJob(ctx, "simpleJob", map[string]any{"x": 1})
 	require.NoError(t, err)

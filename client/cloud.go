@@ -1,6 +1,7 @@
 package client
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,34 +16,48 @@ import (
 // and the like are allowed) and decodes the answer's "result" into out (skipped when out is nil). A
 // *map[string]any or *any out receives decoded Parse values (time.Time, Pointer, ...).
 func (s *CloudService) Call(ctx context.Context, name string, params map[string]any, out any) error {
+	res, err := s.callRaw(ctx, name, params)
+	if err != nil {
+		return err
+	}
+	return decodeResult(name, res, out)
+}
+
+// callRaw runs the cloud function name and returns the answer's "result" as sent.
+func (s *CloudService) callRaw(ctx context.Context, name string, params map[string]any) (json.RawMessage, error) {
 	c := s.client
 	if name == "" {
-		return errors.New("moralis: CallFunction needs a function name")
+		return nil, errors.New("moralis: CallFunction needs a function name")
 	}
 	enc, err := parse.Encode(params)
 	if err != nil {
-		return fmt.Errorf("moralis: function %s: %w", name, err)
+		return nil, fmt.Errorf("moralis: function %s: %w", name, err)
 	}
 	body, _ := enc.(map[string]any)
 	var resp struct {
 		Result json.RawMessage `json:"result"`
 	}
 	if err := c.do(ctx, c.call(http.MethodPost, "functions/"+name, body), &resp); err != nil {
-		return err
+		return nil, err
 	}
-	if out == nil || len(resp.Result) == 0 {
+	return resp.Result, nil
+}
+
+// decodeResult decodes the result of function name into out as Call documents.
+func decodeResult(name string, result json.RawMessage, out any) error {
+	if out == nil || len(result) == 0 {
 		return nil
 	}
 	switch o := out.(type) {
 	case *any:
 		var v any
-		if err := json.Unmarshal(resp.Result, &v); err != nil {
+		if err := json.Unmarshal(result, &v); err != nil {
 			return fmt.Errorf("moralis: function %s: %w", name, err)
 		}
 		*o = parse.Decode(v)
 		return nil
 	}
-	if err := parse.Unmarshal(resp.Result, out); err != nil {
+	if err := parse.Unmarshal(result, out); err != nil {
 		return fmt.Errorf("moralis: function %s: decoding the result: %w", name, err)
 	}
 	return nil
@@ -159,12 +174,118 @@ func (s *CloudService) GetTransactionsCount(ctx context.Context, p ChainParams, 
 	return c.Cloud.Call(ctx, "getTransactionsCount", p.encode(false), out)
 }
 
-// PluginSpecs calls getPluginSpecs and returns the plugin specifications as decoded JSON.
-func (s *CloudService) PluginSpecs(ctx context.Context) ([]any, error) {
-	c := s.client
-	var out []any
-	if err := c.Cloud.Call(ctx, "getPluginSpecs", nil, &out); err != nil {
+// PluginSpec describes one plugin the server offers: an entry of getPluginSpecs' answer.
+type PluginSpec struct {
+	// Name is the plugin's name, e.g. "opensea".
+	Name string `json:"name"`
+	// Functions are the names of its functions.
+	Functions []string `json:"functions"`
+}
+
+// PluginSpecs calls getPluginSpecs and returns the plugins the server offers (none: an empty slice).
+func (s *CloudService) PluginSpecs(ctx context.Context) ([]PluginSpec, error) {
+	var out []PluginSpec
+	if err := s.Call(ctx, "getPluginSpecs", nil, &out); err != nil {
 		return nil, err
 	}
+	if out == nil {
+		out = []PluginSpec{}
+	}
 	return out, nil
+}
+
+// ErrUnknownPlugin is returned by Plugins.Call, before any request, for a plugin or function the server's
+// getPluginSpecs did not list (the original's Moralis.Plugins[plugin][function] would be undefined).
+var ErrUnknownPlugin = errors.New("moralis: no such plugin function")
+
+// Plugins are the plugins a server offers, callable as the original's Moralis.Plugins[plugin][function](params):
+// function f of plugin p is the cloud function "p_f". Get them with CloudService.Plugins. A Plugins value is
+// immutable and safe for concurrent use; it keeps the view (session token, master key) it was made from.
+type Plugins struct {
+	cloud *CloudService
+	specs []PluginSpec
+	index map[string]map[string]bool
+}
+
+// Plugins calls getPluginSpecs (as moralis-v1's Moralis.start did) and returns the plugins it lists. The list is
+// read once: make a new Plugins to see plugins installed later.
+func (s *CloudService) Plugins(ctx context.Context) (*Plugins, error) {
+	specs, err := s.PluginSpecs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	p := &Plugins{cloud: s, specs: specs, index: make(map[string]map[string]bool, len(specs))}
+	for _, sp := range specs {
+		fns := p.index[sp.Name]
+		if fns == nil {
+			fns = map[string]bool{}
+			p.index[sp.Name] = fns
+		}
+		for _, f := range sp.Functions {
+			fns[f] = true
+		}
+	}
+	return p, nil
+}
+
+// Specs returns the plugin specifications (a copy; changing it changes nothing).
+func (p *Plugins) Specs() []PluginSpec {
+	out := make([]PluginSpec, len(p.specs))
+	for i, sp := range p.specs {
+		out[i] = PluginSpec{Name: sp.Name, Functions: append([]string(nil), sp.Functions...)}
+	}
+	return out
+}
+
+// Has reports whether the server listed function of plugin.
+func (p *Plugins) Has(plugin, function string) bool { return p.index[plugin][function] }
+
+// PluginError is a plugin function's answer {data: {success: false, data}}. Error() is the original's text:
+// "Something went wrong" and a new line, then Data as JSON indented by two spaces ("undefined" when absent).
+type PluginError struct {
+	Plugin, Function string
+	// Data is the answer's data.data, as sent (nil when absent).
+	Data json.RawMessage
+}
+
+// Error returns the original client's text (see PluginError).
+func (e *PluginError) Error() string {
+	detail := "undefined"
+	var b bytes.Buffer
+	if len(e.Data) > 0 && json.Indent(&b, e.Data, "", "  ") == nil {
+		detail = b.String()
+	}
+	return "Something went wrong\n" + detail
+}
+
+// Call runs function of plugin with params (the cloud function "{plugin}_{function}", as the original) and
+// decodes the plugin's result into out as CloudService.Call does (skipped when out is nil). A plugin function
+// answers {data: {success, result}}; out receives result whole. The original client also ran result.triggers
+// (browser actions: open a URL, send or sign a transaction, call another plugin function); this client does
+// not run them: read them from out. An answer with success false gives a *PluginError; a plugin or function
+// getPluginSpecs did not list gives ErrUnknownPlugin before any request.
+func (p *Plugins) Call(ctx context.Context, plugin, function string, params map[string]any, out any) error {
+	if !p.Has(plugin, function) {
+		return fmt.Errorf("%w: %s.%s", ErrUnknownPlugin, plugin, function)
+	}
+	name := plugin + "_" + function
+	raw, err := p.cloud.callRaw(ctx, name, params)
+	if err != nil {
+		return err
+	}
+	var env struct {
+		Data *struct {
+			Success bool            `json:"success"`
+			Result  json.RawMessage `json:"result"`
+			Data    json.RawMessage `json:"data"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(raw, &env); err != nil || env.Data == nil {
+		return &parse.Error{Code: parse.CodeInvalidJSON, Op: "POST functions/" + name,
+			Message: "the plugin function answered no data object"}
+	}
+	if !env.Data.Success {
+		return &PluginError{Plugin: plugin, Function: function, Data: env.Data.Data}
+	}
+	return decodeResult(name, env.Data.Result, out)
 }

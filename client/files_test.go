@@ -2,15 +2,18 @@ package client
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
-	"github.com/c13f5054/moralis-go/parse"
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"testing/iotest"
 	"time"
+
+	"github.com/c13f5054/moralis-go/parse"
 )
 
 func fileServer(t *testing.T) *idServer {
@@ -33,7 +36,7 @@ func fileServer(t *testing.T) *idServer {
 func TestUploadFileWire(t *testing.T) {
 	srv := fileServer(t)
 	c := srv.client(t, false).WithSessionToken("r:up")
-	f, err := c.Files.Upload(t.Context(), "hello.txt", []byte("hello, world"), "")
+	f, err := c.Files.Upload(t.Context(), "hello.txt", []byte("hello, world"), "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +72,7 @@ func TestUploadContentTypes(t *testing.T) {
 		{"a.png", "application/x-custom", []byte("x"), "application/x-custom"},
 	}
 	for _, tc := range cases {
-		if _, err := c.Files.Upload(t.Context(), tc.name, tc.data, tc.given); err != nil {
+		if _, err := c.Files.Upload(t.Context(), tc.name, tc.data, tc.given, nil); err != nil {
 			t.Fatal(err)
 		}
 		reqs := srv.requests()
@@ -83,7 +86,7 @@ func TestUploadContentTypes(t *testing.T) {
 func TestUploadFromReaderAndPath(t *testing.T) {
 	srv := fileServer(t)
 	c := srv.client(t, true).WithMasterKey()
-	f, err := c.Files.UploadReader(t.Context(), "r.txt", strings.NewReader("from a reader"), "")
+	f, err := c.Files.UploadReader(t.Context(), "r.txt", strings.NewReader("from a reader"), "", nil)
 	if err != nil || f.Name != "abc_r.txt" {
 		t.Fatalf("reader: %+v %v", f, err)
 	}
@@ -91,7 +94,7 @@ func TestUploadFromReaderAndPath(t *testing.T) {
 	if err := os.WriteFile(path, []byte("a,b\n1,2\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	f, err = c.Files.UploadPath(t.Context(), path, "")
+	f, err = c.Files.UploadPath(t.Context(), path, "", nil)
 	if err != nil || f.Name != "abc_p.csv" {
 		t.Fatalf("path: %+v %v", f, err)
 	}
@@ -106,22 +109,22 @@ func TestUploadFromReaderAndPath(t *testing.T) {
 		t.Fatalf("csv content type: %q", reqs[1].Header.Get("Content-Type"))
 	}
 	// Failures before any request.
-	if _, err := c.Files.UploadPath(t.Context(), filepath.Join(t.TempDir(), "missing"), ""); !errors.Is(err, os.ErrNotExist) {
+	if _, err := c.Files.UploadPath(t.Context(), filepath.Join(t.TempDir(), "missing"), "", nil); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("missing path: %v", err)
 	}
-	if _, err := c.Files.UploadReader(t.Context(), "x", iotest.ErrReader(errors.New("boom")), ""); err == nil || !strings.Contains(err.Error(), "boom") {
+	if _, err := c.Files.UploadReader(t.Context(), "x", iotest.ErrReader(errors.New("boom")), "", nil); err == nil || !strings.Contains(err.Error(), "boom") {
 		t.Fatalf("failing reader: %v", err)
 	}
-	if _, err := c.Files.UploadReader(t.Context(), "x", nil, ""); err == nil {
+	if _, err := c.Files.UploadReader(t.Context(), "x", nil, "", nil); err == nil {
 		t.Fatal("nil reader accepted")
 	}
 	for _, f := range []func() error{
-		func() error { _, err := c.Files.Upload(t.Context(), "", []byte("x"), ""); return err },
+		func() error { _, err := c.Files.Upload(t.Context(), "", []byte("x"), "", nil); return err },
 		func() error {
-			_, err := c.Files.UploadReader(t.Context(), "", strings.NewReader("x"), "")
+			_, err := c.Files.UploadReader(t.Context(), "", strings.NewReader("x"), "", nil)
 			return err
 		},
-		func() error { _, err := c.Files.UploadPath(t.Context(), "", ""); return err },
+		func() error { _, err := c.Files.UploadPath(t.Context(), "", "", nil); return err },
 	} {
 		if err := f(); !errors.Is(err, ErrFileNoName) {
 			t.Fatalf("empty name: %v", err)
@@ -134,13 +137,13 @@ func TestUploadFromReaderAndPath(t *testing.T) {
 
 func TestUploadErrorAnswer(t *testing.T) {
 	srv := newIDServer(t, func(idReq) (int, string) { return 400, `{"code":122,"error":"Filename contains invalid characters."}` })
-	_, err := srv.client(t, false).Files.Upload(t.Context(), "bad name", []byte("x"), "")
+	_, err := srv.client(t, false).Files.Upload(t.Context(), "bad name", []byte("x"), "", nil)
 	var perr *parse.Error
 	if !errors.As(err, &perr) || perr.Code != 122 {
 		t.Fatalf("err = %v", err)
 	}
 	srv2 := newIDServer(t, func(idReq) (int, string) { return 201, `{"nothing":1}` })
-	if _, err := srv2.client(t, false).Files.Upload(t.Context(), "a.txt", []byte("x"), ""); !errors.Is(err, parse.ErrInvalidJSON) {
+	if _, err := srv2.client(t, false).Files.Upload(t.Context(), "a.txt", []byte("x"), "", nil); !errors.Is(err, parse.ErrInvalidJSON) {
 		t.Fatalf("answer without name/url: %v", err)
 	}
 }
@@ -237,5 +240,147 @@ func TestFileDataRetriesThroughHTTPLayer(t *testing.T) {
 	}
 	if srv.count() != 2 {
 		t.Fatalf("%d attempts, want 2 (one retry after the 503)", srv.count())
+	}
+}
+
+// fileDataOf returns the fileData object of a JSON upload body.
+func fileDataOf(t *testing.T, r idReq) map[string]any {
+	t.Helper()
+	fd, ok := r.Body["fileData"].(map[string]any)
+	if !ok {
+		t.Fatalf("no fileData object in %s", r.Raw)
+	}
+	return fd
+}
+
+func TestUploadWithMetadataAndTagsWire(t *testing.T) {
+	srv := fileServer(t)
+	c := srv.client(t, false).WithSessionToken("r:up")
+	opts := &UploadOptions{Metadata: map[string]string{"owner": "alice"}, Tags: map[string]string{"kind": "doc"}}
+	f, err := c.Files.Upload(t.Context(), "hello.txt", []byte("hello, world"), "", opts)
+	if err != nil || f.Name != "abc_hello.txt" {
+		t.Fatalf("%+v %v", f, err)
+	}
+	r := srv.only(t)
+	if r.Method != http.MethodPost || r.Path != "files/hello.txt" {
+		t.Fatalf("request: %s %s", r.Method, r.Path)
+	}
+	// The Parse JS SDK's JSON form: the keys in the body, none in headers (parse-server reads a JSON upload only
+	// without an application id header), the bytes in base64, the content type in _ContentType.
+	if r.Header.Get("X-Parse-Application-Id") != "" || r.Header.Get("X-Parse-Request-Id") != "" || !strings.HasPrefix(r.Header.Get("Content-Type"), "text/plain") {
+		t.Fatalf("headers: %v", r.Header)
+	}
+	b := r.Body
+	if b["_ApplicationId"] != "app1" || b["_JavaScriptKey"] != "js1" || b["_SessionToken"] != "r:up" || b["_InstallationId"] != "inst-1" {
+		t.Fatalf("keys: %s", r.Raw)
+	}
+	if b["base64"] != base64.StdEncoding.EncodeToString([]byte("hello, world")) || !strings.HasPrefix(b["_ContentType"].(string), "text/plain") {
+		t.Fatalf("content: %s", r.Raw)
+	}
+	if _, has := b["_method"]; has {
+		t.Fatalf("an upload is a plain POST: %s", r.Raw)
+	}
+	fd := fileDataOf(t, r)
+	if !reflect.DeepEqual(fd["metadata"], map[string]any{"owner": "alice"}) || !reflect.DeepEqual(fd["tags"], map[string]any{"kind": "doc"}) {
+		t.Fatalf("fileData: %v", fd)
+	}
+	if _, has := fd["ipfs"]; has {
+		t.Fatalf("a plain upload asked for IPFS: %v", fd)
+	}
+	if len(opts.Metadata) != 1 || len(opts.Tags) != 1 || opts.IPFS {
+		t.Fatalf("the options were changed: %+v", opts)
+	}
+	// Zero options are no options: the bytes go as the body.
+	if _, err := c.Files.Upload(t.Context(), "b.txt", []byte("raw"), "", &UploadOptions{Metadata: map[string]string{}}); err != nil {
+		t.Fatal(err)
+	}
+	if reqs := srv.requests(); string(reqs[1].Raw) != "raw" || reqs[1].Header.Get("X-Parse-Application-Id") != "app1" {
+		t.Fatalf("empty options: %s %v", reqs[1].Raw, reqs[1].Header)
+	}
+}
+
+func TestSaveIPFSWire(t *testing.T) {
+	srv := fileServer(t)
+	c := srv.client(t, true).WithMasterKey()
+	opts := &UploadOptions{Tags: map[string]string{"t": "1"}}
+	f, err := c.Files.SaveIPFS(t.Context(), "a.json", []byte(`{"k":1}`), "", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Hash != "h1" || f.IPFS != "ipfs://Qm1" {
+		t.Fatalf("file: %+v", f)
+	}
+	r := srv.only(t)
+	fd := fileDataOf(t, r)
+	if fd["ipfs"] != true || !reflect.DeepEqual(fd["metadata"], map[string]any{}) || !reflect.DeepEqual(fd["tags"], map[string]any{"t": "1"}) {
+		t.Fatalf("fileData: %v", fd)
+	}
+	if r.Body["_MasterKey"] != "mk1" || r.Body["_JavaScriptKey"] != nil || r.Body["_ContentType"] != "application/json" {
+		t.Fatalf("body: %s", r.Raw)
+	}
+	if opts.IPFS {
+		t.Fatal("SaveIPFS changed the caller's options")
+	}
+}
+
+func TestSaveIPFSWithoutIPFSAnswer(t *testing.T) {
+	srv := newIDServer(t, func(idReq) (int, string) { return 201, `{"name":"x_a.txt","url":"http://files.example/x_a.txt"}` })
+	f, err := srv.client(t, false).Files.SaveIPFS(t.Context(), "a.txt", []byte("x"), "", nil)
+	if !errors.Is(err, ErrNoIPFS) || f == nil || f.Name != "x_a.txt" {
+		t.Fatalf("%+v %v", f, err)
+	}
+	// The same answer to a plain upload is fine.
+	if _, err := srv.client(t, false).Files.Upload(t.Context(), "a.txt", []byte("x"), "", &UploadOptions{Tags: map[string]string{"a": "b"}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestFileInfoWire(t *testing.T) {
+	srv := newIDServer(t, func(r idReq) (int, string) {
+		switch r.Path {
+		case "files/app1/metadata/abc_a b.txt":
+			return 200, `{"metadata":{"owner":"alice","n":1,"o":{"x": true}},"tags":{"kind":"doc"}}`
+		case "files/app1/metadata/unknown":
+			return 200, `{}`
+		case "files/app1/metadata/broken":
+			return 200, `[1]`
+		}
+		return 404, `{"code":101,"error":"nope"}`
+	})
+	c := srv.client(t, true).WithSessionToken("r:secret")
+	for _, f := range []*parse.File{nil, {URL: "http://x/y"}} {
+		if _, err := c.Files.Info(t.Context(), f); !errors.Is(err, ErrFileNotSaved) {
+			t.Fatalf("unsaved: %v", err)
+		}
+	}
+	if srv.count() != 0 {
+		t.Fatal("a request was sent for an unsaved file")
+	}
+	info, err := c.Files.Info(t.Context(), &parse.File{Name: "abc_a b.txt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &FileInfo{Metadata: map[string]string{"owner": "alice", "n": "1", "o": `{"x":true}`}, Tags: map[string]string{"kind": "doc"}}
+	if !reflect.DeepEqual(info, want) {
+		t.Fatalf("info %+v", info)
+	}
+	r := srv.only(t)
+	if r.Method != http.MethodGet {
+		t.Fatalf("method %s", r.Method)
+	}
+	for k := range r.Header {
+		if strings.HasPrefix(strings.ToLower(k), "x-parse-") {
+			t.Fatalf("the metadata read sent %s", k)
+		}
+	}
+	info, err = c.Files.Info(t.Context(), &parse.File{Name: "unknown"})
+	if err != nil || info.Metadata == nil || info.Tags == nil || len(info.Metadata)+len(info.Tags) != 0 {
+		t.Fatalf("unknown file: %+v %v", info, err)
+	}
+	if _, err := c.Files.Info(t.Context(), &parse.File{Name: "broken"}); !errors.Is(err, parse.ErrInvalidJSON) {
+		t.Fatalf("broken answer: %v", err)
+	}
+	if _, err := c.Files.Info(t.Context(), &parse.File{Name: "gone"}); !errors.Is(err, parse.ErrObjectNotFound) {
+		t.Fatalf("error answer: %v", err)
 	}
 }

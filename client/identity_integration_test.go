@@ -585,7 +585,7 @@ func TestIdentityFiles(t *testing.T) {
 	c := admin.WithSessionToken(u.SessionToken())
 
 	content := []byte("hello from moralis-go " + identName("f"))
-	f, err := c.Files.Upload(ctx, "hello.txt", content, "")
+	f, err := c.Files.Upload(ctx, "hello.txt", content, "", nil)
 	require.NoError(t, err)
 	assert.True(t, strings.HasSuffix(f.Name, "hello.txt") && f.Name != "hello.txt", "the server makes the name unique: %s", f.Name)
 	assert.Contains(t, f.URL, f.Name)
@@ -593,7 +593,7 @@ func TestIdentityFiles(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, content, data)
 
-	fr, err := c.Files.UploadReader(ctx, "r.bin", bytes.NewReader([]byte{0, 1, 2, 255}), "application/octet-stream")
+	fr, err := c.Files.UploadReader(ctx, "r.bin", bytes.NewReader([]byte{0, 1, 2, 255}), "application/octet-stream", nil)
 	require.NoError(t, err)
 	data, err = c.Files.Data(ctx, fr)
 	require.NoError(t, err)
@@ -601,7 +601,7 @@ func TestIdentityFiles(t *testing.T) {
 
 	path := filepath.Join(t.TempDir(), "page.html")
 	require.NoError(t, os.WriteFile(path, []byte("<html><body>hi</body></html>"), 0o600))
-	fp, err := c.Files.UploadPath(ctx, path, "")
+	fp, err := c.Files.UploadPath(ctx, path, "", nil)
 	require.NoError(t, err)
 	data, err = c.Files.Data(ctx, fp)
 	require.NoError(t, err)

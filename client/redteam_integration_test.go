@@ -273,7 +273,7 @@ func TestRedTeamCancelDuringRetryAndNilInputs(t *testing.T) {
 	require.Error(t, c.Objects.SaveAll(noCtx, []*parse.Object{parse.NewObject(cls)}))
 	require.Error(t, c.Objects.DestroyAll(noCtx, []*parse.Object{parse.NewObjectWithID(cls, "x")}))
 	require.Error(t, c.Objects.Destroy(noCtx, parse.NewObjectWithID(cls, "x")))
-	_, uerr := c.Files.Upload(noCtx, "a.txt", []byte("x"), "text/plain")
+	_, uerr := c.Files.Upload(noCtx, "a.txt", []byte("x"), "text/plain", nil)
 	require.Error(t, uerr)
 	require.Error(t, c.Objects.SaveAll(context.Background(), []*parse.Object{nil, parse.NewObject("")}))
 }
@@ -287,7 +287,7 @@ func TestRedTeamLostUploadAnswerIsInDoubt(t *testing.T) {
 		return pass, nil
 	}}
 	c, _, _, _ := rtClients(t, hp)
-	_, err := c.Files.Upload(context.Background(), "a.txt", []byte("hello"), "text/plain")
+	_, err := c.Files.Upload(context.Background(), "a.txt", []byte("hello"), "text/plain", nil)
 	t.Logf("upload err=%v inDoubt=%v", err, errors.Is(err, parse.ErrWriteInDoubt))
 	require.True(t, errors.Is(err, parse.ErrWriteInDoubt))
 }

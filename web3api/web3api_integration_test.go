@@ -123,7 +123,7 @@ func TestIntegrationBackendFunctions(t *testing.T) {
 	}
 	h.SetRateLimit("getBlock", "3", map[string]string{"x-rate-limit-used": "26"})
 	_, err = c.Native.GetBlock(ctx, &web3api.GetBlockParams{BlockNumberOrHash: "1"})
-	if err == nil || !strings.Contains(err.Error(), "x-rate-limit-used: 26") || !strings.Contains(err.Error(), "retry after 3") {
+	if err == nil || err.Error() != web3api.RateLimitMessage+`{"x-rate-limit-used":"26"}` {
 		t.Fatalf("got %v", err)
 	}
 
@@ -156,4 +156,163 @@ func TestIntegrationBackendFunctions(t *testing.T) {
 	if res, status := fn("getAllERC20", map[string]any{"address": to.Hex()}); status != 200 || !strings.Contains(string(res), `"balance":"123456789"`) {
 		t.Fatalf("%d %s", status, res)
 	}
+}
+
+// listenFakeAPI serves h where the cloud code expects the chain-data API (WEB3API_URL) until the test ends.
+func listenFakeAPI(t *testing.T, h http.Handler) {
+	t.Helper()
+	u, err := url.Parse(envOr("WEB3API_URL", "http://127.0.0.1:18090"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", u.Host)
+	if err != nil {
+		t.Fatalf("cannot listen on %s for the cloud code's WEB3API_URL: %v", u.Host, err)
+	}
+	hs := &http.Server{Handler: h}
+	go hs.Serve(ln)
+	t.Cleanup(func() { hs.Close() })
+}
+
+// The no-key path forwards a call as the original client sent it to the API: the query string and body the fake
+// API receives through parse-server's cloud code are the ones the client sends with an API key (arrays as
+// name[]=v, extra parameters, explicit false and 0); it follows offset paging, and its errors read as the
+// direct path's.
+func TestIntegrationBackendForwardsAsTheAPIClient(t *testing.T) {
+	env := devstack.MustLoad(t)
+	ctx := context.Background()
+	key := envOr("WEB3API_KEY", web3apitest.DefaultAPIKey)
+	h := web3apitest.NewHandler(web3apitest.WithAPIKey(key),
+		web3apitest.WithReporter(func(m string) { t.Errorf("web3apitest: %s", m) }))
+	listenFakeAPI(t, h)
+	direct, err := web3api.New(web3api.Config{APIKey: key, BaseURL: envOr("WEB3API_URL", "http://127.0.0.1:18090")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	viaServer, err := web3api.New(web3api.Config{ServerURL: env.ServerURL, AppID: env.AppID, JavaScriptKey: env.JavaScriptKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	addr := "0x00000000000000000000000000000000000000aa"
+	tokens := []string{"0x1f9840a85d5af5bf1d1762f925bdaddc4201f984", "0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2"}
+	calls := []struct {
+		endpoint string
+		call     func(c *web3api.Client) error
+	}{
+		{"getTokenBalances", func(c *web3api.Client) error {
+			_, err := c.Account.GetTokenBalances(ctx, &web3api.GetTokenBalancesParams{Address: addr, Chain: "eth",
+				TokenAddresses: tokens, ToBlock: new(0),
+				Extra: map[string]any{"providerUrl": "http://node.example/a b", "flag": false, "n": 0, "ids": []int{3, 1}}})
+			return err
+		}},
+		{"getTokenMetadata", func(c *web3api.Client) error {
+			_, err := c.Token.GetTokenMetadata(ctx, &web3api.GetTokenMetadataParams{Chain: "bsc", Addresses: tokens[:1]})
+			return err
+		}},
+		{"getMultipleTokenPrices", func(c *web3api.Client) error {
+			_, err := c.Token.GetMultipleTokenPrices(ctx, &web3api.GetMultipleTokenPricesParams{Chain: "eth",
+				Tokens: []web3api.TokenPriceRequest{{TokenAddress: tokens[0], Exchange: "uniswapv3"}, {TokenAddress: tokens[1], ToBlock: new(16314545)}}})
+			return err
+		}},
+	}
+	for _, tc := range calls {
+		if err := tc.call(direct); err != nil {
+			t.Fatalf("%s direct: %v", tc.endpoint, err)
+		}
+		want, _ := h.LastRequest(tc.endpoint)
+		if err := tc.call(viaServer); err != nil {
+			t.Fatalf("%s via the server: %v", tc.endpoint, err)
+		}
+		got, _ := h.LastRequest(tc.endpoint)
+		if got.Method != want.Method || got.Path != want.Path || got.RawQuery != want.RawQuery || string(got.Body) != string(want.Body) {
+			t.Errorf("%s: the server forwarded\n  %s %s?%s %s\nthe client sends\n  %s %s?%s %s", tc.endpoint,
+				got.Method, got.Path, got.RawQuery, got.Body, want.Method, want.Path, want.RawQuery, want.Body)
+		}
+		if h.Count(tc.endpoint) != 2 {
+			t.Fatalf("%s: %d requests", tc.endpoint, h.Count(tc.endpoint))
+		}
+	}
+	if r, _ := h.LastRequest("getTokenBalances"); !strings.Contains(r.RawQuery, "token_addresses[]="+tokens[0]+"&token_addresses[]="+tokens[1]) {
+		t.Fatalf("array not in the axios form: %s", r.RawQuery)
+	}
+
+	// A parameter that arrives already named "name[]" (as some clients send it) is an array too.
+	b, _ := json.Marshal(map[string]any{"_ApplicationId": env.AppID, "_JavaScriptKey": env.JavaScriptKey,
+		"chain": "eth", "addresses[]": tokens})
+	resp, err := http.Post(env.ServerURL+"/functions/getTokenMetadata", "text/plain", bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if r, _ := h.LastRequest("getTokenMetadata"); resp.StatusCode != 200 || r.RawQuery != "chain=eth&addresses[]="+tokens[0]+"&addresses[]="+tokens[1] {
+		t.Fatalf("%d %s", resp.StatusCode, r.RawQuery)
+	}
+
+	// Offset paging: the answers carry page, page_size and total but no cursor; the iterator asks for the next
+	// page with an offset, which the cloud code forwards.
+	h.SetItems("getNFTs", 250)
+	h.SetOffsetPaging("getNFTs", true)
+	before := h.Count("getNFTs")
+	seen := map[string]bool{}
+	for nft, err := range viaServer.Account.GetNFTsIter(ctx, &web3api.GetNFTsParams{Address: addr, Limit: new(100)}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen[nft.TokenID] = true
+	}
+	if len(seen) != 250 || h.Count("getNFTs")-before != 3 {
+		t.Fatalf("walked %d distinct items in %d requests", len(seen), h.Count("getNFTs")-before)
+	}
+	if r, _ := h.LastRequest("getNFTs"); !strings.Contains(r.RawQuery, "offset=200") {
+		t.Fatalf("last page asked for with %s", r.RawQuery)
+	}
+	// The cloud code's own walk (getNFTsCount_old) follows offsets too.
+	var count int
+	if err := json.Unmarshal(callFunction(t, env, "getNFTsCount_old", map[string]any{"address": addr}), &count); err != nil || count != 250 {
+		t.Fatalf("getNFTsCount_old = %d (%v)", count, err)
+	}
+
+	// Errors read as on the direct path: the 429 text with the rate headers the answer carried, the status text
+	// when the answer has no message.
+	for _, setup := range []func(){
+		func() {
+			h.SetRateLimit("getTokenMetadata", "", map[string]string{"x-rate-limit-used": "26", "x-rate-limit-limit": "25"})
+		},
+		func() { h.SetFailure("getTokenMetadata", 400, `{"message":""}`) },
+		func() { h.SetFailure("getTokenMetadata", 404, `{"message":"No such token"}`) },
+	} {
+		setup()
+		_, derr := direct.Token.GetTokenMetadata(ctx, &web3api.GetTokenMetadataParams{Addresses: tokens})
+		_, serr := viaServer.Token.GetTokenMetadata(ctx, &web3api.GetTokenMetadataParams{Addresses: tokens})
+		var fe *web3api.FunctionError
+		if derr == nil || !errors.As(serr, &fe) || serr.Error() != derr.Error() {
+			t.Fatalf("via the server %q, direct %q", serr, derr)
+		}
+	}
+	if _, err := viaServer.Token.GetTokenMetadata(ctx, &web3api.GetTokenMetadataParams{Addresses: tokens}); err.Error() != "No such token" {
+		t.Fatal(err)
+	}
+}
+
+// callFunction POSTs a cloud function the way the original client did and returns its result (failing the test
+// on an error answer).
+func callFunction(t *testing.T, env devstack.Env, name string, params map[string]any) json.RawMessage {
+	t.Helper()
+	params["_ApplicationId"] = env.AppID
+	params["_JavaScriptKey"] = env.JavaScriptKey
+	b, _ := json.Marshal(params)
+	resp, err := http.Post(env.ServerURL+"/functions/"+name, "text/plain", bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out struct {
+		Result json.RawMessage `json:"result"`
+		Error  string          `json:"error"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || out.Error != "" {
+		t.Fatalf("%s: %d %s %v", name, resp.StatusCode, out.Error, err)
+	}
+	return out.Result
 }

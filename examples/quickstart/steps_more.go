@@ -16,7 +16,7 @@ import (
 
 func (d *demo) file(ctx context.Context) (string, error) {
 	data := []byte("hello from the moralis-go quickstart\n")
-	f, err := d.c.Files.Upload(ctx, "hello.txt", data, "text/plain")
+	f, err := d.c.Files.Upload(ctx, "hello.txt", data, "text/plain", nil)
 	if err != nil {
 		return "", err
 	}

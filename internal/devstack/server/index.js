@@ -5,8 +5,8 @@
 //   DEVSTACK_MAIL_FILE, DEVSTACK_PID_FILE (optional), DEVSTACK_LIVEQUERY_CLASSES (comma list,
 //   default "LiveItem,LiveNote"), DEVSTACK_VERIFY_EMAILS ("0" turns e-mail verification off),
 //   DEVSTACK_LIVEQUERY ("0": no LiveQuery server in this process; up.sh's second instance).
-// The process's working directory must be the state directory: the filesystem files adapter
-// writes under ./files, so every instance started from it serves the same files.
+// The process's working directory must be the state directory: the files adapter (files.js) writes
+// under ./files, ./files-meta and ./ipfs, so every instance started from it serves the same files.
 //
 // Several instances may run over one database (up.sh starts two). For that:
 // - databaseOptions.enableSchemaHooks: a schema change made through one instance reaches the
@@ -16,10 +16,11 @@
 //   with "tuple concurrently updated" and exit.
 const fs = require('fs');
 const path = require('path');
-const { ParseServer, FileSystemAdapter } = require('parse-server');
+const { ParseServer } = require('parse-server');
 const { moralisEth, moralisSol } = require('./auth');
 const { ensureClasses } = require('./tickets');
 const { JsonLineMailAdapter } = require('./mail');
+const { DevFilesAdapter, ipfsMiddleware } = require('./files');
 
 function required(name) {
   const v = process.env[name];
@@ -38,6 +39,8 @@ if (!Number.isInteger(port) || port <= 0 || port > 65535) {
 const host = '127.0.0.1';
 const mountPath = '/parse';
 const serverURL = `http://${host}:${port}${mountPath}`;
+// Files: FileSystemAdapter plus metadata, tags and IPFS (see files.js); the IPFS gateway is /ipfs/{cid} here.
+const filesAdapter = new DevFilesAdapter();
 const liveQueryEnabled = process.env.DEVSTACK_LIVEQUERY !== '0';
 const liveQueryClasses = (process.env.DEVSTACK_LIVEQUERY_CLASSES || 'LiveItem,LiveNote')
   .split(',')
@@ -73,7 +76,9 @@ const options = {
     enableForAuthenticatedUser: true,
     fileExtensions: ['.*'],
   },
-  filesAdapter: new FileSystemAdapter(),
+  filesAdapter,
+  // Runs before parse-server's routes: the IPFS answer of uploads that ask for it, and the gateway.
+  middleware: ipfsMiddleware({ adapter: filesAdapter, mountPath, gatewayBase: new URL(serverURL).origin }),
   idempotencyOptions: { paths: ['.*'], ttl: 300 },
   emailAdapter: new JsonLineMailAdapter(required('DEVSTACK_MAIL_FILE')),
   verifyUserEmails: process.env.DEVSTACK_VERIFY_EMAILS !== '0',

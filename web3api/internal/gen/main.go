@@ -205,11 +205,24 @@ func main() {
 	testOut := flag.String("test", "endpoints_gen_test.go", "output test file")
 	jsOut := flag.String("js", "", "also write the backend's cloud-code module (internal/devstack/server/cloud/web3.js) here")
 	flag.Parse()
-	if *jsOut != "" {
-		if err := os.WriteFile(*jsOut, renderJS(), 0o644); err != nil {
-			log.Fatal(err)
-		}
+	o, err := generate()
+	if err != nil {
+		log.Fatal(err)
 	}
+	if *jsOut != "" {
+		writeFile(*jsOut, o.js)
+	}
+	writeFile(*out, o.code)
+	writeFile(*testOut, o.test)
+}
+
+// outputs are the generated files: the endpoint code, its test and the backend's cloud-code module.
+type outputs struct{ code, test, js []byte }
+
+// generate renders every output from the reference; the Go files are gofmt-ed. TestGeneratedFilesAreCurrent
+// checks that the files in the repository are what it gives.
+func generate() (outputs, error) {
+	types = map[string]*typeDef{}
 	var gens []epGen
 	for _, ep := range ref.Endpoints() {
 		g := epGen{ep: ep, method: methodName(ep.Name), params: methodName(ep.Name) + "Params"}
@@ -235,8 +248,16 @@ func main() {
 		}
 		gens = append(gens, g)
 	}
-	writeFile(*out, render(gens))
-	writeFile(*testOut, renderTest(gens))
+	var o outputs
+	var err error
+	if o.code, err = format.Source(render(gens)); err != nil {
+		return o, fmt.Errorf("gofmt of the endpoint code: %w", err)
+	}
+	if o.test, err = format.Source(renderTest(gens)); err != nil {
+		return o, fmt.Errorf("gofmt of the endpoint test: %w", err)
+	}
+	o.js = renderJS()
+	return o, nil
 }
 
 // paged reports whether the endpoint's answers can be walked page by page: by cursor (it takes one), or by
@@ -257,12 +278,7 @@ func paged(ep ref.Endpoint) bool {
 }
 
 func writeFile(name string, src []byte) {
-	fmted, err := format.Source(src)
-	if err != nil {
-		os.WriteFile(name+".broken", src, 0o644)
-		log.Fatalf("gofmt %s: %v", name, err)
-	}
-	if err := os.WriteFile(name, fmted, 0o644); err != nil {
+	if err := os.WriteFile(name, src, 0o644); err != nil {
 		log.Fatal(err)
 	}
 }
@@ -474,6 +490,7 @@ func renderJS() []byte {
 		Query  []string `json:"query"`
 		Body   []string `json:"body"`
 		Whole  string   `json:"wholeBody,omitempty"`
+		BodyR  []string `json:"requiredBody,omitempty"`
 	}
 	var eps []jsEP
 	for _, e := range ref.Endpoints() {
@@ -488,6 +505,9 @@ func renderJS() []byte {
 				j.Whole = p.Name
 			default:
 				j.Body = append(j.Body, p.Name)
+			}
+			if p.In == "body" && p.Required {
+				j.BodyR = append(j.BodyR, p.Name)
 			}
 		}
 		eps = append(eps, j)
@@ -508,16 +528,30 @@ func renderJS() []byte {
 const jsHead = `//
 // Cloud functions for the chain-data API without an API key in the client (Moralis v1 "no key" mode): the Go
 // web3api client POSTs {server}/functions/{endpointName} with the endpoint's parameters (chain defaulting to eth);
-// each function here forwards them to the chain-data API and returns its answer, which Parse wraps in "result".
+// each function here forwards them to the chain-data API as the original client's fetchFromApi did, and returns
+// its answer, which Parse wraps in "result":
+//   - path parameters fill the path ("required param {name} not provided" when one is missing); body parameters
+//     make the JSON body ({} when none is set; "param {key} is required!" for a missing required one);
+//   - every other parameter goes to the query string, the endpoint's own in reference order, then the others
+//     (ones the reference does not list, such as offset or providerUrl) by name; chain, which the client always
+//     adds, only to an endpoint that takes it. The query is written as axios 0.x wrote it, which is what the API
+//     reads: an array as name[]=v1&name[]=v2, true/false/0 as text, an object as JSON, a date in ISO form. A
+//     parameter may also arrive already named "name[]";
+//   - errors carry the original's texts: on HTTP 429 "This Moralis Server is rate-limited because of the plan
+//     restrictions. See the details about the current rate and throttle limits: " and the rate headers the
+//     answer carried as JSON; else the answer's "message", else "Request failed with status code {status}";
+//     without an answer, the network error, else "Web3 API error while calling {url}".
 //
 // Settings come from the parse-server process environment:
 //   WEB3API_URL  the API base (default http://127.0.0.1:18090, where the integration test runs web3apitest)
 //   WEB3API_KEY  the API key sent as x-api-key (default web3apitest-key, web3apitest's default key)
-// Only parameters the endpoint knows are forwarded; the key never appears in an error.
+// The key is sent in a header only, and never appears in an error.
 const BASE = (process.env.WEB3API_URL || 'http://127.0.0.1:18090').replace(/\/+$/, '');
 const KEY = process.env.WEB3API_KEY || 'web3apitest-key';
 const RATE_HEADERS = ['x-rate-limit-limit', 'x-rate-limit-remaining-ttl', 'x-rate-limit-used',
   'x-rate-limit-remaining-ip-ttl', 'x-rate-limit-ip-used'];
+const RATE_LIMIT_MESSAGE = 'This Moralis Server is rate-limited because of the plan restrictions. ' +
+  'See the details about the current rate and throttle limits: ';
 
 `
 
@@ -532,53 +566,113 @@ function fail(message) {
   return new Parse.Error(Parse.Error.SCRIPT_FAILED, message);
 }
 
-async function callEndpoint(ep, params) {
-  params = params || {};
+// axiosEscape escapes a query name or value as axios 0.x did: encodeURIComponent, then ":", "$", ",", "[" and
+// "]" written plainly and a space as "+".
+function axiosEscape(s) {
+  return encodeURIComponent(s).replace(/%3A/gi, ':').replace(/%24/g, '$').replace(/%2C/gi, ',')
+    .replace(/%20/g, '+').replace(/%5B/gi, '[').replace(/%5D/gi, ']');
+}
+
+// queryText is the query text of one value as axios wrote it: a date in ISO form, an object as JSON, null as
+// "null" (inside an array), anything else as String(v).
+function queryText(v) {
+  if (v instanceof Date) return v.toISOString();
+  if (v !== null && typeof v === 'object') return JSON.stringify(v);
+  return String(v);
+}
+
+// addQuery appends name=value (an array: name[]=v for each element, nothing for an empty one) to parts.
+function addQuery(parts, name, v) {
+  if (Array.isArray(v)) {
+    for (const x of v) parts.push(axiosEscape(name + '[]') + '=' + axiosEscape(queryText(x)));
+    return;
+  }
+  parts.push(axiosEscape(name) + '=' + axiosEscape(queryText(v)));
+}
+
+// normalize returns a copy of params in which a parameter sent as "name[]" is named "name" (as an array).
+function normalize(params) {
+  const out = {};
+  for (const [k, v] of Object.entries(params || {})) {
+    if (k.endsWith('[]') && k.length > 2) {
+      const base = k.slice(0, -2);
+      if (empty(params[base])) out[base] = Array.isArray(v) ? v : [v];
+      continue;
+    }
+    if (!(k in out)) out[k] = v;
+  }
+  return out;
+}
+
+// truthyText is the text of v when JavaScript finds it truthy (objects as JSON), else null.
+function truthyText(v) {
+  if (!v) return null;
+  return typeof v === 'object' ? JSON.stringify(v) : String(v);
+}
+
+// buildRequest makes the path, query string and body (undefined: none) of a call of ep with params.
+function buildRequest(ep, params) {
+  params = normalize(params);
   let path = ep.path;
   for (const p of ep.pathParams) {
-    if (empty(params[p])) throw fail(` + "`required param ${p} not provided`" + `);
+    if (empty(params[p])) throw fail('required param ' + p + ' not provided');
     path = path.replace(':' + p, encodeURIComponent(String(params[p])));
   }
-  const qs = new URLSearchParams();
-  for (const q of ep.query) {
-    const v = params[q];
-    if (empty(v)) continue;
-    if (Array.isArray(v)) v.forEach(x => qs.append(q, String(x)));
-    else qs.append(q, String(v));
-  }
   let body;
-  if (ep.wholeBody) {
-    if (!empty(params[ep.wholeBody])) body = JSON.stringify(params[ep.wholeBody]);
-  } else if (ep.body.length > 0) {
-    const b = {};
-    for (const k of ep.body) if (!empty(params[k])) b[k] = params[k];
-    body = JSON.stringify(b);
+  if (ep.wholeBody || ep.body.length > 0) {
+    for (const k of ep.requiredBody || []) {
+      if (empty(params[k])) throw fail('param ' + k + ' is required!');
+    }
+    if (ep.wholeBody) {
+      body = empty(params[ep.wholeBody]) ? '{}' : JSON.stringify(params[ep.wholeBody]);
+    } else {
+      const b = {};
+      for (const k of ep.body) if (!empty(params[k])) b[k] = params[k];
+      body = JSON.stringify(b);
+    }
   }
-  const url = BASE + path + (qs.toString() ? '?' + qs.toString() : '');
+  const known = new Set([...ep.pathParams, ...ep.query, ...ep.body]);
+  if (ep.wholeBody) known.add(ep.wholeBody);
+  const parts = [];
+  for (const q of ep.query) {
+    if (!empty(params[q])) addQuery(parts, q, params[q]);
+  }
+  const extra = Object.keys(params).filter(k => !known.has(k) && k !== 'chain').sort();
+  for (const k of extra) {
+    if (!empty(params[k])) addQuery(parts, k, params[k]);
+  }
+  return { path, query: parts.join('&'), body };
+}
+
+async function callEndpoint(ep, params) {
+  const { path, query, body } = buildRequest(ep, params);
+  const url = BASE + path;
   const headers = { 'x-api-key': KEY, accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
   let res;
   try {
-    res = await fetch(url, { method: ep.method, headers, body });
+    res = await fetch(query ? url + '?' + query : url, { method: ep.method, headers, body });
   } catch (e) {
-    throw fail(` + "`Web3 API error while calling ${BASE + path}: ${e.message}`" + `);
+    throw fail((e && e.message) || 'Web3 API error while calling ' + url);
   }
   const text = await res.text();
   let json;
   try {
     json = text ? JSON.parse(text) : null;
   } catch (e) {
-    json = undefined;
+    json = text; // axios handed an unparseable answer on as its text
   }
   if (res.status === 429) {
-    const limits = RATE_HEADERS.map(h => ` + "`${h}: ${res.headers.get(h) || ''}`" + `).join(', ');
-    const after = res.headers.get('retry-after');
-    throw fail(` + "`Too many requests to Web3 API (HTTP 429): ${limits}${after ? '; retry after ' + after : ''}`" + `);
+    const limits = {};
+    for (const h of RATE_HEADERS) {
+      const v = res.headers.get(h);
+      if (v !== null) limits[h] = v;
+    }
+    throw fail(RATE_LIMIT_MESSAGE + JSON.stringify(limits));
   }
-  if (!res.ok) {
-    throw fail((json && typeof json.message === 'string' && json.message) || ` + "`Web3 API error while calling ${BASE + path}`" + `);
+  if (res.status < 200 || res.status > 299) {
+    throw fail(truthyText(json && json.message) || 'Request failed with status code ' + res.status);
   }
-  if (json === undefined) throw fail(` + "`Web3 API answered ${ep.name} with invalid JSON`" + `);
   return json;
 }
 
@@ -613,16 +707,34 @@ Parse.Cloud.define('getERC20', async req => {
   return hit ? { ...hit, tokenAddress: hit.token_address } : null;
 });
 
+// allPages returns the items of every page of a listing, followed as the original client's next() did: by the
+// cursor while there is one; else, when the answer has page, page_size and total and total > page_size x
+// (page+1), by offset = (page+1) x (limit, or else the page size the API answered: the original's fallback of
+// 500 would skip items when the API's pages are smaller). It stops at a repeated cursor, at a page number that
+// does not grow (the API ignored the offset) and at an empty page.
 async function allPages(name, params) {
   const out = [];
   const seen = new Set();
-  let cursor;
+  let p = { ...params };
+  let lastPage = -1;
   for (;;) {
-    const page = await call(name, { ...params, cursor });
-    out.push(...(page.result || []));
-    if (!page.cursor || seen.has(page.cursor)) return out;
-    seen.add(page.cursor);
-    cursor = page.cursor;
+    const page = (await call(name, p)) || {};
+    const items = Array.isArray(page.result) ? page.result : [];
+    out.push(...items);
+    if (page.cursor) {
+      if (seen.has(page.cursor)) return out;
+      seen.add(page.cursor);
+      p = { ...p, cursor: page.cursor };
+      continue;
+    }
+    const n = Number(page.page);
+    const size = Number(page.page_size);
+    const total = Number(page.total);
+    if (empty(page.page) || !Number.isInteger(n) || !size || !(total > size * (n + 1)) || items.length === 0 || n <= lastPage) {
+      return out;
+    }
+    lastPage = n;
+    p = { ...p, offset: (n + 1) * (Number(p.limit) > 0 ? Number(p.limit) : size) };
   }
 }
 
@@ -631,12 +743,13 @@ Parse.Cloud.define('getNFTs_old', req => allPages('getNFTs', { chain: req.params
 Parse.Cloud.define('getNFTsCount_old', async req =>
   (await allPages('getNFTs', { chain: req.params.chain || 'eth', address: req.params.address })).length);
 
-// getTransactions (chain, address) is the endpoint of the same name above (one page, with a cursor; the spec's
-// order parameter is not part of the API and is dropped). getTransactionsCount (chain, address) counts all pages.
+// getTransactions (chain, address, order) is the endpoint of the same name above (one page, with a cursor; the
+// spec's order parameter, which the reference does not list, is forwarded like any other). getTransactionsCount
+// (chain, address) counts all pages.
 Parse.Cloud.define('getTransactionsCount', async req =>
   (await allPages('getTransactions', { chain: req.params.chain || 'eth', address: req.params.address })).length);
 
-module.exports = { ENDPOINTS, callEndpoint };
+module.exports = { ENDPOINTS, callEndpoint, buildRequest, allPages };
 `
 
 // docText makes a published description fit a Go comment: links dropped, one line, no trailing period.

@@ -7,9 +7,6 @@ const path = require('path');
 
 Parse.Cloud.define('getServerTime', () => ({ dateTime: new Date().toISOString() }));
 
-// Moralis v1 clients ask for plugin specs at start; this server has none.
-Parse.Cloud.define('getPluginSpecs', () => []);
-
 Parse.Cloud.define('echo', req => ({
   params: req.params,
   user: req.user ? req.user.id : null,
