@@ -124,10 +124,15 @@ func TestPointersRelationsAndACL(t *testing.T) {
 	assert.True(t, got.ACL().PublicReadAccess())
 	assert.False(t, got.ACL().PublicWriteAccess())
 	assert.True(t, got.ACL().RoleWriteAccess("Admins"))
-	// Saving a reference to an unsaved object is refused before any request.
-	bad := parse.NewObject(item.ClassName())
-	bad.Set("owner", parse.NewObject("Owner"))
-	require.ErrorContains(t, c.Objects.Save(ctx, bad), "unsaved")
+	// A reference to an unsaved object saves that object first (see TestDeepSaveAgainstTheServer).
+	other := parse.NewObject(item.ClassName())
+	newOwner := parse.NewObject(owner.ClassName())
+	other.Set("owner", newOwner)
+	require.NoError(t, c.Objects.Save(ctx, other))
+	require.NotEmpty(t, newOwner.ID())
+	got, err = c.Objects.Get(ctx, other.ClassName(), other.ID())
+	require.NoError(t, err)
+	assert.Equal(t, newOwner.Pointer(), got.Get("owner"))
 }
 
 func TestSaveAllAndDestroyAllInChunks(t *testing.T) {

@@ -38,6 +38,15 @@
 // BatchError (which saved, which failed, which are in doubt). On a server without idempotency, writes that are
 // not harmless to repeat are reported in doubt instead of being retried.
 //
+// # Nested objects, call context, fetching many
+//
+// Save and SaveAll also save the objects with unsaved changes that the given ones point to (in fields, arrays
+// and nested maps, at any depth), children before parents, through the same exactly-once paths; an object is
+// sent only after the objects it points to are saved, and its error is a *NestedError when some were not.
+// Cycles of objects without ids (ErrSaveCycle) and files never uploaded (ErrUnsavedFile) are refused before any
+// request. WithCallContext sets the _context that cloud code reads as request.context. FetchAll and
+// FetchAllIfNeeded load many objects of one class in one query; FetchWithInclude loads pointed-to objects too.
+//
 // # Field operations
 //
 // Two changes of one field before a save are merged as the Parse JS SDK merges them (Unset then Increment becomes

@@ -40,27 +40,11 @@ func objectPath(className, id string) string { return classPath(className) + "/"
 
 var errNoClass = errors.New("moralis: the object has no class name")
 
-// Save creates the object (POST) when it has no id, or sends only its changed fields (PUT). The server's answer
-// (id, timestamps, values the server computed such as the result of Increment) is merged into the object, so
-// after Save its fields equal what the server stored.
-//
-// Save is exactly-once at the default config (see the package doc): a create carries an object id the client
-// chose, so sending it again cannot make a second object; an update is sent again after an ambiguous failure
-// only when that cannot apply it twice. When the outcome stays unknown the error matches ErrWriteInDoubt and
-// names the object; an update's sent changes are then no longer pending (a later Save will not apply them a
-// second time) and its fields show the last values the server sent: Fetch it to see what the server stored. On
-// any other error the object keeps its unsaved changes.
-func (sv *ObjectsService) Save(ctx context.Context, s Saver) error {
+// saveOne saves one object, without the objects it points to (see Save): a create (POST) when it has no id, else
+// its changed fields (PUT). Its class is set and ValidateSave has run.
+func (sv *ObjectsService) saveOne(ctx context.Context, s Saver) error {
 	c := sv.client
 	o := s.ParseObject()
-	if o.ClassName() == "" {
-		return errNoClass
-	}
-	if v, ok := s.(interface{ ValidateSave() error }); ok {
-		if err := v.ValidateSave(); err != nil {
-			return err
-		}
-	}
 	if o.ID() != "" && len(o.DirtyKeys()) == 0 {
 		return nil
 	}
@@ -256,18 +240,43 @@ func (s *ObjectsService) Get(ctx context.Context, className, id string) (*parse.
 	return o, nil
 }
 
-// Fetch reloads the object's fields from the server, keeping its unsaved changes on top.
+// Fetch reloads the object's fields from the server (GET), keeping its unsaved changes on top. An object without
+// an id gives a *parse.Error with code 104 and the original's text "Object does not have an ID" before any
+// request; a missing or unreadable object gives ErrObjectNotFound.
 func (sv *ObjectsService) Fetch(ctx context.Context, s Saver) error {
+	return sv.fetch(ctx, s, nil)
+}
+
+// FetchWithInclude is Fetch that also loads the objects the given pointer fields point to (include), as the
+// original's fetchWithInclude does: afterwards those fields hold *parse.Object values with their data. Dot
+// notation reaches further ("post.author"); "*" includes every pointer field. No keys: as Fetch.
+func (sv *ObjectsService) FetchWithInclude(ctx context.Context, s Saver, keys ...string) error {
+	return sv.fetch(ctx, s, keys)
+}
+
+func (sv *ObjectsService) fetch(ctx context.Context, s Saver, include []string) error {
 	c := sv.client
+	if s == nil || isNil(s) {
+		return &parse.Error{Code: parse.CodeMissingObjectID, Message: "Object does not have an ID", Op: "fetch"}
+	}
 	o := s.ParseObject()
 	if o.ID() == "" {
-		return fmt.Errorf("moralis: fetch %s: the object has no id", o.ClassName())
+		return &parse.Error{Code: parse.CodeMissingObjectID, Message: "Object does not have an ID", Op: "fetch " + o.ClassName()}
+	}
+	var params map[string]any
+	if len(include) > 0 {
+		params = map[string]any{"include": strings.Join(include, ",")}
 	}
 	var resp map[string]any
-	if err := c.do(ctx, c.call(http.MethodGet, objectPath(o.ClassName(), o.ID()), nil), &resp); err != nil {
+	if err := c.do(ctx, c.call(http.MethodGet, objectPath(o.ClassName(), o.ID()), params), &resp); err != nil {
 		return err
 	}
-	// users/{id} does not send the session token back: keep the one the user has.
+	return mergeFetched(o, resp)
+}
+
+// mergeFetched replaces o's server state with a fetched one, keeping its unsaved changes and, for a user, its
+// session token (users/{id} does not send it back).
+func mergeFetched(o *parse.Object, resp map[string]any) error {
 	tok, _ := o.Get("sessionToken").(string)
 	if err := o.MergeServer(resp); err != nil {
 		return err
@@ -383,10 +392,11 @@ func (c *Client) doArrived(ctx context.Context, rc rest.Call, out any, arrived f
 
 // BatchError reports the items of SaveAll or DestroyAll that were not saved (or deleted). Errors is
 // index-aligned with the input: nil for each item that succeeded. An item whose error matches ErrWriteInDoubt
-// may or may not have been applied; the others were not.
+// may or may not have been applied; an item whose error is a *NestedError with NotSent false and Err nil was
+// saved, but objects it points to were not (they are listed in it); the others were not applied.
 type BatchError struct {
 	Errors []error
-	// Failed is the number of non-nil Errors, in-doubt ones included.
+	// Failed is the number of non-nil Errors, in-doubt ones and *NestedError ones included.
 	Failed int
 	// InDoubt is the number of items whose outcome is unknown.
 	InDoubt int
@@ -438,6 +448,9 @@ type batchItem struct {
 	// newID and className are set for a create whose object id the client chose.
 	newID     string
 	className string
+	// resend is set for a create whose id an earlier save, whose outcome stayed unknown, was sent with: the
+	// object may already be stored under it.
+	resend bool
 }
 
 // maxQueryLimit is the largest page a find asks for.
@@ -450,7 +463,7 @@ const maxQueryLimit = 1000
 func (c *Client) settleCreates(ctx context.Context, items []batchItem, answers []map[string]any, errs []error) {
 	byClass := map[string][]int{}
 	for k, it := range items {
-		if it.newID != "" && errs[k] != nil && mayHaveCreated(errs[k]) {
+		if it.newID != "" && errs[k] != nil && (mayHaveCreated(errs[k]) || it.resend && errors.Is(errs[k], parse.ErrDuplicateValue)) {
 			byClass[it.className] = append(byClass[it.className], k)
 		}
 	}
@@ -590,19 +603,11 @@ func (c *Client) batchChunk(ctx context.Context, items []batchItem, answers []ma
 	}
 }
 
-// SaveAll saves many objects, exactly once each at the default config. Creates (with client-chosen ids) go
-// through /batch in chunks of Config.BatchSize (default 20) with Config.BatchConcurrency (default 4) calls in
-// flight; a call is retried after any ambiguous failure, and creates a retry finds already stored are loaded and
-// succeed. Updates, and creates when the server assigns ids, are sent one by one with request ids, like Save
-// (parse-server does not deduplicate /batch, and an update sent twice could undo another writer's change made in
-// between). An object listed twice is saved once. Every object that succeeded is updated; when some did not, the
-// error is a *BatchError whose Errors are aligned with objs, telling which failed and which are in doubt
-// (ErrWriteInDoubt). Objects without changes are skipped.
-func (s *ObjectsService) SaveAll(ctx context.Context, objs []*parse.Object) error {
+// saveFlat saves objs, without the objects they point to (see SaveAll), and returns each one's error (nil when
+// it was saved or had nothing to save), aligned with objs. Creates with client-chosen ids go through /batch;
+// updates, and creates when the server assigns ids, are sent one by one with saveOne.
+func (s *ObjectsService) saveFlat(ctx context.Context, objs []*parse.Object) []error {
 	c := s.client
-	if ctx == nil {
-		return errors.New("moralis: nil context")
-	}
 	errs := make([]error, len(objs))
 	var (
 		items  []batchItem
@@ -639,7 +644,7 @@ func (s *ObjectsService) SaveAll(ctx context.Context, objs []*parse.Object) erro
 			errs[i] = fmt.Errorf("moralis: save %s: %w", o.ClassName(), err)
 			continue
 		}
-		it := batchItem{method: http.MethodPost, path: classPath(o.ClassName()), body: body, className: o.ClassName()}
+		it := batchItem{method: http.MethodPost, path: classPath(o.ClassName()), body: body, className: o.ClassName(), resend: o.ProposedID() != ""}
 		if it.newID, err = proposeID(o); err != nil {
 			errs[i] = fmt.Errorf("moralis: save %s: %w", o.ClassName(), err)
 			continue
@@ -660,6 +665,10 @@ func (s *ObjectsService) SaveAll(ctx context.Context, objs []*parse.Object) erro
 			if aerr := objs[i].ApplySaved(answers[k], sent[k]); aerr != nil {
 				errs[i] = aerr
 			}
+		case items[k].resend && !errors.Is(err, parse.ErrWriteInDoubt):
+			// An earlier save may have stored the object under this id (as for Save, see createWithID): whatever
+			// this attempt answered, the outcome is unknown, and the object keeps its proposed id.
+			errs[i] = inDoubt(fmt.Sprintf("save new %s %s", items[k].className, items[k].newID), err, nil)
 		case refusesCustomIDs(err):
 			// The server assigns ids itself: nothing was stored; save the object one by one.
 			c.server.noCustomIDs.Store(true)
@@ -675,14 +684,14 @@ func (s *ObjectsService) SaveAll(ctx context.Context, objs []*parse.Object) erro
 	if len(single) > 0 {
 		tasks := make([]func(), len(single))
 		for j, i := range single {
-			tasks[j] = func() { errs[i] = c.Objects.Save(ctx, objs[i]) }
+			tasks[j] = func() { errs[i] = s.saveOne(ctx, objs[i]) }
 		}
 		parallel(c.cfg.BatchConcurrency, tasks)
 	}
 	for _, d := range dups {
 		errs[d[0]] = errs[d[1]]
 	}
-	return batchResult(errs)
+	return errs
 }
 
 // batchResult is nil when every item succeeded, else a *BatchError.

@@ -301,6 +301,13 @@ func (o *Object) RemoveRelation(key string, ptrs ...Pointer) error {
 	return o.applyOp(key, RemoveRelation(ptrs...))
 }
 
+// IsDataAvailable reports whether the object holds data from the server (a fetch, a query or a save answered
+// with its fields), as the original's isDataAvailable does: false for a reference made with NewObjectWithID
+// until it is fetched, whatever unsaved changes it has.
+func (o *Object) IsDataAvailable() bool {
+	return len(o.server) > 0 || !o.createdAt.IsZero() || !o.updatedAt.IsZero()
+}
+
 // Dirty reports whether the object has unsaved changes (or was never saved).
 func (o *Object) Dirty() bool { return o.id == "" || len(o.pending) > 0 }
 

@@ -16,7 +16,7 @@ const DefaultAdminURL = "https://admin.moralis.io"
 // KeysPath is the admin path FetchKeys reads; SecretHeader the header that carries the secret.
 const (
 	KeysPath     = "/api/publics/apiKeys"
-	SecretHeader = "x-moralis-secret"
+	SecretHeader = "moralis-secret"
 )
 
 // ErrFetchKeys is returned by FetchKeys for any failure; the secret never appears in it.
@@ -37,8 +37,8 @@ type KeysOptions struct {
 }
 
 // FetchKeys reads the account's API keys with its secret: GET {admin}/api/publics/apiKeys with the secret in the
-// x-moralis-secret header; the keys come from "result". Any failure gives ErrFetchKeys. Secrets belong on servers
-// only, never in browsers.
+// moralis-secret header (as moralis-v1 1.13.0 sends it); the keys come from "result". Any failure gives
+// ErrFetchKeys. Secrets belong on servers only, never in browsers.
 func FetchKeys(ctx context.Context, secret string, opts *KeysOptions) (Keys, error) {
 	if ctx == nil {
 		return Keys{}, errors.New("web3api: nil context")

@@ -86,7 +86,9 @@ type Call struct {
 	Params       map[string]any
 	SessionToken string
 	UseMasterKey bool
-	Context      map[string]any
+	// Context is sent as _context (parse-server gives it to cloud code as request.context). Nil: the call
+	// context set on the call's context.Context with WithCallContext, if any.
+	Context map[string]any
 	// NoIdempotency leaves out the request id even when idempotency is on.
 	NoIdempotency bool
 	// RequestID, when set, is sent as X-Parse-Request-Id (POST/PUT only).
@@ -112,7 +114,15 @@ type Result struct {
 // unknown gives an *Error with InDoubt set (errors.Is(err, ErrWriteInDoubt)).
 func (t *Transport) Do(ctx context.Context, c Call) (*Result, error) {
 	op := c.Method + " " + c.Path
-	body, err := t.body(c)
+	var cc json.RawMessage
+	if c.Context == nil {
+		raw, err := callContextOf(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("moralis: %s: %w", op, err)
+		}
+		cc = raw
+	}
+	body, err := t.body(c, cc)
 	if err != nil {
 		return nil, fmt.Errorf("moralis: %s: %w", op, err)
 	}
@@ -205,7 +215,8 @@ func (t *Transport) transportError(ctx context.Context, op string, err error) er
 	return &Error{Code: CodeConnectionFailed, Message: "XMLHttpRequest failed: " + err.Error(), Op: op, Err: err}
 }
 
-func (t *Transport) body(c Call) ([]byte, error) {
+// body is the JSON body of c; cc is the call context's JSON, sent as _context when c has no Context of its own.
+func (t *Transport) body(c Call, cc json.RawMessage) ([]byte, error) {
 	m := make(map[string]any, len(c.Params)+8)
 	for k, v := range c.Params {
 		m[k] = v
@@ -229,6 +240,8 @@ func (t *Transport) body(c Call) ([]byte, error) {
 	}
 	if c.Context != nil {
 		m["_context"] = c.Context
+	} else if cc != nil {
+		m["_context"] = cc
 	}
 	return json.Marshal(m)
 }
