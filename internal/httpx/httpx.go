@@ -281,6 +281,7 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
 		maybeApplied bool // an earlier attempt may have been applied
 		inDoubt      bool
 		attempts     int
+		ctxStopped   bool // the loop stopped because ctx ended, not because of an answer
 	)
 	for attempts < max {
 		resp, a := c.once(ctx, req)
@@ -297,6 +298,7 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
 			maybeApplied = true
 		}
 		inDoubt = doubt || (req.Write && maybeApplied && (retry && attempts == max))
+		ctxStopped = reason == "context done"
 		if !retry || attempts == max {
 			break
 		}
@@ -310,6 +312,10 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
 			}
 			return nil, fmt.Errorf("httpx: giving up after %d attempt(s): %w", attempts, serr)
 		}
+	}
+	if last != nil && ctxStopped && last.Status >= 500 && !inDoubt {
+		// A 5xx that would have been retried had ctx not ended: the caller's cancellation is the answer.
+		return nil, fmt.Errorf("httpx: %w", ctx.Err())
 	}
 	if last != nil {
 		last.InDoubt = inDoubt && last.Status >= 500

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -137,4 +138,28 @@ func TestNilContext(t *testing.T) {
 	//lint:ignore SA1012 the nil context is the point of the test
 	_, err := New(nil, Policy{}).Do(nil, &Request{Method: "GET", URL: "http://127.0.0.1:1"}) //nolint:staticcheck
 	assert.EqualError(t, err, "httpx: nil context")
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// A 5xx that would be retried, answered as the caller's context ends, gives the context's error (not the 5xx):
+// the loop stopped because of the caller, and the caller asked to stop.
+func TestFiveHundredWhenContextEndsGivesContextError(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	calls := 0
+	hc := &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		calls++
+		cancel() // the caller gives up while the server answers 503
+		return &http.Response{StatusCode: 503, Header: http.Header{}, Body: io.NopCloser(strings.NewReader("busy")), Request: r}, nil
+	})}
+	c := New(hc, Policy{MaxAttempts: 5, Sleep: func(context.Context, time.Duration) error { return nil }})
+	_, err := c.Do(ctx, &Request{Method: http.MethodGet, URL: "http://example.invalid/x"})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if calls != 1 {
+		t.Fatalf("%d attempts, want 1", calls)
+	}
 }
