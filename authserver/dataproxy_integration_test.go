@@ -1,0 +1,92 @@
+//go:build integration
+
+package authserver
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"testing"
+
+	"github.com/c13f5054/moralis-go/client"
+	"github.com/c13f5054/moralis-go/parse"
+)
+
+// The data proxy over the real backend: a query runs with the caller's session, so the backend's ACLs decide
+// what each user sees (A never gets B's private object); a cloud function runs as the caller (the server sees
+// the caller's user); a function not listed is refused without reaching the backend.
+func TestIntegrationDataProxyQueriesAndFunctionsAsTheUser(t *testing.T) {
+	ctx := ctxT(t)
+	_, cfg, env := stackClient(t)
+	be, err := NewClientBackend(BackendConfig{Client: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newTestEnvBackend(t, be, cfg.AppID, nil)
+	// The data backend's client has no master key: the proxy refuses one.
+	dc, err := client.New(client.Config{ServerURL: env.ServerURL, AppID: env.AppID, JavaScriptKey: env.JavaScriptKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := e.h.DataProxy(DataProxyConfig{Backend: NewClientDataBackend(dc), AllowedFunctions: []string{"echo"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/auth/data/", http.StripPrefix("/auth", p))
+	mux.Handle("/auth/", http.StripPrefix("/auth", e.h))
+	e.srv.Config.Handler = mux
+
+	class := fmt.Sprintf("DataProxyItem%d", rand.Uint32())
+	signUp := func(name string) *client.User {
+		u := client.NewUser()
+		u.SetUsername(fmt.Sprintf("%s%d", name, rand.Uint32()))
+		u.SetPassword("pw-" + name)
+		if err := dc.Users.SignUp(ctx, u); err != nil {
+			t.Fatal(err)
+		}
+		return u
+	}
+	a, b := signUp("ann"), signUp("bob")
+	own := func(u *client.User, label string) *parse.Object {
+		o := parse.NewObject(class)
+		_ = o.Set("label", label)
+		o.SetACL(parse.NewUserACL(u.ID()))
+		if err := dc.WithSessionToken(u.SessionToken()).Objects.Save(ctx, o); err != nil {
+			t.Fatal(err)
+		}
+		return o
+	}
+	oa, _ := own(a, "ann's"), own(b, "bob's")
+
+	post := func(path, tok string, body any) answer {
+		t.Helper()
+		return e.postJSON(path, body, map[string]string{"Authorization": "Bearer " + tok})
+	}
+	q := post("/data/query", a.SessionToken(), map[string]any{"className": class, "count": true})
+	if q.status != 200 {
+		t.Fatalf("query: %d %s", q.status, q.raw)
+	}
+	res, _ := q.body["results"].([]any)
+	if len(res) != 1 || q.body["count"] != float64(1) {
+		t.Fatalf("ann sees %d objects (count %v), want exactly her own: %s", len(res), q.body["count"], q.raw)
+	}
+	if got, _ := res[0].(map[string]any); got["objectId"] != oa.ID() || got["label"] != "ann's" {
+		t.Fatalf("ann's query answered %v", got)
+	}
+
+	f := post("/data/function", b.SessionToken(), map[string]any{"name": "echo", "params": map[string]any{"x": 1}})
+	if f.status != 200 {
+		t.Fatalf("function: %d %s", f.status, f.raw)
+	}
+	if r, _ := f.body["result"].(map[string]any); r == nil || r["user"] != b.ID() || r["master"] != false {
+		t.Fatalf("echo ran as %v (master %v), want bob (%s) without the master key: %s", r["user"], r["master"], b.ID(), f.raw)
+	}
+
+	if n := post("/data/function", a.SessionToken(), map[string]any{"name": "fail"}); n.status != 404 {
+		t.Fatalf("unlisted function: %d %s", n.status, n.raw)
+	}
+	if none := post("/data/query", "r:not-a-session", map[string]any{"className": class}); none.status != 401 {
+		t.Fatalf("forged session: %d %s", none.status, none.raw)
+	}
+}
