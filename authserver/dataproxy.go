@@ -267,14 +267,10 @@ func (p *dataProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !h.allow(w, r) {
 		return
 	}
-	if origin := r.Header.Get("Origin"); origin != "" {
-		w.Header().Add("Vary", "Origin")
-		if !h.originAllowed(r, origin) {
-			writeError(w, http.StatusForbidden, CodeOperationForbidden, "Origin not allowed")
-			return
-		}
-		w.Header().Set("Access-Control-Allow-Origin", origin)
-		w.Header().Set("Access-Control-Allow-Credentials", "true")
+	if !h.credentialedOrigin(w, r) {
+		return
+	}
+	if r.Header.Get("Origin") != "" {
 		if r.Method == http.MethodOptions {
 			w.Header().Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
 			w.Header().Set("Access-Control-Allow-Headers", "Content-Type, Authorization")

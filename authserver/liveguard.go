@@ -41,14 +41,8 @@ func (h *Handler) GuardLive(next http.Handler) http.Handler {
 			tooManyRequests(w, wait)
 			return
 		}
-		if origin := r.Header.Get("Origin"); origin != "" {
-			w.Header().Add("Vary", "Origin")
-			if !h.originAllowed(r, origin) {
-				writeError(w, http.StatusForbidden, CodeOperationForbidden, "Origin not allowed")
-				return
-			}
-			w.Header().Set("Access-Control-Allow-Origin", origin)
-			w.Header().Set("Access-Control-Allow-Credentials", "true")
+		if !h.credentialedOrigin(w, r) {
+			return
 		}
 		tok := h.sessionToken(r)
 		if tok == "" {
@@ -158,4 +152,22 @@ func (c *sessionCache) remove(tok string) {
 	c.mu.Lock()
 	delete(c.m, k)
 	c.mu.Unlock()
+}
+
+// credentialedOrigin applies the origin policy of the routes that read the session cookie beside the Handler's own
+// (GuardLive, DataProxy): a request without Origin passes; one from an allowed origin passes with the CORS headers
+// that let it carry credentials; any other is answered 403 and false is returned.
+func (h *Handler) credentialedOrigin(w http.ResponseWriter, r *http.Request) bool {
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return true
+	}
+	w.Header().Add("Vary", "Origin")
+	if !h.originAllowed(r, origin) {
+		writeError(w, http.StatusForbidden, CodeOperationForbidden, "Origin not allowed")
+		return false
+	}
+	w.Header().Set("Access-Control-Allow-Origin", origin)
+	w.Header().Set("Access-Control-Allow-Credentials", "true")
+	return true
 }
