@@ -45,14 +45,15 @@ test-react:
 test-go:
 	$(GO) test $(GOTESTFLAGS) -race -tags integration ./...
 
-## demo: bring the stack and the local chain up and walk through the product with examples/quickstart
-demo: up chain
-	set -a; source .devstack/env; source .devstack/chain/env; set +a; $(GO) run ./examples/quickstart
+## demo: bring the stack and the local chain up and walk through the product with examples/quickstart; the Go
+## programs are built (without cgo) while the backend comes up (internal/devstack/demo.sh)
+demo:
+	bash $(STACK)/demo.sh
 
 # Every fuzz target of a decoder that takes outside bytes (package:target).
 FUZZ_TARGETS := ./parse:FuzzObjectUnmarshal ./parse:FuzzParseDate ./parse:FuzzScanResults ./internal/rest:FuzzDecodeError ./query:FuzzFromJSON ./query:FuzzDecode \
 	./auth:FuzzParseSIWE ./authserver:FuzzDecodeRequest ./authserver:FuzzHandlerSignIn ./web3api:FuzzDecodeResponse ./store:FuzzGeoWhere \
-	./query/live:FuzzCheckWhere
+	./query/live:FuzzCheckWhere ./internal/wirejson:FuzzDecode
 FUZZTIME ?= 60s
 
 ## fuzz: run every fuzz target for FUZZTIME each (make test runs them for a few seconds each). A failure is run

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the local backend stack needs, and nothing that is already there:
-#   Debian: postgresql-15, postgresql-15-postgis-3, chromium (for the browser tests)
+#   Debian: postgresql-15, postgresql-15-postgis-3, chromium (for the browser tests; not with DEVSTACK_NO_BROWSER=1,
+#           which `make demo` sets)
 #   npm:    parse-server and the cloud code's libraries, from internal/devstack/server/package-lock.json,
 #           into .devstack/server (re-installed only when the lock file changes).
 # Idempotent; safe to run on every `make up`.
@@ -11,7 +12,9 @@ missing=()
 command -v curl >/dev/null || missing+=(curl)
 [ -x "$PGBIN/initdb" ] || missing+=(postgresql-15)
 dpkg-query -W -f='${Status}' postgresql-15-postgis-3 2>/dev/null | grep -q 'install ok installed' || missing+=(postgresql-15-postgis-3)
-dpkg-query -W -f='${Status}' chromium 2>/dev/null | grep -q 'install ok installed' || missing+=(chromium)
+if [ "${DEVSTACK_NO_BROWSER:-}" != 1 ]; then
+	dpkg-query -W -f='${Status}' chromium 2>/dev/null | grep -q 'install ok installed' || missing+=(chromium)
+fi
 if [ ${#missing[@]} -gt 0 ]; then
 	command -v apt-get >/dev/null || die "missing Debian packages (${missing[*]}) and no apt-get"
 	SUDO=
