@@ -45,14 +45,14 @@ test-react:
 test-go:
 	$(GO) test $(GOTESTFLAGS) -race -tags integration ./...
 
-## demo: bring the stack and the local chain up, walk through the product with examples/quickstart, then open the
-## demo dApp page in headless Chromium (connect, sign in, balances, a transfer, a live list) and save screenshots
-demo: up chain
-	set -a; source .devstack/env; source .devstack/chain/env; set +a; $(GO) run ./examples/quickstart
-	$(MAKE) --no-print-directory demo-browser
+## demo: bring the stack and the local chain up, walk through the product with examples/quickstart, then walk the
+## demo dApp page in headless Chromium (connect, sign in, balances, a transfer, a live list) and save screenshots.
+## The Go programs (built without cgo) and the React demo are built while the backend comes up (internal/devstack/demo.sh)
+demo:
+	bash $(STACK)/demo.sh
 
 ## demo-browser: the demo dApp page, served by examples/authserver, walked through in headless Chromium
-demo-browser:
+demo-browser: up chain
 	cd react-hooks && npm ci --no-audit --no-fund --loglevel=error && npm run build:demo
 	cd react-hooks/e2e && npm ci --no-audit --no-fund --loglevel=error && node run.mjs
 	@echo "demo: screenshots of the dApp page in test-artifacts/e2e-*.png; to click through it yourself:"
@@ -61,7 +61,7 @@ demo-browser:
 # Every fuzz target of a decoder that takes outside bytes (package:target).
 FUZZ_TARGETS := ./parse:FuzzObjectUnmarshal ./parse:FuzzParseDate ./parse:FuzzScanResults ./internal/rest:FuzzDecodeError ./query:FuzzFromJSON ./query:FuzzDecode \
 	./auth:FuzzParseSIWE ./authserver:FuzzDecodeRequest ./authserver:FuzzHandlerSignIn ./web3api:FuzzDecodeResponse ./store:FuzzGeoWhere \
-	./query/live:FuzzCheckWhere
+	./query/live:FuzzCheckWhere ./internal/wirejson:FuzzDecode
 FUZZTIME ?= 60s
 
 ## fuzz: run every fuzz target for FUZZTIME each (make test runs them for a few seconds each). A failure is run

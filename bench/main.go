@@ -1,7 +1,9 @@
 // Command bench runs the side-by-side benchmarks of `make bench`: each workload for each contender (our Go SDK,
-// the original JavaScript client moralis-v1 in Node, and raw HTTP by hand), several rounds after a warm-up, the
-// contenders interleaved in a rotating order. Every run is its own process, so the peak memory (max RSS) is that
-// run's alone. It prints a markdown table and writes JSON under bench/results/.
+// the original JavaScript client moralis-v1 in Node, and raw HTTP by hand), each at its default settings and then
+// tuned, several rounds after a warm-up, the contenders interleaved in a new random order each round. Every run is
+// its own process, so the peak memory (max RSS) is that run's alone. It prints a markdown table and the ratios
+// (ours / raw, moralis-v1 / ours) with their targets, writes JSON under bench/results/, and a complete full-size
+// run appends its ratios to bench/results/history.json and redraws BENCHMARKS-history.svg.
 //
 //	go run ./bench                 # full sizes (needs `make up`)
 //	go run ./bench -scale small    # what `make test` runs to check the harness still works
@@ -14,6 +16,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,14 +31,23 @@ import (
 	"github.com/c13f5054/moralis-go/internal/devstack"
 )
 
+// contender is one side of a comparison: a worker contender ("go", "raw", "go:b50", ...) or moralis-v1 ("js", or
+// "js:b1000" for its batchSize option).
+type contender struct {
+	Key   string
+	Label string
+	// Tuned marks a setting other than the contender's default; such rows are reported after the defaults and
+	// only ever compared with tuned rows of the other side.
+	Tuned bool
+}
+
 type workload struct {
 	Name       string
 	Title      string
 	N          int
 	SmallN     int
 	Class      string
-	Contenders []string
-	Seed       int // rows the class must hold before the runs (iterate)
+	Contenders []contender
 	// ServerBound workloads talk to parse-server; their runs also record the CPU time parse-server spent.
 	ServerBound bool
 	// Fresh workloads write into Class, which is dropped before the workload, so every run of make bench
@@ -42,15 +55,40 @@ type workload struct {
 	Fresh bool
 }
 
+var (
+	ours = contender{"go", "moralis-go", false}
+	raw  = contender{"raw", "raw HTTP", false}
+	v1   = contender{"js", "moralis-v1 (Node)", false}
+)
+
 var all = []workload{
-	{Name: "creates", Title: "sequential object creates", N: 1000, SmallN: 20, Class: "BenchWrite", Contenders: []string{"go", "raw", "js"}, ServerBound: true, Fresh: true},
-	{Name: "saveall", Title: "saving objects in one call", N: 10000, SmallN: 100, Class: "BenchWrite", Contenders: []string{"go", "go50", "raw", "raw20", "js"}, ServerBound: true, Fresh: true},
-	{Name: "iterate", Title: "iterating every row of a class", N: 100000, SmallN: 300, Class: "BenchIter", Contenders: []string{"go", "raw", "js"}, ServerBound: true},
-	{Name: "verify-eth", Title: "EIP-191 signature verifications", N: 2000, SmallN: 50, Contenders: []string{"go", "js"}},
-	{Name: "verify-sol", Title: "ed25519 signature verifications", N: 2000, SmallN: 50, Contenders: []string{"go", "js"}},
-	{Name: "signin", Title: "wallet sign-ins through the Go endpoint", N: 1000, SmallN: 10, Contenders: []string{"go"}, ServerBound: true},
-	{Name: "lds", Title: "pinning objects in the local store, then local queries", N: 100000, SmallN: 200, Class: "BenchPin", Contenders: []string{"go", "js"}},
-	{Name: "web3-paging", Title: "paging chain-data items from web3apitest", N: 10000, SmallN: 100, Contenders: []string{"go", "raw"}},
+	{Name: "creates", Title: "sequential object creates", N: 1000, SmallN: 20, Class: "BenchWrite", ServerBound: true, Fresh: true,
+		Contenders: []contender{ours, {"raw", "raw HTTP (no object id, no request id)", false}, v1}},
+	{Name: "saveall", Title: "saving objects in one call", N: 10000, SmallN: 100, Class: "BenchWrite", ServerBound: true, Fresh: true,
+		Contenders: []contender{
+			{"go", "moralis-go SaveAll (chunks of 20, 4 in flight)", false},
+			{"raw", "raw HTTP /batch of 20, 4 in flight", false},
+			{"js", "moralis-v1 saveAll (chunks of 20, one at a time)", false},
+			{"go:b50", "moralis-go SaveAll, BatchSize 50", true},
+			{"raw:b50", "raw HTTP /batch of 50, 4 in flight", true},
+			{"js:b50", "moralis-v1 saveAll, batchSize 50", true},
+		}},
+	{Name: "iterate", Title: "iterating every row of a class", N: 100000, SmallN: 300, Class: "BenchIter", ServerBound: true,
+		Contenders: []contender{
+			{"go", "moralis-go All (pages of 100, then 1,000)", false},
+			{"raw", "raw HTTP keyset pages of 1,000, next page prefetched", false},
+			{"js", "moralis-v1 each (pages of 100)", false},
+			{"go:b100", "moralis-go Batches (the spec's pages of 100)", true},
+			{"go:b1000", "moralis-go Batches, pages of 1,000", true},
+			{"js:b1000", "moralis-v1 each, batchSize 1000", true},
+		}},
+	{Name: "verify-eth", Title: "EIP-191 signature verifications", N: 2000, SmallN: 50, Contenders: []contender{ours, {"js", "ethers verifyMessage (Node)", false}}},
+	{Name: "verify-sol", Title: "ed25519 signature verifications", N: 2000, SmallN: 50, Contenders: []contender{ours, {"js", "tweetnacl (Node)", false}}},
+	{Name: "signin", Title: "wallet sign-ins from the client (message, sign, login, save the user)", N: 200, SmallN: 5, ServerBound: true,
+		Contenders: []contender{{"go", "moralis-go auth.SignInEthereum", false}, {"raw", "raw HTTP, the same three calls", false}, {"js", "moralis-v1 authenticate's calls", false}}},
+	{Name: "signin-endpoint", Title: "wallet sign-ins through the Go endpoint", N: 300, SmallN: 10, ServerBound: true, Contenders: []contender{ours}},
+	{Name: "lds", Title: "pinning objects in the local store, then local queries", N: 100000, SmallN: 200, Class: "BenchPin", Contenders: []contender{ours, v1}},
+	{Name: "web3-paging", Title: "paging chain-data items from web3apitest", N: 10000, SmallN: 100, Contenders: []contender{ours, raw}},
 }
 
 type run struct {
@@ -81,14 +119,23 @@ func main() {
 	rounds := flag.Int("rounds", 5, "measured rounds per contender (after one warm-up)")
 	only := flag.String("only", "", "comma-separated workloads to run (default all)")
 	outDir := flag.String("out", "bench/results", "folder for the JSON results")
+	history := flag.String("history", "bench/results/history.json", "history of the ratios; a complete full-size run appends to it")
+	chart := flag.String("chart", "BENCHMARKS-history.svg", "the history drawn as an SVG chart (rewritten when the history grows)")
+	chartOnly := flag.Bool("chart-only", false, "only redraw the chart from the history, run nothing")
 	flag.Parse()
-	if err := mainErr(*scale, *rounds, *only, *outDir); err != nil {
+	var err error
+	if *chartOnly {
+		err = redraw(*history, *chart)
+	} else {
+		err = mainErr(*scale, *rounds, *only, *outDir, *history, *chart)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
 }
 
-func mainErr(scale string, rounds int, only, outDir string) error {
+func mainErr(scale string, rounds int, only, outDir, historyPath, chartPath string) error {
 	env, err := devstack.Load()
 	if err != nil {
 		return err
@@ -123,6 +170,9 @@ func mainErr(scale string, rounds int, only, outDir string) error {
 			want[w] = true
 		}
 	}
+	load := loadAverage()
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0))
+	began := time.Now().UTC()
 	var results []outcome
 	for _, w := range all {
 		if len(want) > 0 && !want[w.Name] {
@@ -145,36 +195,57 @@ func mainErr(scale string, rounds int, only, outDir string) error {
 		res := outcome{Workload: w.Name, Title: w.Title, N: n, Runs: map[string][]run{}, Skipped: map[string]string{}}
 		fmt.Fprintf(os.Stderr, "bench: %s (n=%d)\n", w.Name, n)
 		for r := 0; r <= rounds; r++ {
-			order := rotate(w.Contenders, r)
+			order := shuffled(w.Contenders, rng)
 			for _, c := range order {
-				if _, skip := res.Skipped[c]; skip {
+				if _, skip := res.Skipped[c.Key]; skip {
 					continue
 				}
-				rr, err := runOne(root, worker, baseEnv, w, c, n)
+				rr, err := runOne(root, worker, baseEnv, w, c.Key, n)
+				if err != nil && !errors.Is(err, errUnavailable) {
+					// The stack is shared: another checkout's up.sh may restart parse-server under a run.
+					fmt.Fprintf(os.Stderr, "bench: %s/%s failed (%v); running it once more\n", w.Name, c.Key, err)
+					time.Sleep(5 * time.Second)
+					rr, err = runOne(root, worker, baseEnv, w, c.Key, n)
+				}
 				if errors.Is(err, errUnavailable) {
-					res.Skipped[c] = err.Error()
+					res.Skipped[c.Key] = err.Error()
 					continue
 				}
 				if err != nil {
-					return fmt.Errorf("%s/%s: %w", w.Name, c, err)
+					return fmt.Errorf("%s/%s: %w", w.Name, c.Key, err)
 				}
 				if r > 0 { // round 0 is the warm-up
-					res.Runs[c] = append(res.Runs[c], rr)
+					res.Runs[c.Key] = append(res.Runs[c.Key], rr)
 				}
 			}
 		}
 		results = append(results, res)
 	}
-	report(os.Stdout, results, rounds)
-	return writeJSON(outDir, results)
+	ratios := computeRatios(results)
+	report(os.Stdout, results, ratios, rounds, load)
+	if err := writeJSON(outDir, results, ratios, load); err != nil {
+		return err
+	}
+	if scale == "full" && len(want) == 0 && rounds >= 3 {
+		entry := historyEntry{Time: began, Rounds: rounds, Cores: runtime.NumCPU(), Go: runtime.Version(), Load: load, Ratios: map[string]float64{}}
+		for _, r := range ratios {
+			entry.Ratios[r.Key] = round3(r.Value)
+		}
+		if err := appendHistory(historyPath, entry); err != nil {
+			return err
+		}
+		return redraw(historyPath, chartPath)
+	}
+	return nil
 }
 
 var errUnavailable = errors.New("not available")
 
 func runOne(root, worker string, env []string, w workload, contender string, n int) (run, error) {
 	var cmd *exec.Cmd
-	if contender == "js" {
-		cmd = exec.Command("node", filepath.Join(root, "bench", "js", "run.js"), w.Name, fmt.Sprint(n), w.Class)
+	if contender == "js" || strings.HasPrefix(contender, "js:b") {
+		batch := strings.TrimPrefix(strings.TrimPrefix(contender, "js"), ":b")
+		cmd = exec.Command("node", filepath.Join(root, "bench", "js", "run.js"), w.Name, fmt.Sprint(n), w.Class, batch)
 	} else {
 		cmd = exec.Command(worker, "-contender", contender, "-workload", w.Name, "-n", fmt.Sprint(n), "-class", w.Class)
 	}
@@ -282,11 +353,12 @@ func seed(worker string, env []string, class string, n int) error {
 	return nil
 }
 
-func rotate(s []string, k int) []string {
-	out := make([]string, len(s))
-	for i := range s {
-		out[i] = s[(i+k)%len(s)]
-	}
+// shuffled is s in a random order. Each round runs the contenders in a new order: with a fixed rotation every
+// contender would always follow the same one, and inherit its effect on the server (a Node client leaves
+// parse-server more garbage to collect than a Go one, a bulk write leaves the table bigger).
+func shuffled(s []contender, rng *rand.Rand) []contender {
+	out := append([]contender(nil), s...)
+	rng.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
 	return out
 }
 
@@ -353,51 +425,71 @@ func stats(v []float64) stat {
 	return stat{Median: m, Min: s[0], Max: s[len(s)-1]}
 }
 
-func report(w *os.File, results []outcome, rounds int) {
-	fmt.Fprintf(w, "\n## moralis-go benchmarks\n\n%s, %d cores, %s; median of %d runs after a warm-up (range in brackets); peak memory is the run's max RSS.\n\n",
-		time.Now().UTC().Format("2006-01-02 15:04 UTC"), runtime.NumCPU(), runtime.Version(), rounds)
-	fmt.Fprintln(w, "| workload | n | contender | wall time ms | peak MB | vs ours (time) | vs ours (memory) | parse-server CPU ms |")
-	fmt.Fprintln(w, "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |")
-	names := map[string]string{"go": "moralis-go", "go50": "moralis-go, BatchSize 50", "raw": "raw HTTP", "raw20": "raw HTTP, /batch of 20", "js": "moralis-v1 (Node)"}
+func report(w io.Writer, results []outcome, ratios []ratioResult, rounds int, load string) {
+	fmt.Fprintf(w, "\n## moralis-go benchmarks\n\n%s, %d cores (load average at the start: %s), %s; median of %d runs after a warm-up (range in brackets), the contenders interleaved in a new random order each round; peak memory is the run's max RSS.\n\n",
+		time.Now().UTC().Format("2006-01-02 15:04 UTC"), runtime.NumCPU(), load, runtime.Version(), rounds)
+	fmt.Fprintln(w, "| workload | n | contender | setting | wall time ms | peak MB | parse-server CPU ms |")
+	fmt.Fprintln(w, "| --- | ---: | --- | --- | ---: | ---: | ---: |")
 	for _, res := range results {
-		ours := res.Runs["go"]
-		oursT := stats(times(ours, res.Workload)).Median
-		oursM := stats(mems(ours)).Median
-		for _, c := range []string{"go", "go50", "raw", "raw20", "js"} {
-			rs, ok := res.Runs[c]
-			if !ok {
-				if why, skipped := res.Skipped[c]; skipped {
-					fmt.Fprintf(w, "| %s | %d | %s | n/a | | | %s | |\n", res.Workload, res.N, names[c], why)
+		wl := workloadNamed(res.Workload)
+		// Every contender at its default first, then the tuned rows.
+		for _, tuned := range []bool{false, true} {
+			for _, c := range wl.Contenders {
+				if c.Tuned != tuned {
+					continue
 				}
-				continue
-			}
-			t, m := stats(times(rs, res.Workload)), stats(mems(rs))
-			ratioT, ratioM := "", ""
-			if c != "go" && oursT > 0 {
-				ratioT = fmt.Sprintf("%.2fx", t.Median/oursT)
-				ratioM = fmt.Sprintf("%.2fx", m.Median/oursM)
-			}
-			cpu := ""
-			if sc := stats(serverCPUs(rs)); sc.Max > 0 {
-				cpu = fmt.Sprintf("%.0f", sc.Median)
-			}
-			fmt.Fprintf(w, "| %s | %d | %s | %.1f [%.1f-%.1f] | %.1f | %s | %s | %s |\n", res.Workload, res.N, names[c], t.Median, t.Min, t.Max, m.Median, ratioT, ratioM, cpu)
-			if res.Workload == "lds" {
-				q := stats(queryTimes(rs))
-				qo := stats(queryTimes(ours)).Median
-				r := ""
-				if c != "go" && qo > 0 {
-					r = fmt.Sprintf("%.1fx", q.Median/qo)
+				setting := "default"
+				if c.Tuned {
+					setting = "tuned"
 				}
-				fmt.Fprintf(w, "| lds: one local query | %d | %s | %.2f [%.2f-%.2f] | | %s | | |\n", res.N, names[c], q.Median, q.Min, q.Max, r)
+				rs, ok := res.Runs[c.Key]
+				if !ok {
+					if why, skipped := res.Skipped[c.Key]; skipped {
+						fmt.Fprintf(w, "| %s | %d | %s | %s | n/a: %s | | |\n", res.Workload, res.N, c.Label, setting, why)
+					}
+					continue
+				}
+				t, m := stats(times(rs)), stats(mems(rs))
+				cpu := ""
+				if sc := stats(serverCPUs(rs)); sc.Max > 0 {
+					cpu = fmt.Sprintf("%.0f", sc.Median)
+				}
+				fmt.Fprintf(w, "| %s | %d | %s | %s | %.1f [%.1f-%.1f] | %.1f | %s |\n", res.Workload, res.N, c.Label, setting, t.Median, t.Min, t.Max, m.Median, cpu)
+				if res.Workload == "lds" {
+					q := stats(queryTimes(rs))
+					fmt.Fprintf(w, "| lds: one local query | %d | %s | %s | %.2f [%.2f-%.2f] | | |\n", res.N, c.Label, setting, q.Median, q.Min, q.Max)
+				}
 			}
 		}
 	}
-	fmt.Fprintln(w, "\nThe ratio columns divide each contender's median by ours: above 1 means moralis-go is faster or smaller.")
-	fmt.Fprintln(w, "parse-server CPU is the median CPU time the server process used during a run (workloads that reach it).")
+	fmt.Fprintln(w, "\nparse-server CPU is the median CPU time the server process used during a run (workloads that reach it).")
+	fmt.Fprintln(w, "\n| ratio | this run | per round | target |")
+	fmt.Fprintln(w, "| --- | ---: | --- | --- |")
+	for _, r := range ratios {
+		verdict := ""
+		if r.Target != "" {
+			verdict = r.Target
+			if r.Met() {
+				verdict += ": met"
+			} else {
+				verdict += ": **missed**"
+			}
+		}
+		fmt.Fprintf(w, "| %s | %.2f | %.2f-%.2f | %s |\n", r.Label, r.Value, r.Min, r.Max, verdict)
+	}
+	fmt.Fprintln(w, "\nA ratio divides two medians of this run; \"per round\" is the range of the same ratio within each round (the two runs back to back).")
 }
 
-func times(rs []run, workload string) []float64 {
+func workloadNamed(name string) workload {
+	for _, w := range all {
+		if w.Name == name {
+			return w
+		}
+	}
+	return workload{}
+}
+
+func times(rs []run) []float64 {
 	out := make([]float64, len(rs))
 	for i, r := range rs {
 		out[i] = r.MS
@@ -429,11 +521,12 @@ func mems(rs []run) []float64 {
 	return out
 }
 
-func writeJSON(dir string, results []outcome) error {
+func writeJSON(dir string, results []outcome, ratios []ratioResult, load string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	b, err := json.MarshalIndent(map[string]any{"time": time.Now().UTC(), "cores": runtime.NumCPU(), "go": runtime.Version(), "results": results}, "", "  ")
+	b, err := json.MarshalIndent(map[string]any{"time": time.Now().UTC(), "cores": runtime.NumCPU(), "go": runtime.Version(), "load": load,
+		"results": results, "ratios": ratios}, "", "  ")
 	if err != nil {
 		return err
 	}

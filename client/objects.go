@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"strings"
 	"sync"
@@ -13,6 +14,7 @@ import (
 	"github.com/c13f5054/moralis-go/internal/httpx"
 	"github.com/c13f5054/moralis-go/internal/randid"
 	"github.com/c13f5054/moralis-go/internal/rest"
+	"github.com/c13f5054/moralis-go/internal/wirejson"
 	"github.com/c13f5054/moralis-go/parse"
 )
 
@@ -328,24 +330,33 @@ func (c *Client) RunQuery(ctx context.Context, req *parse.QueryRequest) (*parse.
 		arrived = nil
 	}
 	if req.PreferObjects && find {
-		// One JSON pass: the answer's results become objects directly.
-		var resp struct {
-			Results []map[string]any `json:"results"`
-			Count   *int             `json:"count"`
-		}
+		// One JSON pass (without reflection): the answer's results become objects directly.
+		var resp map[string]any
 		if err := c.doArrived(ctx, rc, &resp, arrived); err != nil {
 			return nil, err
 		}
-		out := &parse.QueryResponse{Objects: make([]*parse.Object, 0, len(resp.Results))}
-		for i, m := range resp.Results {
+		results, _ := resp["results"].([]any)
+		if resp["results"] != nil && results == nil {
+			return nil, fmt.Errorf("moralis: query %s: results is not a list", req.ClassName)
+		}
+		out := &parse.QueryResponse{Objects: make([]*parse.Object, 0, len(results))}
+		for i, r := range results {
+			m, ok := r.(map[string]any)
+			if !ok && r != nil {
+				return nil, fmt.Errorf("moralis: query %s: result %d is not an object", req.ClassName, i)
+			}
 			o, err := parse.ObjectFromServer(req.ClassName, m)
 			if err != nil {
 				return nil, fmt.Errorf("moralis: query %s: result %d: %w", req.ClassName, i, err)
 			}
 			out.Objects = append(out.Objects, o)
 		}
-		if resp.Count != nil {
-			out.Count, out.HasCount = *resp.Count, true
+		if cnt, ok := resp["count"]; ok && cnt != nil {
+			n, ok := cnt.(float64)
+			if !ok || n != math.Trunc(n) || math.Abs(n) > 1<<53 {
+				return nil, fmt.Errorf("moralis: query %s: count %v is not a whole number", req.ClassName, cnt)
+			}
+			out.Count, out.HasCount = int(n), true
 		}
 		return out, nil
 	}
@@ -526,6 +537,58 @@ type batchAnswer struct {
 	} `json:"error"`
 }
 
+// decodeBatchAnswers reads /batch's answer, a list of {"success": {...}} or {"error": {"code": n, "error": text}},
+// without reflection; any other shape is an error, as it is for encoding/json into []batchAnswer.
+func decodeBatchAnswers(body []byte) ([]batchAnswer, error) {
+	v, err := wirejson.Decode(body)
+	if err != nil {
+		return nil, err
+	}
+	list, ok := v.([]any)
+	if !ok && v != nil {
+		return nil, errors.New("the answer is not a list")
+	}
+	out := make([]batchAnswer, len(list))
+	for i, e := range list {
+		m, ok := e.(map[string]any)
+		if !ok {
+			if e == nil {
+				continue
+			}
+			return nil, fmt.Errorf("answer %d is not an object", i)
+		}
+		if s, ok := m["success"]; ok && s != nil {
+			if out[i].Success, ok = s.(map[string]any); !ok {
+				return nil, fmt.Errorf("answer %d: success is not an object", i)
+			}
+		}
+		if x, ok := m["error"]; ok && x != nil {
+			em, ok := x.(map[string]any)
+			if !ok {
+				return nil, fmt.Errorf("answer %d: error is not an object", i)
+			}
+			be := &struct {
+				Code  int    `json:"code"`
+				Error string `json:"error"`
+			}{}
+			if code, ok := em["code"]; ok && code != nil {
+				f, ok := code.(float64)
+				if !ok || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+					return nil, fmt.Errorf("answer %d: code %v is not a whole number", i, code)
+				}
+				be.Code = int(f)
+			}
+			if text, ok := em["error"]; ok && text != nil {
+				if be.Error, ok = text.(string); !ok {
+					return nil, fmt.Errorf("answer %d: error text is not a string", i)
+				}
+			}
+			out[i].Error = be
+		}
+	}
+	return out, nil
+}
+
 // parallel runs tasks with at most n at once and waits for them.
 func parallel(n int, tasks []func()) {
 	if n > len(tasks) {
@@ -580,7 +643,8 @@ func (c *Client) batchChunk(ctx context.Context, items []batchItem, answers []ma
 	var resp []batchAnswer
 	res, err := c.t.Do(ctx, rc)
 	if err == nil {
-		if jerr := json.Unmarshal(res.Body, &resp); jerr != nil || len(resp) != len(items) {
+		var jerr error
+		if resp, jerr = decodeBatchAnswers(res.Body); jerr != nil || len(resp) != len(items) {
 			// The server took the call (2xx), so its sub-requests may have been applied: in doubt.
 			err = &parse.Error{Code: rest.CodeInvalidJSON, Message: fmt.Sprintf("batch answered %d results for %d requests", len(resp), len(items)), Op: "POST batch", Status: res.Status, InDoubt: true}
 		}

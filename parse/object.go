@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/c13f5054/moralis-go/internal/wirejson"
 )
 
 // Object is one backend object: a class name, an id once saved, server timestamps, its fields, and the changes
@@ -509,8 +511,8 @@ func (o *Object) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON reads an object in the server's JSON form. The class comes from "className" when present (the
 // server sends it on the results of a query redirected to a relation's target class), else it is kept.
 func (o *Object) UnmarshalJSON(b []byte) error {
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
+	m, err := wirejson.DecodeObject(b)
+	if err != nil {
 		return fmt.Errorf("parse: invalid object JSON: %w", err)
 	}
 	if m == nil {

@@ -56,7 +56,7 @@ func BenchmarkIterateLive(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		n := 0
-		for _, err := range query.New[*parse.Object](class).All(ctx, c, query.WithBatchSize(1000)) {
+		for _, err := range query.New[*parse.Object](class).All(ctx, c) {
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -19,10 +19,12 @@
 //	}
 //	scores, err := query.New[Score]("GameScore").EqualTo("playerName", "Sean").Find(ctx, c)
 //
-// Every object a query matches, however many, is walked with All, which pages by objectId in batches of 100 and
-// fetches the next page while the caller works on the current one:
+// Every object a query matches, however many, is walked with All, which pages by objectId (a first page of 100,
+// then pages of 1,000) and fetches the next page while the caller works on the current one; Batches walks page by
+// page, in pages of the spec's 100 (the original's each and eachBatch) unless told otherwise:
 //
 //	for s, err := range query.New[Score]("GameScore").All(ctx, c) { ... }
+//	for page, err := range query.New[Score]("GameScore").Batches(ctx, c, nil) { ... }
 //
 // Builder methods are copy-on-write: they return a new *Query and leave the receiver unchanged, so queries are
 // safe to share, reuse and extend from several goroutines. Building never panics; a mistake (a bad key name, a

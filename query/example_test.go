@@ -97,23 +97,40 @@ func (pagesRunner) RunQuery(_ context.Context, req *query.Request) (*query.Respo
 	return &query.Response{Results: out}, nil
 }
 
-// Walking every match with All: pages of two, keyset-paged by objectId.
+// Walking every match with All: keyset-paged by objectId, a first page of 100, then pages of 1,000.
 func ExampleQuery_All() {
 	q := query.New[*parse.Object]("GameScore").EqualTo("score", 1)
-	for o, err := range q.All(context.Background(), pagesRunner{}, query.WithBatchSize(2)) {
+	for o, err := range q.All(context.Background(), pagesRunner{}) {
 		if err != nil {
 			fmt.Println("error:", err)
 			return
 		}
 		fmt.Println("object:", o.ClassName(), o.ID())
 	}
-	// Unordered output:
-	// request: {"limit":2,"order":"objectId","where":{"score":1}}
-	// request: {"limit":2,"order":"objectId","where":{"objectId":{"$gt":"b"},"score":1}}
-	// request: {"limit":2,"order":"objectId","where":{"objectId":{"$gt":"d"},"score":1}}
+	// Output:
+	// request: {"limit":100,"order":"objectId","where":{"score":1}}
 	// object: GameScore a
 	// object: GameScore b
 	// object: GameScore c
 	// object: GameScore d
 	// object: GameScore e
+}
+
+// Walking every match page by page with Batches, in pages of two (the default is the spec's 100).
+func ExampleQuery_Batches() {
+	q := query.New[*parse.Object]("GameScore").EqualTo("score", 1)
+	for page, err := range q.Batches(context.Background(), pagesRunner{}, &query.BatchOptions{Size: 2}) {
+		if err != nil {
+			fmt.Println("error:", err)
+			return
+		}
+		fmt.Println("page of", len(page))
+	}
+	// Unordered output:
+	// request: {"limit":2,"order":"objectId","where":{"score":1}}
+	// request: {"limit":2,"order":"objectId","where":{"objectId":{"$gt":"b"},"score":1}}
+	// request: {"limit":2,"order":"objectId","where":{"objectId":{"$gt":"d"},"score":1}}
+	// page of 2
+	// page of 2
+	// page of 1
 }

@@ -115,17 +115,22 @@ func TestThroughClientOverHTTP(t *testing.T) {
 		}
 		n++
 	}
+	// A first page of 100, then 1,000 (130 come back: more than the 100 served in full, so one more request).
 	if n != 230 || len(f.bodies) != 3 {
 		t.Fatalf("%d objects in %d requests; want 230 in 3", n, len(f.bodies))
 	}
-	for i, want := range []string{``, f.ids[99], f.ids[199]} {
+	for i, want := range []string{``, f.ids[99], f.ids[229]} {
+		wantLimit := 1000.0
+		if i == 0 {
+			wantLimit = 100
+		}
 		b := f.bodies[i]
 		where := b["where"].(map[string]any)
 		got, _ := where["objectId"].(map[string]any)
 		if (want == "" && got != nil) || (want != "" && (got == nil || got["$gt"] != want)) {
 			t.Errorf("page %d: where %v, want objectId > %q", i, where, want)
 		}
-		if b["order"] != "objectId" || b["limit"] != 100.0 || where["score"] == nil {
+		if b["order"] != "objectId" || b["limit"] != wantLimit || where["score"] == nil {
 			t.Errorf("page %d body %v", i, b)
 		}
 		if _, hasMaster := b["_MasterKey"]; hasMaster {

@@ -9,39 +9,105 @@ import (
 	"sync"
 )
 
-// DefaultBatchSize is the page size of All: the original client's query batch iteration size.
+// DefaultBatchSize is the page size of Batches when BatchOptions.Size is 0: the spec's query batch iteration
+// size, the batchSize the original client's each and eachBatch use by default. All starts with a page of this
+// size too, then grows its pages (see All).
 const DefaultBatchSize = 100
 
-// MaxBatchSize is the largest page All asks for.
+// MaxBatchSize is the largest page Batches asks for.
 const MaxBatchSize = 10000
 
-// IterOption configures All.
-type IterOption func(*iterConfig)
+// allPageSize is the size of All's pages after the first: on parse-server a find costs about as much per call as
+// 10-15 rows, so pages of 1,000 spend under 2% of the server's time on calls, while 2 pages of 1,000 decoded
+// objects stay a few MB. Measured in BENCHMARKS.md ("Iteration at the defaults").
+const allPageSize = 1000
 
-type iterConfig struct {
-	batchSize int
+// BatchOptions tune Batches. A nil *BatchOptions, like the zero value, means the defaults. Batches reads it and
+// never changes it.
+type BatchOptions struct {
+	// Size is the number of objects per page: 0 (or below) means DefaultBatchSize, the spec's 100; above
+	// MaxBatchSize means MaxBatchSize. A server configured with a smaller maxLimit answers smaller pages, and
+	// the walk still ends only at the real end.
+	Size int
 }
 
-// WithBatchSize sets how many objects All fetches per request (default 100; values below 1 mean the default,
-// values above MaxBatchSize are capped).
-func WithBatchSize(n int) IterOption {
-	return func(c *iterConfig) {
-		switch {
-		case n < 1:
-			c.batchSize = DefaultBatchSize
-		case n > MaxBatchSize:
-			c.batchSize = MaxBatchSize
-		default:
-			c.batchSize = n
-		}
+func (o *BatchOptions) size() int {
+	switch {
+	case o == nil || o.Size < 1:
+		return DefaultBatchSize
+	case o.Size > MaxBatchSize:
+		return MaxBatchSize
 	}
+	return o.Size
+}
+
+// All iterates over every object the query matches, however many. It is the fast path, and needs no setting:
+// it asks for a first page of DefaultBatchSize (100) objects, so the first object comes as soon as with the
+// original client's each, then for pages of 1,000, and while the caller works on one page the next is fetched and
+// decoded in a goroutine; when the caller is already waiting, the next page is asked for as soon as this one's
+// answer arrives, before it is decoded (runners that support Request.Arrived, like the client). At most two pages
+// are held at a time. Batches walks the same way in pages of a size you choose (by default the spec's 100, as the
+// original's each and eachBatch).
+//
+// It pages by key, as the original client's each does: the requests are ordered by objectId, ascending, and each
+// asks for objectId > the last id seen, so the walk neither skips nor repeats objects when others are added
+// meanwhile, and costs the same at the millionth object as at the first. A short first page ends the walk; a later
+// page shorter than asked for ends it only when it is also shorter than the largest page the server has served in
+// full, so a server whose maxLimit caps pages below 1,000 is still walked to its end (a walk whose last page holds
+// 100 to 999 objects costs one more request, which finds nothing). Breaking out of the loop, or the context
+// ending, cancels the fetches in flight and waits for their goroutines to end before All returns (runners must
+// honour their context).
+//
+// A query with its own order, skip or limit is refused with ErrCannotIterate ("Cannot iterate on a query with
+// sort, skip, or limit."). Errors (building, the runner's, decoding) are yielded once, with a zero T, and end the
+// walk. The query's include, keys, excludeKeys, hint and read preferences are kept; count is not sent. All is
+// safe for concurrent use: each range over it is a walk of its own.
+func (q *Query[T]) All(ctx context.Context, r Runner) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		var zero T
+		q.walk(ctx, r, allSizes, func(items []T, err error) bool {
+			if err != nil {
+				yield(zero, err)
+				return false
+			}
+			for _, it := range items {
+				if !yield(it, nil) {
+					return false
+				}
+			}
+			return true
+		})
+	}
+}
+
+// Batches iterates over every object the query matches page by page, as the original client's eachBatch does:
+// pages of opts.Size objects (nil or 0: DefaultBatchSize, the spec's 100), keyset-paged by objectId, the next
+// page fetched while the caller works on the current one, exactly as All walks (see All for the order, the
+// prefetch, the end of the walk, cancellation and errors). Each yielded slice is the caller's to keep; an error is
+// yielded once, with a nil slice, and ends the walk. Use it for the spec's page size, or to choose the size (a
+// larger one for small rows, a smaller one for very large rows).
+func (q *Query[T]) Batches(ctx context.Context, r Runner, opts *BatchOptions) iter.Seq2[[]T, error] {
+	size := opts.size()
+	return func(yield func([]T, error) bool) {
+		q.walk(ctx, r, func(int) int { return size }, yield)
+	}
+}
+
+// allSizes is All's page schedule: DefaultBatchSize first, then allPageSize.
+func allSizes(page int) int {
+	if page == 0 {
+		return DefaultBatchSize
+	}
+	return allPageSize
 }
 
 type page[T any] struct {
 	items  []T
 	lastID string
-	full   bool
+	more   bool
 	err    error
+	// proven is the largest page size the server has served in full, this page included.
+	proven int
 	// next is the following page's fetch when it was started early, as soon as this page's answer arrived.
 	next <-chan page[T]
 	// nextAfter is the id the early fetch pages after; nextWaiting is to be closed when the caller waits for it.
@@ -49,110 +115,104 @@ type page[T any] struct {
 	nextWaiting chan struct{}
 }
 
-// All iterates over every object the query matches, however many, in pages (batches of 100 unless WithBatchSize
-// says otherwise). It pages by key, as the original client's each does: the requests are ordered by objectId,
-// ascending, and each asks for objectId > the last id seen, so the walk neither skips nor repeats objects when
-// others are added meanwhile, and costs the same at the millionth object as at the first. While the caller works
-// on one page, the next is fetched and decoded in a goroutine; when the caller is already waiting, the next
-// page is asked for as soon as this one's answer arrives, before it is decoded (runners that support
-// Request.Arrived, like the client). At most two pages are held at a time. Breaking out of the loop, or the
-// context ending, cancels the fetches in flight and waits for their goroutines to end before All returns (runners
-// must honour their context).
-//
-// A query with its own order, skip or limit is refused with ErrCannotIterate ("Cannot iterate on a query with
-// sort, skip, or limit."). Errors (building, the runner's, decoding) are yielded once, with a zero T, and end the
-// walk. The query's include, keys, excludeKeys, hint and read preferences are kept; count is not sent.
-func (q *Query[T]) All(ctx context.Context, r Runner, opts ...IterOption) iter.Seq2[T, error] {
-	cfg := iterConfig{batchSize: DefaultBatchSize}
-	for _, o := range opts {
-		if o != nil {
-			o(&cfg)
-		}
+// morePages reports whether a page of n objects, asked for with limit size, may be followed by more: it is full,
+// or (a server whose maxLimit is below size answers fewer) it holds at least as many objects as the largest page
+// the server served in full before (proven). A page shorter than that is the last.
+func morePages(n, size, proven int) bool {
+	return n > 0 && (n >= size || n >= proven)
+}
+
+// grown is proven after a page of n objects asked for with limit size.
+func grown(proven, n, size int) int {
+	if n >= size && size > proven {
+		return size
 	}
-	return func(yield func(T, error) bool) {
-		var zero T
-		base, err := q.iterBase()
-		if err != nil {
-			yield(zero, err)
+	return proven
+}
+
+// walk runs the keyset walk under All and Batches: page i asks for sizes(i) objects, and each page's items are
+// handed to yield (an error once, ending the walk) until it returns false or the walk ends.
+func (q *Query[T]) walk(ctx context.Context, r Runner, sizes func(int) int, yield func([]T, error) bool) {
+	base, err := q.iterBase()
+	if err != nil {
+		yield(nil, err)
+		return
+	}
+	if ctx == nil {
+		yield(nil, fmt.Errorf("query: nil context"))
+		return
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	// Deferred calls run last-first: cancel the fetches in flight, then wait for their goroutines.
+	defer wg.Wait()
+	defer cancel()
+
+	// fetch starts page number index, after the given id, knowing the largest page served in full before it.
+	// waiting is closed when the caller is waiting for that page (it has finished the previous one): only then may
+	// the page's arrival start the following fetch, so at most two pages are held at once.
+	var fetch func(after string, index, proven int, waiting <-chan struct{}) <-chan page[T]
+	fetch = func(after string, index, proven int, waiting <-chan struct{}) <-chan page[T] {
+		out := make(chan page[T], 1) // one send per fetch: never blocks
+		size := sizes(index)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var next <-chan page[T]
+			var nextAfter string
+			var nextWaiting chan struct{}
+			arrived := func(n int, last string) {
+				select {
+				case <-waiting:
+				default:
+					return // the caller is still busy with the previous page
+				}
+				if morePages(n, size, proven) && last != "" && ctx.Err() == nil {
+					nextAfter, nextWaiting = last, make(chan struct{})
+					next = fetch(last, index+1, grown(proven, n, size), nextWaiting)
+				}
+			}
+			p := fetchPage[T](ctx, r, q.className, base, after, size, proven, arrived)
+			p.next, p.nextAfter, p.nextWaiting = next, nextAfter, nextWaiting
+			out <- p
+		}()
+		return out
+	}
+
+	cur := fetch("", 0, sizes(0), closedChan)
+	for index := 0; ; index++ {
+		var p page[T]
+		select {
+		case p = <-cur:
+		case <-ctx.Done():
+			yield(nil, ctx.Err())
 			return
 		}
-		if ctx == nil {
-			yield(zero, fmt.Errorf("query: nil context"))
+		if p.err != nil {
+			if ctx.Err() != nil {
+				p.err = ctx.Err()
+			}
+			yield(nil, p.err)
 			return
 		}
-		ctx, cancel := context.WithCancel(ctx)
-		var wg sync.WaitGroup
-		// Deferred calls run last-first: cancel the fetches in flight, then wait for their goroutines.
-		defer wg.Wait()
-		defer cancel()
-
-		// fetch starts the page after the given id. waiting is closed when the caller is waiting for that page
-		// (it has finished the previous one): only then may the page's arrival start the following fetch, so at
-		// most two pages are held at once.
-		var fetch func(after string, waiting <-chan struct{}) <-chan page[T]
-		fetch = func(after string, waiting <-chan struct{}) <-chan page[T] {
-			out := make(chan page[T], 1) // one send per fetch: never blocks
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				var next <-chan page[T]
-				var nextAfter string
-				var nextWaiting chan struct{}
-				arrived := func(n int, last string) {
-					select {
-					case <-waiting:
-					default:
-						return // the caller is still busy with the previous page
-					}
-					if n >= cfg.batchSize && last != "" && ctx.Err() == nil {
-						nextAfter, nextWaiting = last, make(chan struct{})
-						next = fetch(last, nextWaiting)
-					}
-				}
-				p := fetchPage[T](ctx, r, q.className, base, after, cfg.batchSize, arrived)
-				p.next, p.nextAfter, p.nextWaiting = next, nextAfter, nextWaiting
-				out <- p
-			}()
-			return out
+		var waiting chan struct{}
+		if p.more {
+			if p.next != nil && p.nextAfter == p.lastID {
+				cur, waiting = p.next, p.nextWaiting // asked for when this page arrived
+			} else {
+				// Not started early (or, should the early look have disagreed with the decoded page,
+				// started after the wrong id: that fetch is left to finish and be discarded).
+				waiting = make(chan struct{})
+				cur = fetch(p.lastID, index+1, p.proven, waiting)
+			}
 		}
-
-		cur := fetch("", closedChan)
-		for {
-			var p page[T]
-			select {
-			case p = <-cur:
-			case <-ctx.Done():
-				yield(zero, ctx.Err())
-				return
-			}
-			if p.err != nil {
-				if ctx.Err() != nil {
-					p.err = ctx.Err()
-				}
-				yield(zero, p.err)
-				return
-			}
-			var waiting chan struct{}
-			if p.full {
-				if p.next != nil && p.nextAfter == p.lastID {
-					cur, waiting = p.next, p.nextWaiting // asked for when this page arrived
-				} else {
-					// Not started early (or, should the early look have disagreed with the decoded page,
-					// started after the wrong id: that fetch is left to finish and be discarded).
-					waiting = make(chan struct{})
-					cur = fetch(p.lastID, waiting)
-				}
-			}
-			for _, it := range p.items {
-				if !yield(it, nil) {
-					return
-				}
-			}
-			if !p.full {
-				return
-			}
-			close(waiting)
+		if len(p.items) > 0 && !yield(p.items, nil) {
+			return
 		}
+		if !p.more {
+			return
+		}
+		close(waiting)
 	}
 }
 
@@ -179,8 +239,9 @@ func (q *Query[T]) iterBase() (map[string]any, error) {
 	return p, nil
 }
 
-// fetchPage asks for one page of at most size objects with objectId > after ("" for the first page).
-func fetchPage[T any](ctx context.Context, r Runner, className string, base map[string]any, after string, size int, arrived func(int, string)) page[T] {
+// fetchPage asks for one page of at most size objects with objectId > after ("" for the first page); proven is
+// the largest page the server served in full before this one.
+func fetchPage[T any](ctx context.Context, r Runner, className string, base map[string]any, after string, size, proven int, arrived func(int, string)) page[T] {
 	params := maps.Clone(base)
 	where := maps.Clone(base["where"].(map[string]any))
 	if after != "" {
@@ -201,13 +262,14 @@ func fetchPage[T any](ctx context.Context, r Runner, className string, base map[
 	if err != nil {
 		return page[T]{err: err}
 	}
-	p := page[T]{items: items, full: resultCount(resp) >= size}
-	if p.full && resp.Objects != nil {
+	n := resultCount(resp)
+	p := page[T]{items: items, more: morePages(n, size, proven), proven: grown(proven, n, size)}
+	if p.more && resp.Objects != nil {
 		if lastObjectID == "" {
 			return page[T]{err: fmt.Errorf("query: All on %s: a result has no objectId to page by", className)}
 		}
 		p.lastID = lastObjectID
-	} else if p.full {
+	} else if p.more {
 		var last struct {
 			ObjectID string `json:"objectId"`
 		}

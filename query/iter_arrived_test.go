@@ -71,16 +71,19 @@ func joinRaw(resp *Response) []byte {
 	return b
 }
 
+// walkIDs walks r with Batches in pages of the spec's 100 (All walks the same way, with larger pages).
 func walkIDs(t *testing.T, r Runner, each func()) []string {
 	t.Helper()
 	var got []string
-	for o, err := range New[*parse.Object]("T").All(context.Background(), r) {
+	for page, err := range New[*parse.Object]("T").Batches(context.Background(), r, nil) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got = append(got, o.ID())
-		if each != nil {
-			each()
+		for _, o := range page {
+			got = append(got, o.ID())
+			if each != nil {
+				each()
+			}
 		}
 	}
 	return got
@@ -110,6 +113,29 @@ func TestAllAsksForTheNextPageWhenAnAnswerArrives(t *testing.T) {
 	}
 	if s := a.started.Load(); s != 11 {
 		t.Errorf("%d requests for 1000 objects in pages of 100, want 11 (the last one empty)", s)
+	}
+}
+
+// All asks early too, through its growing pages.
+func TestAllAsksEarlyWithGrowingPages(t *testing.T) {
+	a := &arrivingRunner{tb: newTable(5000), delay: 20 * time.Millisecond}
+	var got []string
+	for o, err := range New[*parse.Object]("T").All(context.Background(), a) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, o.ID())
+	}
+	sameIDs(t, a.tb, got)
+	if a.overlap == 0 {
+		t.Errorf("no request started while the previous answer was being decoded (%d requests)", a.started.Load())
+	}
+	if m := a.maxIn.Load(); m > 2 {
+		t.Errorf("%d requests in flight at once, want at most 2", m)
+	}
+	// 100 + 1,000 x 4 + 900: the short last page is below the 1,000 served in full, so it ends the walk.
+	if s := a.started.Load(); s != 6 {
+		t.Errorf("%d requests for 5000 objects, want 6", s)
 	}
 }
 

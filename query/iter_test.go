@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"runtime"
 	"sync/atomic"
 	"testing"
@@ -34,21 +35,27 @@ func TestAllPagesByKeyset(t *testing.T) {
 			t.Fatalf("object %d = %s, want %s", i, id, tb.ids[i])
 		}
 	}
+	// A first page of 100, then pages of 1,000: the second (150 objects) is short, but longer than the largest
+	// page served in full (100), so one more request makes sure the server did not cap it.
 	reqs := f.requests()
 	if len(reqs) != 3 {
-		t.Fatalf("%d requests, want 3 (100 + 100 + 50)", len(reqs))
+		t.Fatalf("%d requests, want 3 (100 + 150 + 0)", len(reqs))
 	}
 	wantWhere := []string{
 		`{"n":{"$gt":-1}}`,
 		`{"n":{"$gt":-1},"objectId":{"$gt":"` + tb.ids[99] + `"}}`,
-		`{"n":{"$gt":-1},"objectId":{"$gt":"` + tb.ids[199] + `"}}`,
+		`{"n":{"$gt":-1},"objectId":{"$gt":"` + tb.ids[249] + `"}}`,
 	}
 	for i, r := range reqs {
 		w, _ := json.Marshal(r.Params["where"])
 		if string(w) != wantWhere[i] {
 			t.Errorf("request %d where %s, want %s", i, w, wantWhere[i])
 		}
-		if r.Params["order"] != "objectId" || r.Params["limit"] != 100.0 || r.Op != OpFind {
+		wantLimit := 1000.0
+		if i == 0 {
+			wantLimit = 100
+		}
+		if r.Params["order"] != "objectId" || r.Params["limit"] != wantLimit || r.Op != OpFind {
 			t.Errorf("request %d params %v", i, r.Params)
 		}
 		if r.Params["include"] != "owner" || r.Params["keys"] != "n" || r.Params["count"] != nil {
@@ -61,32 +68,103 @@ func TestAllPagesByKeyset(t *testing.T) {
 	}
 }
 
-func TestAllBatchSizeAndExactMultiple(t *testing.T) {
-	tb := newTable(60)
-	f := &fakeRunner{answer: tb.answer}
-	n := 0
-	for _, err := range New[map[string]any]("T").All(context.Background(), f, WithBatchSize(20)) {
-		if err != nil {
-			t.Fatal(err)
+func TestAllPageSchedule(t *testing.T) {
+	for _, tc := range []struct {
+		rows   int
+		limits []float64
+	}{
+		{0, []float64{100}},
+		{99, []float64{100}},
+		{100, []float64{100, 1000}},              // full first page, then an empty one
+		{1100, []float64{100, 1000, 1000}},       // 100 + 1,000 + 0
+		{2150, []float64{100, 1000, 1000, 1000}}, // the last page (50) is shorter than 1,000 served in full
+		{2100, []float64{100, 1000, 1000, 1000}}, // exact: an empty page ends it
+		{3000, []float64{100, 1000, 1000, 1000}}, // 100 + 1,000 + 1,000 + 900
+	} {
+		f := &fakeRunner{answer: newTable(tc.rows).answer}
+		n := 0
+		for _, err := range New[map[string]any]("T").All(context.Background(), f) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			n++
 		}
-		n++
+		var limits []float64
+		for _, r := range f.requests() {
+			limits = append(limits, r.Params["limit"].(float64))
+		}
+		if n != tc.rows || fmt.Sprint(limits) != fmt.Sprint(tc.limits) {
+			t.Errorf("%d rows: walked %d with limits %v, want %v", tc.rows, n, limits, tc.limits)
+		}
 	}
-	// 60 rows in pages of 20: three full pages, then an empty one ends the walk.
-	if n != 60 || len(f.requests()) != 4 {
-		t.Errorf("%d objects in %d requests; want 60 in 4", n, len(f.requests()))
+}
+
+// A server whose maxLimit is below All's page size answers shorter pages than asked for: the walk must go on to
+// the real end, neither stopping early nor repeating an object.
+func TestAllServerMaxLimitBelowPageSize(t *testing.T) {
+	for _, maxLimit := range []int{100, 250, 999} {
+		tb := newTable(2345)
+		f := &fakeRunner{answer: func(ctx context.Context, req *Request) (*Response, error) {
+			if l, _ := req.Params["limit"].(int); l > maxLimit {
+				req.Params["limit"] = maxLimit // parse-server silently lowers the limit to maxLimit
+			}
+			return tb.answer(ctx, req)
+		}}
+		var got []string
+		for o, err := range New[*parse.Object]("T").All(context.Background(), f) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, o.ID())
+		}
+		if len(got) != len(tb.ids) {
+			t.Fatalf("maxLimit %d: walked %d objects, want %d", maxLimit, len(got), len(tb.ids))
+		}
+		for i := range got {
+			if got[i] != tb.ids[i] {
+				t.Fatalf("maxLimit %d: object %d = %s, want %s", maxLimit, i, got[i], tb.ids[i])
+			}
+		}
 	}
-	if f.requests()[0].Params["limit"] != 20.0 {
-		t.Errorf("batch size not sent: %v", f.requests()[0].Params)
+}
+
+func TestBatchesSizes(t *testing.T) {
+	tb := newTable(60)
+	for _, tc := range []struct {
+		opts  *BatchOptions
+		limit float64
+		pages []int
+	}{
+		{nil, 100, []int{60}},                            // the spec's 100
+		{&BatchOptions{}, 100, []int{60}},                // zero value: the same
+		{&BatchOptions{Size: 20}, 20, []int{20, 20, 20}}, // then an empty page ends the walk
+		{&BatchOptions{Size: 25}, 25, []int{25, 25, 10}},
+		{&BatchOptions{Size: -3}, 100, []int{60}},
+		{&BatchOptions{Size: 1 << 30}, MaxBatchSize, []int{60}},
+	} {
+		f := &fakeRunner{answer: tb.answer}
+		var pages []int
+		for objs, err := range New[*parse.Object]("T").Batches(context.Background(), f, tc.opts) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			pages = append(pages, len(objs))
+		}
+		reqs := f.requests()
+		if fmt.Sprint(pages) != fmt.Sprint(tc.pages) || reqs[0].Params["limit"] != tc.limit {
+			t.Errorf("%+v: pages %v, limit %v; want %v, %v", tc.opts, pages, reqs[0].Params["limit"], tc.pages, tc.limit)
+		}
+		for _, r := range reqs {
+			if r.Params["limit"] != tc.limit {
+				t.Errorf("%+v: limit changed to %v", tc.opts, r.Params["limit"])
+			}
+		}
 	}
-	// Out-of-range sizes.
-	c := iterConfig{}
-	WithBatchSize(0)(&c)
-	if c.batchSize != DefaultBatchSize {
-		t.Errorf("WithBatchSize(0) = %d", c.batchSize)
-	}
-	WithBatchSize(1 << 30)(&c)
-	if c.batchSize != MaxBatchSize {
-		t.Errorf("WithBatchSize(huge) = %d", c.batchSize)
+	// Errors end the walk, with a nil page.
+	for objs, err := range New[*parse.Object]("T").Skip(1).Batches(context.Background(), &fakeRunner{}, nil) {
+		if objs != nil || !errors.Is(err, ErrCannotIterate) {
+			t.Errorf("Batches on a query with skip: %v, %v", objs, err)
+		}
 	}
 }
 
@@ -136,7 +214,7 @@ func TestAllRefusesOrderSkipLimit(t *testing.T) {
 }
 
 func TestAllStopsOnRunnerError(t *testing.T) {
-	tb := newTable(500)
+	tb := newTable(5000)
 	boom := errors.New("boom")
 	var calls atomic.Int32
 	f := &fakeRunner{answer: func(ctx context.Context, req *Request) (*Response, error) {
@@ -156,8 +234,8 @@ func TestAllStopsOnRunnerError(t *testing.T) {
 		}
 		n++
 	}
-	if n != 200 || nErr != 1 || len(f.requests()) != 3 {
-		t.Errorf("%d objects, %d errors, %d requests; want 200, 1, 3", n, nErr, len(f.requests()))
+	if n != 1100 || nErr != 1 || len(f.requests()) != 3 {
+		t.Errorf("%d objects, %d errors, %d requests; want 1100, 1, 3", n, nErr, len(f.requests()))
 	}
 }
 

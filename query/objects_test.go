@@ -103,8 +103,8 @@ func TestObjectsDecodeLikeResults(t *testing.T) {
 	g5, e2 := New[row]("Item").First(ctx, objs)
 	check("First", w5, g5, e1, e2)
 
-	var walked []string
-	for o, err := range New[*parse.Object]("Item").All(ctx, objs, WithBatchSize(7)) {
+	var walked, paged []string
+	for o, err := range New[*parse.Object]("Item").All(ctx, objs) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -112,6 +112,20 @@ func TestObjectsDecodeLikeResults(t *testing.T) {
 	}
 	if !reflect.DeepEqual(tb.ids, walked) {
 		t.Fatalf("All over objects walked %v", walked)
+	}
+	for page, err := range New[*parse.Object]("Item").Batches(ctx, objs, &BatchOptions{Size: 7}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(page) > 7 {
+			t.Fatalf("a page of %d", len(page))
+		}
+		for _, o := range page {
+			paged = append(paged, o.ID())
+		}
+	}
+	if !reflect.DeepEqual(tb.ids, paged) {
+		t.Fatalf("Batches over objects walked %v", paged)
 	}
 	if objs.count == 0 {
 		t.Fatal("the runner handed over no objects")

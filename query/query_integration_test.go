@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"math/rand/v2"
 	"slices"
 	"sort"
@@ -583,24 +584,49 @@ func TestIntegrationIterate(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	seen := map[int]bool{}
-	last := ""
-	for o, err := range query.New[*parse.Object](class).All(ctx, c, query.WithBatchSize(50)) {
-		if err != nil {
-			t.Fatal(err)
+	// All at its defaults (a page of 100, then 1,000), and Batches in pages of 50: every object once, in order.
+	walk := func(name string, objs iter.Seq2[*parse.Object, error]) {
+		seen := map[int]bool{}
+		last := ""
+		for o, err := range objs {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if o.ID() <= last {
+				t.Fatalf("%s: ids out of order: %s after %s", name, o.ID(), last)
+			}
+			last = o.ID()
+			i := int(o.Int("i"))
+			if seen[i] {
+				t.Fatalf("%s: object %d seen twice", name, i)
+			}
+			seen[i] = true
 		}
-		if o.ID() <= last {
-			t.Fatalf("ids out of order: %s after %s", o.ID(), last)
+		if len(seen) != n {
+			t.Errorf("%s: walked %d objects, want %d", name, len(seen), n)
 		}
-		last = o.ID()
-		i := int(o.Int("i"))
-		if seen[i] {
-			t.Fatalf("object %d seen twice", i)
-		}
-		seen[i] = true
 	}
-	if len(seen) != n {
-		t.Errorf("walked %d objects, want %d", len(seen), n)
+	walk("All", query.New[*parse.Object](class).All(ctx, c))
+	pages := 0
+	walk("Batches", func(yield func(*parse.Object, error) bool) {
+		for page, err := range query.New[*parse.Object](class).Batches(ctx, c, &query.BatchOptions{Size: 50}) {
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			if len(page) > 50 {
+				t.Errorf("a page of %d objects, want at most 50", len(page))
+			}
+			pages++
+			for _, o := range page {
+				if !yield(o, nil) {
+					return
+				}
+			}
+		}
+	})
+	if pages != (n+49)/50 {
+		t.Errorf("Batches walked %d pages, want %d", pages, (n+49)/50)
 	}
 
 	type row struct {
@@ -624,12 +650,21 @@ func TestIntegrationIterate(t *testing.T) {
 
 	// Breaking out early is clean, and refusing a sorted query is immediate.
 	k := 0
-	for _, err := range query.New[*parse.Object](class).All(ctx, c, query.WithBatchSize(10)) {
+	for page, err := range query.New[*parse.Object](class).Batches(ctx, c, &query.BatchOptions{Size: 10}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		k += len(page)
+		if k == 20 {
+			break
+		}
+	}
+	for _, err := range query.New[*parse.Object](class).All(ctx, c) {
 		if err != nil {
 			t.Fatal(err)
 		}
 		k++
-		if k == 15 {
+		if k == 35 {
 			break
 		}
 	}

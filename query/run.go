@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 
+	"github.com/c13f5054/moralis-go/internal/wirejson"
 	"github.com/c13f5054/moralis-go/parse"
 )
 
@@ -50,8 +51,8 @@ func decode[T any](raw json.RawMessage, className string) (T, error) {
 		return out, nil
 	case *map[string]any:
 		// Decoded value by value: a typed map at the top (a Pointer from distinct, say) stays a plain map.
-		var m map[string]any
-		if err := json.Unmarshal(raw, &m); err != nil {
+		m, err := wirejson.DecodeObject(raw)
+		if err != nil {
 			return out, err
 		}
 		if m == nil {
@@ -63,8 +64,8 @@ func decode[T any](raw json.RawMessage, className string) (T, error) {
 		*p = m
 		return out, nil
 	case *any:
-		var v any
-		if err := json.Unmarshal(raw, &v); err != nil {
+		v, err := wirejson.Decode(raw)
+		if err != nil {
 			return out, err
 		}
 		*p = parse.Decode(v)

@@ -93,12 +93,17 @@ func TestRelationQueryOnTheServer(t *testing.T) {
 		n, err := q.Count(ctx, m)
 		require.NoError(t, err)
 		assert.Equal(t, 3, n)
-		var walked []*parse.Object
-		for o, err := range q.All(ctx, m, query.WithBatchSize(2)) {
+		var walked, paged []*parse.Object
+		for o, err := range q.All(ctx, m) {
 			require.NoError(t, err)
 			walked = append(walked, o)
 		}
 		assert.Equal(t, want, objectIDs(walked))
+		for page, err := range q.Batches(ctx, m, &query.BatchOptions{Size: 2}) {
+			require.NoError(t, err)
+			paged = append(paged, page...)
+		}
+		assert.Equal(t, want, objectIDs(paged))
 		one, err := q.EqualTo("name", "b").Find(ctx, m)
 		require.NoError(t, err)
 		assert.Equal(t, []string{b.ID()}, objectIDs(one))

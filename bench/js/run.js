@@ -1,5 +1,6 @@
 // One workload of the original JavaScript client (moralis-v1 1.13.0) against the local stack, for `make bench`.
-// Usage: node run.js <workload> <n>; configuration from MORALIS_* variables. Prints one JSON line:
+// Usage: node run.js <workload> <n> <class> [batchSize]; configuration from MORALIS_* variables. batchSize (saveall,
+// iterate) is passed as the client's own batchSize option; absent or 0, the client's default. Prints one JSON line:
 // {"ms": <workload time>, "n": <items>, "check": <a number the driver verifies>}.
 // Calls to hosts other than the local server (version check, usage tracking) are refused before they leave.
 'use strict';
@@ -17,8 +18,10 @@ RESTController.ajax = function (method, url, ...rest) {
 };
 
 async function main() {
-  const [workload, nArg, cls] = process.argv.slice(2);
+  const [workload, nArg, cls, batchArg] = process.argv.slice(2);
   const n = Number(nArg);
+  const batch = Number(batchArg || 0);
+  const batchOpts = batch > 0 ? { batchSize: batch } : undefined;
   await Moralis.start({ serverUrl, appId: process.env.MORALIS_APP_ID, javascriptKey: process.env.MORALIS_JS_KEY });
   const t0 = process.hrtime.bigint();
   let check = 0;
@@ -38,13 +41,37 @@ async function main() {
         o.set('n', i);
         objs.push(o);
       }
-      const saved = await Moralis.Object.saveAll(objs);
+      const saved = await Moralis.Object.saveAll(objs, batchOpts);
       check = saved.filter((o) => o.id).length;
       break;
     }
     case 'iterate': {
-      await new Moralis.Query(cls).each(() => { check++; });
+      await new Moralis.Query(cls).each(() => { check++; }, batchOpts);
       break;
+    }
+    case 'signin': {
+      // moralis-v1's authenticate() without a browser wallet: the same calls in the same order, with the message
+      // and its one-time ticket from this backend's moralisAuthRequestMessage in place of getServerTime (the local
+      // backend accepts only ticketed sign-ins). Wallets are made before the clock starts.
+      Moralis.User.enableUnsafeCurrentUser();
+      const { Wallet, utils } = require('ethers');
+      const wallets = [];
+      for (let i = 0; i < n; i++) wallets.push(new Wallet(utils.randomBytes(32)));
+      const t1 = process.hrtime.bigint();
+      for (const w of wallets) {
+        const ethAddress = w.address.toLowerCase();
+        const { message, ticket } = await Moralis.Cloud.run('moralisAuthRequestMessage', { chain: 'evm', address: ethAddress });
+        const signature = await w.signMessage(message);
+        const user = await Moralis.User.logInWith('moralisEth', { authData: { id: ethAddress, signature, data: message, ticket } });
+        if (!user) throw new Error('Could not get user');
+        await user.setACL(new Moralis.ACL(user));
+        user.addAllUnique('accounts', [ethAddress]);
+        user.set('ethAddress', ethAddress);
+        await user.save();
+        if (user.getSessionToken()) check++;
+      }
+      console.log(JSON.stringify({ ms: Number(process.hrtime.bigint() - t1) / 1e6, n, check }));
+      return;
     }
     case 'verify-eth': {
       const fx = require(process.env.BENCH_FIXTURE);

@@ -66,8 +66,9 @@ func init() {
 		}
 		return result{MS: since(start), N: e.n, Check: ok}, nil
 	})
-	// signin: n wallet sign-ins through the Go endpoint over the real backend (message, sign, verify, login).
-	register("signin", "go", func(ctx context.Context, e env) (result, error) {
+	// signin-endpoint: n wallet sign-ins through the Go endpoint over the real backend (message, sign, verify,
+	// login).
+	register("signin-endpoint", "go", func(ctx context.Context, e env) (result, error) {
 		// The master key issues the one-time ticket each sign-in hands the backend (auth.IssueTicket).
 		backend, err := authserver.NewClientBackend(authserver.BackendConfig{Client: client.Config{ServerURL: e.server, AppID: e.appID,
 			JavaScriptKey: e.jsKey, MasterKey: e.master}})

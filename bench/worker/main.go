@@ -9,6 +9,8 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime"
+	"runtime/pprof"
 	"time"
 )
 
@@ -41,6 +43,8 @@ func main() {
 	workload := flag.String("workload", "", "workload name")
 	n := flag.Int("n", 100, "size")
 	class := flag.String("class", "", "class name")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the workload to this file")
+	memProfile := flag.String("memprofile", "", "write an allocation profile of the workload to this file")
 	flag.Parse()
 	f := workloads[*workload][*contender]
 	if f == nil {
@@ -52,12 +56,57 @@ func main() {
 		web3URL: os.Getenv("BENCH_WEB3_URL"), web3Key: os.Getenv("BENCH_WEB3_KEY")}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
+	stop, err := startProfiles(*cpuProfile, *memProfile)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "worker:", err)
+		os.Exit(1)
+	}
 	r, err := f(ctx, e)
+	if perr := stop(); perr != nil && err == nil {
+		err = perr
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "worker:", err)
 		os.Exit(1)
 	}
 	json.NewEncoder(os.Stdout).Encode(r)
+}
+
+// startProfiles starts a CPU profile and makes every allocation count for the allocation profile; the returned
+// function writes them.
+func startProfiles(cpu, mem string) (func() error, error) {
+	var cpuFile *os.File
+	if cpu != "" {
+		f, err := os.Create(cpu)
+		if err != nil {
+			return nil, err
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return nil, err
+		}
+		cpuFile = f
+	}
+	if mem != "" {
+		runtime.MemProfileRate = 1
+	}
+	return func() error {
+		if cpuFile != nil {
+			pprof.StopCPUProfile()
+			if err := cpuFile.Close(); err != nil {
+				return err
+			}
+		}
+		if mem != "" {
+			f, err := os.Create(mem)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			runtime.GC() // the profile shows the allocations up to the last completed collection
+			return pprof.Lookup("allocs").WriteTo(f, 0)
+		}
+		return nil
+	}, nil
 }
 
 func since(t time.Time) float64 { return float64(time.Since(t).Microseconds()) / 1000 }

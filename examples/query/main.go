@@ -14,6 +14,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"os/signal"
 	"time"
@@ -36,7 +37,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	q := fs.String("q", "{}", `query JSON: {"where":{...},"order":"-score","limit":10,"skip":0,"keys":"a,b","include":"owner"}`)
 	count := fs.Bool("count", false, "print only the number of matches")
 	all := fs.Bool("all", false, "walk every match page by page (the query must have no order, skip or limit)")
-	batch := fs.Int("batch", 500, "page size for -all")
+	batch := fs.Int("batch", 0, "page size for -all (0: All's own pages, 100 and then 1,000)")
 	master := fs.Bool("master", false, "send the master key (needs -master-key)")
 	timeout := fs.Duration("timeout", 2*time.Minute, "give up after this long")
 	fs.Usage = func() {
@@ -96,7 +97,11 @@ func execute(ctx context.Context, c *client.Client, q *query.Query[*parse.Object
 			return err
 		}
 		bar := cli.NewProgress(stderr, "rows", total)
-		for o, err := range q.All(ctx, c, query.WithBatchSize(batch)) {
+		objs := q.All(ctx, c)
+		if batch > 0 {
+			objs = flatten(q.Batches(ctx, c, &query.BatchOptions{Size: batch}))
+		}
+		for o, err := range objs {
 			if err != nil {
 				return err
 			}
@@ -118,4 +123,21 @@ func execute(ctx context.Context, c *client.Client, q *query.Query[*parse.Object
 		}
 	}
 	return nil
+}
+
+// flatten walks the objects of pages in order.
+func flatten(pages iter.Seq2[[]*parse.Object, error]) iter.Seq2[*parse.Object, error] {
+	return func(yield func(*parse.Object, error) bool) {
+		for page, err := range pages {
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			for _, o := range page {
+				if !yield(o, nil) {
+					return
+				}
+			}
+		}
+	}
 }

@@ -45,6 +45,9 @@ func TestQueryCLI(t *testing.T) {
 	out.Reset()
 	require.Equal(t, 0, run(append(base, "-all", "-batch", "7"), &out, &errOut))
 	assert.Len(t, strings.Split(strings.TrimSpace(out.String()), "\n"), 30)
+	out.Reset()
+	require.Equal(t, 0, run(append(base, "-all"), &out, &errOut))
+	assert.Len(t, strings.Split(strings.TrimSpace(out.String()), "\n"), 30)
 
 	// Bad input: the spec's text, exit 2, nothing run.
 	errOut.Reset()

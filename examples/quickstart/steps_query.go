@@ -36,7 +36,7 @@ func (d *demo) query(ctx context.Context) (string, error) {
 func (d *demo) iterate(ctx context.Context) (string, error) {
 	bar := cli.NewProgress(d.progress, "All()", d.rows)
 	count, sum := 0, 0
-	for s, err := range query.New[score](d.class).All(ctx, d.c, query.WithBatchSize(500)) {
+	for s, err := range query.New[score](d.class).All(ctx, d.c) {
 		if err != nil {
 			return "", err
 		}
@@ -48,5 +48,5 @@ func (d *demo) iterate(ctx context.Context) (string, error) {
 	if count != d.rows {
 		return "", fmt.Errorf("iterated %d rows, want %d", count, d.rows)
 	}
-	return fmt.Sprintf("walked %d rows by objectId, 500 a page with the next page prefetched (sum of scores %d)", count, sum), nil
+	return fmt.Sprintf("walked %d rows by objectId (a page of 100, then pages of 1,000, the next one prefetched; sum of scores %d)", count, sum), nil
 }

@@ -20,6 +20,7 @@ import (
 	"net/http/httptrace"
 	"net/url"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-resty/resty/v2"
@@ -63,6 +64,7 @@ func (r Replay) resolve(method string) Replay {
 }
 
 // Request is one logical HTTP request. Body is sent as is on every attempt, so a retry resends the same bytes.
+// Do never changes the Request, its Header included (one Header may serve many requests).
 type Request struct {
 	Method string
 	URL    string
@@ -333,20 +335,14 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
 // once sends one attempt. It tells, through an httptrace hook, whether the request was completely written: a
 // request that was not cannot have been acted on by the server.
 func (c *Client) once(ctx context.Context, req *Request) (*Response, attempt) {
-	var a attempt
-	var mu sync.Mutex
-	trace := &httptrace.ClientTrace{WroteRequest: func(info httptrace.WroteRequestInfo) {
-		if info.Err == nil {
-			mu.Lock()
-			a.sent = true
-			mu.Unlock()
-		}
-	}}
-	r := c.rc.R().SetContext(httptrace.WithClientTrace(ctx, trace))
+	w := &wroteHook{}
+	w.trace.WroteRequest = w.wrote
+	r := c.rc.R().SetContext(httptrace.WithClientTrace(ctx, &w.trace))
+	// resty sets headers of its own (User-Agent, Accept) in r.Header: a map of our own keeps the caller's
+	// unchanged; the value slices are shared, as resty only ever replaces them.
+	r.Header = make(http.Header, len(req.Header)+2)
 	for k, vs := range req.Header {
-		for _, v := range vs {
-			r.Header.Add(k, v)
-		}
+		r.Header[k] = vs
 	}
 	if req.Query != nil {
 		r.SetQueryParamsFromValues(req.Query)
@@ -354,9 +350,15 @@ func (c *Client) once(ctx context.Context, req *Request) (*Response, attempt) {
 	if req.Body != nil {
 		r.SetBody(bytes.NewReader(req.Body))
 	}
+	// The body is read here, at its announced length, rather than by resty, which would also run its response
+	// middlewares (a regular expression on the Content-Type, looking for a result to decode) on every answer.
+	r.SetDoNotParseResponse(true)
 	resp, err := r.Execute(req.Method, req.URL)
-	mu.Lock()
-	defer mu.Unlock()
+	var body []byte
+	if err == nil && resp.RawResponse != nil {
+		body, err = readBody(resp.RawResponse)
+	}
+	a := attempt{sent: w.sent.Load()}
 	if err != nil {
 		a.err = err
 		return nil, a
@@ -366,8 +368,40 @@ func (c *Client) once(ctx context.Context, req *Request) (*Response, attempt) {
 		a.err = io.ErrUnexpectedEOF
 		return nil, a
 	}
-	a.status = resp.StatusCode()
-	return &Response{Status: a.status, Header: raw.Header, Body: resp.Body()}, a
+	a.status = raw.StatusCode
+	return &Response{Status: a.status, Header: raw.Header, Body: body}, a
+}
+
+// readBody reads and closes a response's body, in one allocation when its length is announced.
+func readBody(raw *http.Response) ([]byte, error) {
+	defer raw.Body.Close()
+	if n := raw.ContentLength; n >= 0 && n <= 64<<20 {
+		b := make([]byte, n, n+1) // one byte more, so that a body longer than announced shows as a read
+		if _, err := io.ReadFull(raw.Body, b); err != nil {
+			return nil, err
+		}
+		// Reading on to EOF lets the connection be reused.
+		if m, err := raw.Body.Read(b[n : n+1]); m > 0 || (err != nil && err != io.EOF) {
+			if err == nil {
+				err = errors.New("httpx: the body is longer than its Content-Length")
+			}
+			return nil, err
+		}
+		return b, nil
+	}
+	return io.ReadAll(raw.Body)
+}
+
+// wroteHook records, for one attempt, that the request was completely written.
+type wroteHook struct {
+	trace httptrace.ClientTrace
+	sent  atomic.Bool
+}
+
+func (w *wroteHook) wrote(info httptrace.WroteRequestInfo) {
+	if info.Err == nil {
+		w.sent.Store(true)
+	}
 }
 
 // redactURLError drops the query string from a *url.Error so that no key sent in a query leaks into messages.

@@ -9,11 +9,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 
 	"github.com/c13f5054/moralis-go/internal/httpx"
+	"github.com/c13f5054/moralis-go/internal/wirejson"
 	"github.com/google/uuid"
 )
 
@@ -41,9 +44,13 @@ type Config struct {
 type Transport struct {
 	cfg       Config
 	base      *url.URL
+	baseURL   string // base.String(), made once
 	mountPath string
 	http      *httpx.Client
 	dedup     dedupCache
+	// envJS and envMaster are the members every body ends with, encoded once: the application id, the JavaScript
+	// key (envJS) or the master key (envMaster, nil without one), the client version and the installation id.
+	envJS, envMaster []byte
 }
 
 // New checks cfg and makes a Transport.
@@ -64,7 +71,24 @@ func New(cfg Config) (*Transport, error) {
 	if cfg.NewRequestID == nil {
 		cfg.NewRequestID = uuid.NewString
 	}
-	return &Transport{cfg: cfg, base: u, mountPath: u.Path, http: httpx.New(cfg.HTTPClient, cfg.Policy)}, nil
+	t := &Transport{cfg: cfg, base: u, baseURL: u.String(), mountPath: u.Path, http: httpx.New(cfg.HTTPClient, cfg.Policy)}
+	t.envJS = envelope(cfg.AppID, "_JavaScriptKey", cfg.JavaScriptKey, cfg.InstallationID)
+	if cfg.MasterKey != "" {
+		t.envMaster = envelope(cfg.AppID, "_MasterKey", cfg.MasterKey, cfg.InstallationID)
+	}
+	return t, nil
+}
+
+// envelope encodes the members every call's body carries: the application id, a key (left out when empty), the
+// client version and the installation id.
+func envelope(appID, keyName, key, installationID string) []byte {
+	b := append([]byte(`"_ApplicationId":`), wirejson.AppendString(nil, appID)...)
+	if key != "" {
+		b = append(b, `,"`+keyName+`":`...)
+		b = wirejson.AppendString(b, key)
+	}
+	b = append(b, `,"_ClientVersion":"`+ClientVersion+`","_InstallationId":`...)
+	return wirejson.AppendString(b, installationID)
 }
 
 // Config returns the transport's configuration (keys included: do not log it).
@@ -74,7 +98,7 @@ func (t *Transport) Config() Config { return t.cfg }
 func (t *Transport) MountPath() string { return t.mountPath }
 
 // ServerURL is the server URL without a trailing slash.
-func (t *Transport) ServerURL() string { return t.base.String() }
+func (t *Transport) ServerURL() string { return t.baseURL }
 
 // HasMasterKey reports whether a master key is configured.
 func (t *Transport) HasMasterKey() bool { return t.cfg.MasterKey != "" }
@@ -113,21 +137,19 @@ type Result struct {
 // Do sends c and returns the answer, or an *Error for an error answer or no answer. A write whose outcome is
 // unknown gives an *Error with InDoubt set (errors.Is(err, ErrWriteInDoubt)).
 func (t *Transport) Do(ctx context.Context, c Call) (*Result, error) {
-	op := c.Method + " " + c.Path
 	var cc json.RawMessage
 	if c.Context == nil {
 		raw, err := callContextOf(ctx)
 		if err != nil {
-			return nil, fmt.Errorf("moralis: %s: %w", op, err)
+			return nil, fmt.Errorf("moralis: %s %s: %w", c.Method, c.Path, err)
 		}
 		cc = raw
 	}
 	body, err := t.body(c, cc)
 	if err != nil {
-		return nil, fmt.Errorf("moralis: %s: %w", op, err)
+		return nil, fmt.Errorf("moralis: %s %s: %w", c.Method, c.Path, err)
 	}
-	header := http.Header{}
-	header.Set("Content-Type", "text/plain")
+	header := plainHeader // shared and never changed: httpx copies it into each attempt's request
 	write := c.Method != http.MethodGet
 	reqID := ""
 	if t.cfg.Idempotency && !c.NoIdempotency && (c.Method == http.MethodPost || c.Method == http.MethodPut) {
@@ -135,11 +157,11 @@ func (t *Transport) Do(ctx context.Context, c Call) (*Result, error) {
 		if reqID == "" {
 			reqID = t.cfg.NewRequestID() // once per logical call, before the retry loop
 		}
-		header.Set("X-Parse-Request-Id", reqID)
+		header = http.Header{"Content-Type": textPlain, "X-Parse-Request-Id": {reqID}}
 	}
 	req := &httpx.Request{
 		Method: http.MethodPost,
-		URL:    t.base.String() + "/" + strings.TrimLeft(c.Path, "/"),
+		URL:    t.baseURL + "/" + strings.TrimLeft(c.Path, "/"),
 		Header: header,
 		Body:   body,
 		Write:  write,
@@ -159,10 +181,10 @@ func (t *Transport) Do(ctx context.Context, c Call) (*Result, error) {
 	}
 	resp, err := t.http.Do(ctx, req)
 	if err != nil {
-		return nil, t.transportError(ctx, op, err)
+		return nil, t.transportError(ctx, c.Method+" "+c.Path, err)
 	}
 	if resp.Status >= 400 || resp.Status < 200 {
-		perr := DecodeError(op, resp.Status, resp.Body)
+		perr := DecodeError(c.Method+" "+c.Path, resp.Status, resp.Body)
 		perr.InDoubt = resp.InDoubt
 		perr.MaybeAppliedBefore = resp.MaybeAppliedBefore
 		if perr.Code == CodeDuplicateRequest && reqID != "" && resp.MaybeAppliedBefore {
@@ -192,12 +214,37 @@ func (t *Transport) DoJSONPeek(ctx context.Context, c Call, out any, peek func(b
 	if out == nil {
 		return nil
 	}
-	if err := json.Unmarshal(res.Body, out); err != nil {
+	if err := decodeJSON(res.Body, out); err != nil {
 		// A write the server answered with a 2xx was applied, whatever its unreadable answer says: in doubt.
 		return &Error{Code: CodeInvalidJSON, Message: "Received an error with invalid JSON from Parse: " + truncate(string(res.Body), 512), Status: res.Status, Op: c.Method + " " + c.Path,
 			InDoubt: c.Method != http.MethodGet}
 	}
 	return nil
+}
+
+// decodeJSON is json.Unmarshal, without reflection for the shapes answers are read into most: a map, or any.
+func decodeJSON(body []byte, out any) error {
+	switch p := out.(type) {
+	case *map[string]any:
+		m, err := wirejson.DecodeObject(body)
+		if err != nil {
+			return err
+		}
+		if *p == nil || m == nil {
+			*p = m
+			return nil
+		}
+		maps.Copy(*p, m) // as json.Unmarshal fills a map that is there already
+		return nil
+	case *any:
+		v, err := wirejson.Decode(body)
+		if err != nil {
+			return err
+		}
+		*p = v
+		return nil
+	}
+	return json.Unmarshal(body, out)
 }
 
 func (t *Transport) transportError(ctx context.Context, op string, err error) error {
@@ -215,35 +262,87 @@ func (t *Transport) transportError(ctx context.Context, op string, err error) er
 	return &Error{Code: CodeConnectionFailed, Message: "XMLHttpRequest failed: " + err.Error(), Op: op, Err: err}
 }
 
-// body is the JSON body of c; cc is the call context's JSON, sent as _context when c has no Context of its own.
+// textPlain is the Content-Type of every call: the body is JSON, sent as text/plain as the original client sends it
+// (a simple request for browsers). Shared, never changed.
+var textPlain = []string{"text/plain"}
+
+// plainHeader is the header of a call without a request id.
+var plainHeader = http.Header{"Content-Type": textPlain}
+
+// bodyBuffers holds the buffers bodies are encoded in; a body is copied out at its exact size.
+var bodyBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+
+// body encodes a call's JSON body: its parameters, then _method (unless POST), the application id, the key, the
+// client version, the installation id, the session token and the context (c's own, else cc: the call context carried
+// by ctx, see WithCallContext). A parameter of the same name as one of those is left out (those win, as they always
+// have).
 func (t *Transport) body(c Call, cc json.RawMessage) ([]byte, error) {
-	m := make(map[string]any, len(c.Params)+8)
-	for k, v := range c.Params {
-		m[k] = v
-	}
-	if c.Method != http.MethodPost {
-		m["_method"] = c.Method
-	}
-	m["_ApplicationId"] = t.cfg.AppID
+	env := t.envJS
 	if c.UseMasterKey {
-		if t.cfg.MasterKey == "" {
+		if t.envMaster == nil {
 			return nil, ErrMasterKeyRequired
 		}
-		m["_MasterKey"] = t.cfg.MasterKey
-	} else if t.cfg.JavaScriptKey != "" {
-		m["_JavaScriptKey"] = t.cfg.JavaScriptKey
+		env = t.envMaster
 	}
-	m["_ClientVersion"] = ClientVersion
-	m["_InstallationId"] = t.cfg.InstallationID
+	params := c.Params
+	for _, k := range []string{"_method", "_ApplicationId", "_JavaScriptKey", "_MasterKey", "_ClientVersion", "_InstallationId", "_SessionToken", "_context"} {
+		if _, dup := params[k]; dup && t.writes(c, cc, k) {
+			params = maps.Clone(params)
+			delete(params, k)
+		}
+	}
+	bp := bodyBuffers.Get().(*[]byte)
+	defer bodyBuffers.Put(bp)
+	b := append((*bp)[:0], '{')
+	var err error
+	if len(params) > 0 {
+		// The parameters' members, without the object's braces.
+		start := len(b)
+		if b, err = wirejson.AppendObject(b, params, nil); err != nil {
+			return nil, err
+		}
+		copy(b[start:], b[start+1:len(b)-1])
+		b = append(b[:len(b)-2], ',')
+	}
+	if c.Method != http.MethodPost {
+		b = append(b, `"_method":`...)
+		b = wirejson.AppendString(b, c.Method)
+		b = append(b, ',')
+	}
+	b = append(b, env...)
 	if c.SessionToken != "" {
-		m["_SessionToken"] = c.SessionToken
+		b = append(b, `,"_SessionToken":`...)
+		b = wirejson.AppendString(b, c.SessionToken)
 	}
 	if c.Context != nil {
-		m["_context"] = c.Context
+		b = append(b, `,"_context":`...)
+		if b, err = wirejson.Append(b, c.Context); err != nil {
+			return nil, err
+		}
 	} else if cc != nil {
-		m["_context"] = cc
+		b = append(b, `,"_context":`...)
+		b = append(b, cc...)
 	}
-	return json.Marshal(m)
+	b = append(b, '}')
+	*bp = b
+	return append(make([]byte, 0, len(b)), b...), nil
+}
+
+// writes reports whether body writes the envelope member k for c.
+func (t *Transport) writes(c Call, cc json.RawMessage, k string) bool {
+	switch k {
+	case "_method":
+		return c.Method != http.MethodPost
+	case "_JavaScriptKey":
+		return !c.UseMasterKey && t.cfg.JavaScriptKey != ""
+	case "_MasterKey":
+		return c.UseMasterKey
+	case "_SessionToken":
+		return c.SessionToken != ""
+	case "_context":
+		return c.Context != nil || cc != nil
+	}
+	return true
 }
 
 // ErrMasterKeyRequired is returned, before any request, when a call needs the master key and none is configured.
