@@ -273,7 +273,7 @@ func (p *dataProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Header.Get("Origin") != "" {
 		if r.Method == http.MethodOptions {
 			w.Header().Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
-			w.Header().Set("Access-Control-Allow-Headers", "Content-Type, Authorization")
+			w.Header().Set("Access-Control-Allow-Headers", "Content-Type, Authorization, Cache-Control")
 			w.Header().Set("Access-Control-Max-Age", "600")
 			w.WriteHeader(http.StatusNoContent)
 			return
@@ -708,7 +708,7 @@ func (p *dataProxy) chain(ctx context.Context, w http.ResponseWriter, r *http.Re
 	}
 	path := fmt.Sprintf(rt.path, norm)
 	key := path + "?" + params.Encode()
-	body, cached, err := p.fetchChain(ctx, path, params, key)
+	body, cached, err := p.fetchChain(ctx, path, params, key, wantsFresh(r))
 	if err != nil {
 		p.dataFailure(w, r, err)
 		return
@@ -745,14 +745,33 @@ type flight struct {
 	err  error
 }
 
+// wantsFresh reports whether r asks for an answer newer than the cache's (Cache-Control: no-cache, as the React
+// hooks send once after a transaction's receipt). It costs an upstream call, so it counts against the same
+// per-user rate limit as every request.
+func wantsFresh(r *http.Request) bool {
+	for _, v := range r.Header.Values("Cache-Control") {
+		for _, d := range strings.Split(v, ",") {
+			if strings.EqualFold(strings.TrimSpace(d), "no-cache") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // fetchChain answers from the cache, else joins an identical call in flight, else calls the API (bounded by
-// MaxResponseBytes) and caches a success.
-func (p *dataProxy) fetchChain(ctx context.Context, path string, params url.Values, key string) ([]byte, bool, error) {
-	if b := p.cache.get(key); b != nil {
+// MaxResponseBytes) and caches a success. A fresh fetch skips the cache and the calls in flight that began before
+// it (they may predate what the caller waits to see); fresh fetches of one key still share one call, and a cached
+// answer is only ever replaced by one whose call began later.
+func (p *dataProxy) fetchChain(ctx context.Context, path string, params url.Values, key string, fresh bool) ([]byte, bool, error) {
+	flightKey := key
+	if fresh {
+		flightKey = "fresh\x00" + key
+	} else if b := p.cache.get(key); b != nil {
 		return b, true, nil
 	}
 	p.mu.Lock()
-	if f := p.inflight[key]; f != nil {
+	if f := p.inflight[flightKey]; f != nil {
 		p.mu.Unlock()
 		select {
 		case <-f.done:
@@ -762,11 +781,12 @@ func (p *dataProxy) fetchChain(ctx context.Context, path string, params url.Valu
 		}
 	}
 	f := &flight{done: make(chan struct{})}
-	p.inflight[key] = f
+	p.inflight[flightKey] = f
 	p.mu.Unlock()
+	started := p.h.o.Now()
 	defer func() {
 		p.mu.Lock()
-		delete(p.inflight, key)
+		delete(p.inflight, flightKey)
 		p.mu.Unlock()
 		close(f.done)
 	}()
@@ -787,7 +807,7 @@ func (p *dataProxy) fetchChain(ctx context.Context, path string, params url.Valu
 	}
 	if f.err == nil {
 		f.body = append([]byte(nil), raw...)
-		p.cache.put(key, f.body)
+		p.cache.put(key, f.body, started)
 	}
 	return f.body, false, f.err
 }
@@ -999,18 +1019,24 @@ func (c *answerCache) get(key string) []byte {
 	return e.body
 }
 
-func (c *answerCache) put(key string, body []byte) {
+// put caches body, fetched by a call that began at started, unless the entry cached for key came from a call that
+// began later.
+func (c *answerCache) put(key string, body []byte, started time.Time) {
 	if c.ttl <= 0 || len(body) > c.maxBytes {
 		return
 	}
+	exp := started.Add(c.ttl)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if old, ok := c.m[key]; ok {
+		if old.exp.After(exp) {
+			return
+		}
 		c.bytes -= len(old.body)
 	} else {
 		c.order = append(c.order, key)
 	}
-	c.m[key] = answerEntry{body: body, exp: c.now().Add(c.ttl)}
+	c.m[key] = answerEntry{body: body, exp: exp}
 	c.bytes += len(body)
 	for (len(c.m) > c.max || c.bytes > c.maxBytes) && len(c.order) > 0 {
 		if e, ok := c.m[c.order[0]]; ok {

@@ -158,7 +158,7 @@ func TestDataProxyRedteamCacheBoundedInBytes(t *testing.T) {
 	c := h.(*dataProxy).cache
 	body := make([]byte, DefaultDataMaxResponseBytes) // one array, so the test itself stays small
 	for i := 0; i < DefaultDataCacheEntries; i++ {
-		c.put(fmt.Sprintf("/0x%040x/nft?chain=eth&limit=%d", i, i%100+1), body)
+		c.put(fmt.Sprintf("/0x%040x/nft?chain=eth&limit=%d", i, i%100+1), body, time.Now())
 	}
 	total := 0
 	c.mu.Lock()
