@@ -5,9 +5,8 @@
 // Stable data-testids: connect, signin, signout, link-sol, unlink-sol, user-eth, user-sol, status, error,
 // account, chain, connectors, session-ended, wrong-chain, switch-chain, balance-native, tokens, transfer-to,
 // transfer-amount, transfer-send, transfer-hash, transfer-status, live-status, live-items, live-item.
-import { useQueryClient } from '@tanstack/react-query';
 import { formatEther, formatUnits, parseEther } from 'ethers';
-import { useEffect, useState, type FormEvent, type ReactNode } from 'react';
+import { useState, type FormEvent, type ReactNode } from 'react';
 import {
   createConfig,
   injected,
@@ -59,9 +58,9 @@ function Card({ title, children, className = '' }: { title: string; children: Re
 }
 
 function Balances({ signedIn }: { signedIn: boolean }) {
-  // Polled: the endpoint caches chain data for a few seconds, so a refetch right after a transfer may be served the
-  // previous value; the next poll brings the new one.
-  const native = useNativeBalance({ query: { refetchInterval: 4000 } });
+  // Not polled: the transfer's receipt (useWaitForTransactionReceipt below) makes the chain-data hooks refetch, past
+  // the endpoint's cache.
+  const native = useNativeBalance();
   const tokens = useTokenBalances();
   if (!signedIn) return <p className="muted">Sign in to see your balances (fetched by the server, with its key).</p>;
   return (
@@ -89,11 +88,7 @@ function Transfer({ disabled, chainId }: { disabled: boolean; chainId: number | 
   const [amount, setAmount] = useState('0.01');
   const transfer = useTransfer();
   const receipt = useWaitForTransactionReceipt({ hash: transfer.data?.hash, pollingIntervalMs: 500 });
-  const queryClient = useQueryClient();
   const mined = receipt.data?.status;
-  useEffect(() => {
-    if (mined) void queryClient.invalidateQueries({ queryKey: ['moralis'] });
-  }, [mined, queryClient]);
   const submit = (e: FormEvent) => {
     e.preventDefault();
     let wei: bigint;

@@ -440,7 +440,8 @@ async function main() {
     page.on('request', (req) => {
       const u = new URL(req.url());
       if (!u.pathname.startsWith('/auth/')) return;
-      const x = { method: req.method(), path: u.pathname + u.search, body: req.postData() ?? '', status: undefined, answer: '' };
+      const x = { method: req.method(), path: u.pathname + u.search, body: req.postData() ?? '', status: undefined, answer: '',
+        cacheControl: req.headers()['cache-control'] };
       exchanges.push(x);
       pending.set(req, x);
     });
@@ -606,6 +607,7 @@ async function main() {
         const before = await rpc.getBalance(ethKeys[0].address);
         await tid('transfer-to').fill(receiver);
         await tid('transfer-amount').fill('0.01');
+        const sentAt = exchanges.length;
         await tid('transfer-send').click();
         await waitFor('transfer confirmed', async () => (await text('transfer-status')) === 'confirmed');
         const hash = await text('transfer-hash');
@@ -614,8 +616,11 @@ async function main() {
         eq(await rpc.getBalance(receiver), parseEther('0.01'), 'receiver balance on chain');
         const after = await rpc.getBalance(ethKeys[0].address);
         check(after < before - parseEther('0.01') + 1n, 'sender paid the amount and gas');
-        // The chain-data cache (10 s) may serve the old balance once; the page shows the chain's value within the TTL.
-        await waitFor('balance after the transfer', async () => (await text('balance-native')) === formatEther(after), 20_000);
+        // The page does not poll: the receipt makes the balance hook refetch, past the endpoint's 10 s cache.
+        await waitFor('balance after the transfer', async () => (await text('balance-native')) === formatEther(after));
+        const fresh = exchanges.slice(sentAt).filter((x) => x.path.startsWith('/auth/data/chain/balance'));
+        check(fresh.some((x) => x.cacheControl === 'no-cache' && x.status === 200),
+          `the refetch after the receipt asks past the cache: ${JSON.stringify(fresh.map((x) => [x.cacheControl, x.status]))}`);
         await shot('03-transfer-confirmed');
       }],
       ['live list (server-sent events, as the user)', async () => {

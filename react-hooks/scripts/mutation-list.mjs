@@ -304,4 +304,28 @@ export const mutations = [
     to: '',
     tests: ['test/transfer.test.tsx'],
   },
+  {
+    id: 'receipt-refresh',
+    desc: 'a receipt does not refetch the chain-data hooks',
+    file: 'src/core/actions/contract.ts',
+    from: '        refreshChainData(config);\n',
+    to: '',
+    tests: ['test/features.test.tsx'],
+  },
+  {
+    id: 'receipt-no-cache',
+    desc: 'the refetch after a receipt does not ask past the endpoint\'s cache',
+    file: 'src/core/client.ts',
+    from: "ro.fresh && method === 'GET'",
+    to: 'false',
+    tests: ['test/features.test.tsx'],
+  },
+  {
+    id: 'receipt-listener',
+    desc: 'the hooks\' QueryClient does not hear of receipts',
+    file: 'src/hooks/query.ts',
+    from: 'config._internal.chainDataListeners.add(',
+    to: 'void (',
+    tests: ['test/features.test.tsx'],
+  },
 ];

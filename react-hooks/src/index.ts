@@ -68,6 +68,7 @@ export { transfer, validateTransfer } from './core/actions/transfer.js';
 export type { Amount, TransferParameters, TransferResult, TransferType, ValidTransfer } from './core/actions/transfer.js';
 export { watchLiveQuery, liveQueryUrl, LIVE_EVENTS } from './core/actions/liveQuery.js';
 export { contractFunction, readContract, waitForTransactionReceipt, writeContract } from './core/actions/contract.js';
+export { refreshChainData } from './core/actions/chainData.js';
 export type {
   ContractCallParameters,
   TransactionReceipt,

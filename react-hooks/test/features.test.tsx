@@ -24,6 +24,7 @@ import {
   useWaitForTransactionReceipt,
   useWallet,
   useWriteContract,
+  waitForTransactionReceipt,
   watchInjectedProviders,
   writeContract,
   type ChainConfig,
@@ -313,6 +314,34 @@ describe('data hooks (through the endpoint, with the session)', () => {
     hold.release();
     await waitFor(() => expect(result.current.data?.results).toEqual([]));
     expect(result.current.data?.results.map((o) => o.objectId)).not.toContain('a1');
+  });
+
+  it('a receipt refetches the chain data, once past the endpoint\'s cache', async () => {
+    const { provider, endpoint, config, wrapper, queryClient } = setup({ chainId: 1337 });
+    endpoint.chainCache.on = true; // the endpoint caches chain data, as the Go data proxy does
+    await signIn(config);
+    const me = String(config.store.getState().session!.user.ethAddress).toLowerCase();
+    endpoint.balances.set(me, '1000');
+    const { result } = renderHook(() => useNativeBalance(), { wrapper });
+    await waitFor(() => expect(result.current.data).toEqual({ balance: '1000' }));
+
+    // The chain changes; a plain refetch gets the endpoint's cached answer.
+    endpoint.balances.set(me, '900');
+    await act(() => queryClient.invalidateQueries());
+    await waitFor(() => expect(endpoint.dataCalls.filter((c) => c.path === '/data/chain/balance')).toHaveLength(2));
+    expect(result.current.data).toEqual({ balance: '1000' });
+    expect(endpoint.dataCalls.every((c) => c.cacheControl === undefined)).toBe(true);
+
+    // A receipt: the hook refetches by itself, asking past the cache, once.
+    const { hash } = await writeContract(config, { address: TOKEN, abi: ERC20, functionName: 'transfer', args: [Wallet.createRandom().address, 1n] });
+    provider.mine(hash);
+    await act(() => waitForTransactionReceipt(config, { hash, pollingIntervalMs: 5 }));
+    await waitFor(() => expect(result.current.data).toEqual({ balance: '900' }));
+    const balanceCalls = endpoint.dataCalls.filter((c) => c.path === '/data/chain/balance');
+    expect(balanceCalls.map((c) => c.cacheControl)).toEqual([undefined, undefined, 'no-cache']);
+    await act(() => queryClient.invalidateQueries());
+    await waitFor(() => expect(endpoint.dataCalls.filter((c) => c.path === '/data/chain/balance')).toHaveLength(4));
+    expect(endpoint.dataCalls.at(-1)!.cacheControl).toBeUndefined();
   });
 
   it('errors keep their Parse code and are not retried', async () => {

@@ -33,6 +33,12 @@ export interface SignInResult {
 export interface RequestOptions {
   /** Aborts the request; the promise then rejects with the signal's reason. */
   signal?: AbortSignal;
+  /**
+   * Asks the endpoint for an answer newer than the one it cached (`Cache-Control: no-cache`), as the chain-data
+   * hooks do once after a transaction's receipt. GET only; each such request costs the endpoint an upstream call
+   * and counts against its rate limit.
+   */
+  fresh?: boolean;
 }
 
 /** Body of `POST {base}/data/query`: a backend query run with the user's session. */
@@ -101,7 +107,11 @@ export function createEndpointClient(options: { baseUrl: string; fetch?: FetchLi
   async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown, ro: RequestOptions = {}): Promise<T> {
     const doFetch = options.fetch ?? (globalThis.fetch as FetchLike | undefined);
     if (!doFetch) throw new EndpointError('XMLHttpRequest failed: fetch is not available', CONNECTION_FAILED, 0);
-    const init: RequestInit = { method, credentials: 'include', headers: { Accept: 'application/json' } };
+    const init: RequestInit = {
+      method,
+      credentials: 'include',
+      headers: ro.fresh && method === 'GET' ? { Accept: 'application/json', 'Cache-Control': 'no-cache' } : { Accept: 'application/json' },
+    };
     if (ro.signal) init.signal = ro.signal;
     if (method === 'POST') {
       init.headers = { Accept: 'application/json', 'Content-Type': 'application/json' };

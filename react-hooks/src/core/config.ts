@@ -120,6 +120,12 @@ export interface ConfigInternal {
   discovery: { stop: () => void; users: number } | undefined;
   /** Settles when every sign-out sent to the endpoint so far has been answered. */
   pendingSignOut: Promise<void> | undefined;
+  /** Incremented by refreshChainData (a receipt): chain data fetched before it may be stale in the endpoint's cache. */
+  chainDataGen: number;
+  /** The chainDataGen at which each chain-data query (by key) last got an answer; bounded. */
+  chainDataSeen: Map<string, number>;
+  /** Called by refreshChainData: the QueryClients that hold this config's chain data invalidate it. */
+  chainDataListeners: Set<() => void>;
 }
 
 /**
@@ -211,6 +217,9 @@ export function createConfig(parameters: CreateConfigParameters = {}): Config {
     signOutGen: 0,
     discovery: undefined,
     pendingSignOut: undefined,
+    chainDataGen: 0,
+    chainDataSeen: new Map(),
+    chainDataListeners: new Set(),
   };
   return {
     endpoint,

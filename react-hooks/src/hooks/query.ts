@@ -46,6 +46,12 @@ function watchSessions(client: QueryClient, config: Config) {
   if (!set) watched.set(client, (set = new WeakSet()));
   if (set.has(config)) return;
   set.add(config);
+  // A receipt (refreshChainData): this client's chain-data queries of the config are refetched.
+  config._internal.chainDataListeners.add(() => {
+    void client.invalidateQueries({
+      predicate: (q) => q.queryKey[0] === 'moralis' && q.queryKey[1] === config._internal.id && q.queryKey[2] === 'session' && q.queryKey[4] === 'chain',
+    });
+  });
   let last = config.store.getState().sessionId;
   config.store.subscribe(() => {
     const id = config.store.getState().sessionId;

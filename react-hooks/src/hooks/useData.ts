@@ -1,7 +1,8 @@
 import type { UseQueryResult } from '@tanstack/react-query';
 import type { BackendQuery, BackendQueryResult, ChainDataKind, ChainDataQuery } from '../core/client.js';
+import { fetchChainData } from '../core/actions/chainData.js';
 import { InvalidArgumentError } from '../errors/index.js';
-import { useSessionQuery, type QueryParameter } from './query.js';
+import { hashQueryKey, useSessionQuery, type QueryParameter } from './query.js';
 import { useConfig, type ConfigParameter } from './useConfig.js';
 import { useStoreState } from './useStoreState.js';
 
@@ -60,7 +61,13 @@ function useChainData<T, S>(kind: ChainDataKind, parameters: UseChainDataParamet
   const walletChain = useStoreState(config, (s) => (s.wallet.chainType === 'evm' ? s.wallet.chainId : null));
   // Default chain: the wallet's, else the endpoint's default. Default address (server side): the user's own.
   const q: ChainDataQuery = { chain: parameters.chain ?? walletChain ?? undefined, address: parameters.address, cursor: parameters.cursor, limit: parameters.limit };
-  return useSessionQuery(config, ['chain', kind, q], ({ signal }) => config.client.chainData<T>(kind, q, { signal }), parameters);
+  // After a receipt (refreshChainData) the query is refetched, and asks the endpoint to bypass its cache once.
+  return useSessionQuery(
+    config,
+    ['chain', kind, q],
+    ({ signal }) => fetchChainData<T>(config, kind, q, hashQueryKey([kind, q]), { signal }),
+    parameters,
+  );
 }
 
 /** Native balance `{ balance }` (wei, decimal string) of the user's address, or `address`, on the wallet's chain. */

@@ -27,7 +27,9 @@ export function createFakeEndpoint(base = '/auth') {
   let counter = 0;
   const verified: { chain: string; address: string }[] = [];
   const holds = new Map<string, { gate: Promise<void>; enter: () => void }>();
-  const dataCalls: { user: string; path: string; query: Record<string, string>; body: any }[] = [];
+  const dataCalls: { user: string; path: string; query: Record<string, string>; body: any; cacheControl?: string }[] = [];
+  /** With `chainCache.on`, chain-data answers are cached as the Go endpoint caches them (until Cache-Control: no-cache). */
+  const chainCache = { on: false, answers: new Map<string, unknown>() };
   const objects = new Map<string, Record<string, any>[]>();
   const balances = new Map<string, string>();
   /** Order in which requests were answered (`METHOD /path`). */
@@ -156,7 +158,7 @@ export function createFakeEndpoint(base = '/auth') {
     if (path.startsWith('/data/')) {
       const user = currentUser();
       if (!user) return fail(401, 209, 'Invalid session token');
-      dataCalls.push({ user: user.objectId, path, query: Object.fromEntries(url.searchParams), body });
+      dataCalls.push({ user: user.objectId, path, query: Object.fromEntries(url.searchParams), body, cacheControl: headers['Cache-Control'] });
       if (method === 'POST' && path === '/data/query') {
         if (typeof body?.className !== 'string') return fail(400, 102, 'className is required');
         const results = (objects.get(body.className) ?? []).filter((o) => o.owner === user.objectId);
@@ -167,8 +169,12 @@ export function createFakeEndpoint(base = '/auth') {
         return fail(400, 141, `Invalid function: "${body?.name}"`);
       }
       if (method === 'GET' && path === '/data/chain/balance') {
-        const address = url.searchParams.get('address') ?? user.ethAddress ?? '';
-        return json(200, { balance: balances.get(address.toLowerCase()) ?? '0' });
+        const address = (url.searchParams.get('address') ?? user.ethAddress ?? '').toLowerCase();
+        const key = `${path}?${address}&${url.searchParams.get('chain')}`;
+        if (chainCache.on && headers['Cache-Control'] !== 'no-cache' && chainCache.answers.has(key)) return json(200, chainCache.answers.get(key));
+        const answer = { balance: balances.get(address) ?? '0' };
+        if (chainCache.on) chainCache.answers.set(key, answer);
+        return json(200, answer);
       }
       if (method === 'GET' && path === '/data/chain/tokens') return json(200, []);
     }
@@ -183,6 +189,7 @@ export function createFakeEndpoint(base = '/auth') {
     dataCalls,
     objects,
     balances,
+    chainCache,
     /**
      * Holds back the answers of `METHOD /path` (processed by the server at once) until `release` is called;
      * `entered` resolves when the first such request arrives.

@@ -9,6 +9,7 @@ import {
 } from '../../errors/index.js';
 import type { Config } from '../config.js';
 import { parseChainId, walletRequest } from '../connectors/shared.js';
+import { refreshChainData } from './chainData.js';
 import { assertChain, evmConnector } from './wallet.js';
 
 /** Input of `readContract` / `writeContract`. */
@@ -194,6 +195,8 @@ export async function waitForTransactionReceipt(config: Config, parameters: Wait
       const blockNumber = hexNumber(r.blockNumber);
       const head = confirmations > 1 ? hexNumber(await rpc.request('eth_blockNumber', [])) : blockNumber;
       if (head - blockNumber + 1 >= confirmations) {
+        // Mined (a reverted transaction still spends gas): balances and listings have changed.
+        refreshChainData(config);
         return {
           transactionHash: String(r.transactionHash ?? hash),
           blockNumber,
