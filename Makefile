@@ -33,8 +33,14 @@ build:
 	$(GO) build ./...
 	$(GO) vet ./...
 
-## test: every test: Go unit and integration (race detector on), React unit tests, browser end to end
-test: smoke chain build lint test-go test-react test-browser bench-check fuzz-check
+## test: every test: Go unit and integration (race detector on), React unit tests, browser end to end. After the
+## stack, the chain, the build and lint, independent suites run two at a time (output interleaved by line): the Go
+## tests beside the React package's, then the browser walk, the bench smoke run and the fuzz smoke run.
+test: smoke chain build lint
+	@echo "make test: Go unit + integration tests and the React package, in parallel"
+	$(MAKE) --no-print-directory -j2 --output-sync=line test-go test-react
+	@echo "make test: browser end to end, bench smoke run and fuzz smoke run, two at a time"
+	$(MAKE) --no-print-directory -j2 --output-sync=line test-browser bench-check fuzz-check
 	@echo "make test: all suites passed"
 
 ## test-react: the React hooks package: typecheck, vitest, build (and the published package's exports and source maps), demo page build
