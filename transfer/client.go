@@ -248,13 +248,21 @@ func (c *Client) transact(ctx context.Context, from, to common.Address, value *b
 }
 
 // WaitMined polls for the receipt of hash until it is mined or ctx is done.
-// It returns the receipt whatever its status.
+// It returns the receipt whatever its status, once the node's latest block has
+// reached the receipt's block: a node can answer the receipt a moment before
+// the block it is in becomes the latest one (go-ethereum's simulated chain
+// does while it seals; a load-balanced RPC endpoint may send the two calls to
+// nodes at different heights), and a balance read right after WaitMined must
+// see the transaction.
 func (c *Client) WaitMined(ctx context.Context, hash common.Hash) (*types.Receipt, error) {
 	t := time.NewTicker(c.poll)
 	defer t.Stop()
 	for {
 		rcpt, err := c.backend.TransactionReceipt(ctx, hash)
 		if err == nil && rcpt != nil {
+			if err := c.waitHead(ctx, hash, rcpt.BlockNumber, t.C); err != nil {
+				return nil, err
+			}
 			return rcpt, nil
 		}
 		if err != nil && !notMinedYet(err) {
@@ -264,6 +272,27 @@ func (c *Client) WaitMined(ctx context.Context, hash common.Hash) (*types.Receip
 		case <-ctx.Done():
 			return nil, fmt.Errorf("transfer: waiting for %s: %w", hash.Hex(), ctx.Err())
 		case <-t.C:
+		}
+	}
+}
+
+// waitHead polls the latest block until it is at least n (nil: no wait).
+func (c *Client) waitHead(ctx context.Context, hash common.Hash, n *big.Int, tick <-chan time.Time) error {
+	if n == nil {
+		return nil
+	}
+	for {
+		head, err := c.backend.HeaderByNumber(ctx, nil)
+		if err != nil {
+			return fmt.Errorf("transfer: latest header after the receipt of %s: %w", hash.Hex(), err)
+		}
+		if head.Number != nil && head.Number.Cmp(n) >= 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("transfer: waiting for block %s of %s: %w", n, hash.Hex(), ctx.Err())
+		case <-tick:
 		}
 	}
 }

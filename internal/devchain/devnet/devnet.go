@@ -254,7 +254,22 @@ func (c *Chain) SendFromDev(ctx context.Context, to *common.Address, value *big.
 			if rcpt.Status != types.ReceiptStatusSuccessful {
 				return rcpt, fmt.Errorf("devnet: transaction %s failed", signed.Hash().Hex())
 			}
-			return rcpt, nil
+			// The receipt can be served a moment before its block is the latest one; wait for that, so a read
+			// right after sees the transaction.
+			for {
+				head, err := c.Client.HeaderByNumber(ctx, nil)
+				if err != nil {
+					return rcpt, err
+				}
+				if head.Number.Cmp(rcpt.BlockNumber) >= 0 {
+					return rcpt, nil
+				}
+				select {
+				case <-ctx.Done():
+					return rcpt, ctx.Err()
+				case <-time.After(5 * time.Millisecond):
+				}
+			}
 		}
 		if !errors.Is(err, ethereum.NotFound) && !strings.Contains(err.Error(), "transaction indexing is in progress") {
 			return nil, err
