@@ -10,6 +10,7 @@ package wirejson
 
 import (
 	"encoding/json"
+	"errors"
 	"math"
 	"slices"
 	"strconv"
@@ -18,6 +19,26 @@ import (
 
 // Append appends the JSON encoding of v to dst.
 func Append(dst []byte, v any) ([]byte, error) {
+	out, err := appendValue(dst, v, 0)
+	if err == errTooDeep {
+		return appendMarshal(dst, v)
+	}
+	return out, err
+}
+
+// maxEncodeDepth is how deep appendValue walks nested maps and slices, as deep as encoding/json goes before it
+// looks for cycles. A value nested deeper is encoded again, whole, by encoding/json, so that a map or slice that
+// contains itself is encoding/json's error ("encountered a cycle"), not a stack overflow that ends the program.
+const maxEncodeDepth = 1000
+
+// errTooDeep is appendValue's answer for a value nested deeper than maxEncodeDepth.
+var errTooDeep = errors.New("wirejson: nested too deep")
+
+// appendValue is Append of a value nested depth maps and slices deep.
+func appendValue(dst []byte, v any, depth int) ([]byte, error) {
+	if depth > maxEncodeDepth {
+		return dst, errTooDeep
+	}
 	switch x := v.(type) {
 	case nil:
 		return append(dst, "null"...), nil
@@ -41,7 +62,7 @@ func Append(dst []byte, v any) ([]byte, error) {
 	case uint64:
 		return strconv.AppendUint(dst, x, 10), nil
 	case map[string]any:
-		return AppendObject(dst, x, nil)
+		return appendObject(dst, x, nil, depth)
 	case []any:
 		if x == nil {
 			return append(dst, "null"...), nil
@@ -52,7 +73,7 @@ func Append(dst []byte, v any) ([]byte, error) {
 				dst = append(dst, ',')
 			}
 			var err error
-			if dst, err = Append(dst, e); err != nil {
+			if dst, err = appendValue(dst, e, depth+1); err != nil {
 				return dst, err
 			}
 		}
@@ -67,7 +88,7 @@ func Append(dst []byte, v any) ([]byte, error) {
 				dst = append(dst, ',')
 			}
 			var err error
-			if dst, err = AppendObject(dst, e, nil); err != nil {
+			if dst, err = appendObject(dst, e, nil, depth+1); err != nil {
 				return dst, err
 			}
 		}
@@ -101,6 +122,11 @@ func Append(dst []byte, v any) ([]byte, error) {
 		}
 		return append(dst, '}'), nil
 	}
+	return appendMarshal(dst, v)
+}
+
+// appendMarshal appends encoding/json's encoding of v.
+func appendMarshal(dst []byte, v any) ([]byte, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return dst, err
@@ -112,6 +138,25 @@ func Append(dst []byte, v any) ([]byte, error) {
 // of extra (already encoded: `"key":value` pairs, comma separated, keys not in m) before the closing brace. A nil
 // m with no extra is null.
 func AppendObject(dst []byte, m map[string]any, extra []byte) ([]byte, error) {
+	out, err := appendObject(dst, m, extra, 0)
+	if err != errTooDeep {
+		return out, err
+	}
+	// Too deep (see maxEncodeDepth): encoding/json's object, extra spliced in before its closing brace.
+	b, err := json.Marshal(m)
+	if err != nil {
+		return dst, err
+	}
+	dst = append(dst, b[:len(b)-1]...)
+	if len(m) > 0 && len(extra) > 0 {
+		dst = append(dst, ',')
+	}
+	dst = append(dst, extra...)
+	return append(dst, '}'), nil
+}
+
+// appendObject is AppendObject of a map nested depth maps and slices deep.
+func appendObject(dst []byte, m map[string]any, extra []byte, depth int) ([]byte, error) {
 	if m == nil && extra == nil {
 		return append(dst, "null"...), nil
 	}
@@ -125,7 +170,7 @@ func AppendObject(dst []byte, m map[string]any, extra []byte) ([]byte, error) {
 		dst = AppendString(dst, k)
 		dst = append(dst, ':')
 		var err error
-		if dst, err = Append(dst, m[k]); err != nil {
+		if dst, err = appendValue(dst, m[k], depth+1); err != nil {
 			return dst, err
 		}
 	}
