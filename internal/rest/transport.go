@@ -237,6 +237,9 @@ func decodeJSON(body []byte, out any) error {
 		maps.Copy(*p, m) // as json.Unmarshal fills a map that is there already
 		return nil
 	case *any:
+		if *p != nil {
+			break // what it holds (a pointer, say) is json.Unmarshal's to fill or replace
+		}
 		v, err := wirejson.Decode(body)
 		if err != nil {
 			return err
