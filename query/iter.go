@@ -26,8 +26,9 @@ const allPageSize = 1000
 // never changes it.
 type BatchOptions struct {
 	// Size is the number of objects per page: 0 (or below) means DefaultBatchSize, the spec's 100; above
-	// MaxBatchSize means MaxBatchSize. A server configured with a smaller maxLimit answers smaller pages, and
-	// the walk still ends only at the real end.
+	// MaxBatchSize means MaxBatchSize. A server configured with a smaller maxLimit (of DefaultBatchSize or more)
+	// answers smaller pages, and the walk still ends only at the real end: a last page of DefaultBatchSize objects
+	// or more, but fewer than Size, costs one more request, which finds nothing.
 	Size int
 }
 
@@ -179,7 +180,9 @@ func (q *Query[T]) walk(ctx context.Context, r Runner, sizes func(int) int, yiel
 		return out
 	}
 
-	cur := fetch("", 0, sizes(0), closedChan)
+	// Before any page, the server is taken to serve DefaultBatchSize in full (a smaller first page ends the walk):
+	// Batches' first page of a larger size, which a maxLimit below it shortens, is then not taken for the last.
+	cur := fetch("", 0, min(sizes(0), DefaultBatchSize), closedChan)
 	for index := 0; ; index++ {
 		var p page[T]
 		select {
