@@ -285,7 +285,10 @@ func fetchPage[T any](ctx context.Context, r Runner, className string, base map[
 }
 
 // keysetCondition merges "objectId > after" with the query's own objectId constraint, if any: an equality becomes
-// $eq, and an own $gt keeps whichever bound is larger.
+// $eq, and an own $gt is replaced. after is the last objectId the server returned for this query, so it is above
+// the own bound in the server's own collation, and "above after" implies "above the own bound". Comparing the two
+// here would use Go's byte order, which a database collation need not share (PostgreSQL with a case-insensitive
+// locale puts "C" after "b"), and could keep the wrong bound and fetch the same rows again.
 func keysetCondition(existing any, after string) any {
 	switch x := existing.(type) {
 	case nil:
@@ -293,9 +296,7 @@ func keysetCondition(existing any, after string) any {
 	case map[string]any:
 		if isConditionMap(x) {
 			c := maps.Clone(x)
-			if own, ok := c["$gt"].(string); !ok || own < after {
-				c["$gt"] = after
-			}
+			c["$gt"] = after
 			return c
 		}
 	}

@@ -175,8 +175,10 @@ func TestAllMergesOwnObjectIDConstraint(t *testing.T) {
 	if got, _ := json.Marshal(keysetCondition(map[string]any{"$in": []any{"a"}}, "x")); string(got) != `{"$gt":"x","$in":["a"]}` {
 		t.Errorf("$in: %s", got)
 	}
-	if got, _ := json.Marshal(keysetCondition(map[string]any{"$gt": "z"}, "x")); string(got) != `{"$gt":"z"}` {
-		t.Errorf("own larger $gt: %s", got)
+	// The server returned "C" as above the own bound "b" (a case-insensitive collation): the next page starts after
+	// "C", though Go's byte order puts "C" below "b". Keeping "b" would fetch "C" and what follows it again.
+	if got, _ := json.Marshal(keysetCondition(map[string]any{"$gt": "b"}, "C")); string(got) != `{"$gt":"C"}` {
+		t.Errorf("own $gt above after in byte order: %s", got)
 	}
 	if got, _ := json.Marshal(keysetCondition(map[string]any{"$gt": "a"}, "x")); string(got) != `{"$gt":"x"}` {
 		t.Errorf("own smaller $gt: %s", got)
