@@ -328,4 +328,12 @@ export const mutations = [
     to: 'void (',
     tests: ['test/features.test.tsx'],
   },
+  {
+    id: 'receipt-head',
+    desc: 'a receipt is returned before the node\'s latest block has reached it',
+    file: 'src/core/actions/contract.ts',
+    from: "const head = hexNumber(await rpc.request('eth_blockNumber', []));",
+    to: "const head = confirmations > 1 ? hexNumber(await rpc.request('eth_blockNumber', [])) : blockNumber;",
+    tests: ['test/features.test.tsx'],
+  },
 ];

@@ -316,6 +316,17 @@ describe('data hooks (through the endpoint, with the session)', () => {
     expect(result.current.data?.results.map((o) => o.objectId)).not.toContain('a1');
   });
 
+  it('a receipt is returned only once the node\'s latest block has reached it', async () => {
+    const { provider, config } = setup({ chainId: 1337 });
+    await connect(config);
+    const { hash } = await writeContract(config, { address: TOKEN, abi: ERC20, functionName: 'transfer', args: [Wallet.createRandom().address, 1n] });
+    provider.mine(hash);
+    provider.lagHead(3);
+    const receipt = await waitForTransactionReceipt(config, { hash, pollingIntervalMs: 1 });
+    expect(receipt.blockNumber).toBe(11);
+    expect(provider.count('eth_blockNumber')).toBe(4); // three answers a block behind, then the receipt's block
+  });
+
   it('a receipt refetches the chain data, once past the endpoint\'s cache', async () => {
     const { provider, endpoint, config, wrapper, queryClient } = setup({ chainId: 1337 });
     endpoint.chainCache.on = true; // the endpoint caches chain data, as the Go data proxy does

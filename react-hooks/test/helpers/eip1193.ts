@@ -40,6 +40,8 @@ export interface FakeEip1193 extends EIP1193Provider {
   count(method: string): number;
   /** Mines a sent transaction: eth_getTransactionReceipt answers it from now on. */
   mine(hash: string): void;
+  /** The next `n` eth_blockNumber answers are one block behind the last mined one (a node that serves a receipt before its block is the head). */
+  lagHead(n: number): void;
 }
 
 /** An EIP-1193 provider backed by a real ethers Wallet: personal_sign gives real signatures. */
@@ -53,6 +55,7 @@ export function createFakeEip1193(options: FakeEip1193Options = {}): FakeEip1193
   const sent: FakeEip1193['sent'] = [];
   const failures = new Map<string, Error>();
   const mined = new Map<string, number>();
+  let headLag = 0;
   const holds = new Map<string, { gate: Promise<void>; enter: () => void }>();
   const account = () => (options.noAccounts ? [] : [wallet.address]);
   const emit = (event: string, ...args: unknown[]) => {
@@ -121,6 +124,10 @@ export function createFakeEip1193(options: FakeEip1193Options = {}): FakeEip1193
           if (!options.call) throw rpcError(-32601, 'eth_call not supported');
           return options.call(p[0]);
         case 'eth_blockNumber':
+          if (headLag > 0) {
+            headLag--;
+            return '0x' + (9 + mined.size).toString(16);
+          }
           return '0x' + (10 + mined.size).toString(16);
         case 'eth_getTransactionReceipt': {
           const n = mined.get(String(p[0]));
@@ -165,6 +172,9 @@ export function createFakeEip1193(options: FakeEip1193Options = {}): FakeEip1193
       };
     },
     count: (method) => requests.filter((r) => r.method === method).length,
+    lagHead(n) {
+      headLag = n;
+    },
     mine(hash) {
       mined.set(hash, 11 + mined.size);
     },

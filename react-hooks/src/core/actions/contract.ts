@@ -193,7 +193,9 @@ export async function waitForTransactionReceipt(config: Config, parameters: Wait
     const r = (await rpc.request('eth_getTransactionReceipt', [hash])) as Record<string, any> | null;
     if (r && r.blockNumber) {
       const blockNumber = hexNumber(r.blockNumber);
-      const head = confirmations > 1 ? hexNumber(await rpc.request('eth_blockNumber', [])) : blockNumber;
+      // The node's latest block, even for one confirmation: a node can serve a receipt a moment before its block
+      // is the latest one, and the balances read right after (refreshChainData) must see the transaction.
+      const head = hexNumber(await rpc.request('eth_blockNumber', []));
       if (head - blockNumber + 1 >= confirmations) {
         // Mined (a reverted transaction still spends gas): balances and listings have changed.
         refreshChainData(config);
