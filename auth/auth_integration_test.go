@@ -9,63 +9,14 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/c13f5054/moralis-go/client"
-	"github.com/c13f5054/moralis-go/internal/devstack"
+	"github.com/c13f5054/moralis-go/internal/stacktest"
 	"github.com/c13f5054/moralis-go/parse"
-	"github.com/google/uuid"
 	"github.com/mr-tron/base58"
 
 	"github.com/c13f5054/moralis-go/signer"
 )
-
-func stackClient(t *testing.T) (*client.Client, client.Config, devstack.Env) {
-	t.Helper()
-	env := devstack.MustLoad(t)
-	// The master key is configured (an endpoint's ClientBackend issues sign-in tickets with it) but only sent by
-	// WithMasterKey views.
-	cfg := client.Config{ServerURL: env.ServerURL, AppID: env.AppID, JavaScriptKey: env.JavaScriptKey,
-		MasterKey: env.MasterKey, InstallationID: uuid.NewString()}
-	c, err := client.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c, cfg, env
-}
-
-func masterClient(t *testing.T, env devstack.Env) *client.Client {
-	t.Helper()
-	c, err := client.New(client.Config{ServerURL: env.ServerURL, AppID: env.AppID, MasterKey: env.MasterKey,
-		InstallationID: uuid.NewString()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c.WithMasterKey()
-}
-
-func sameSet(got []string, want ...string) bool {
-	a := slices.Clone(got)
-	b := slices.Clone(want)
-	slices.Sort(a)
-	slices.Sort(b)
-	return slices.Equal(a, b)
-}
-
-func mustMe(t *testing.T, ctx context.Context, c *client.Client, tok string) *client.User {
-	t.Helper()
-	u, err := c.WithSessionToken(tok).Users.Me(ctx)
-	if err != nil {
-		t.Fatalf("users/me: %v", err)
-	}
-	return u
-}
-
-func ctxT(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
 
 // checkOwnACL asserts, through the master key, that the stored user's ACL grants read and write to the user
 // alone.
@@ -82,8 +33,8 @@ func checkOwnACL(t *testing.T, ctx context.Context, mc *client.Client, id string
 }
 
 func TestIntegrationEthereumSignIn(t *testing.T) {
-	c, _, env := stackClient(t)
-	ctx := ctxT(t)
+	c, _, env := stacktest.Client(t)
+	ctx := stacktest.Ctx(t)
 	s, err := signer.GenerateKey()
 	if err != nil {
 		t.Fatal(err)
@@ -107,7 +58,7 @@ func TestIntegrationEthereumSignIn(t *testing.T) {
 	if ad["id"] != ethAddr(s) {
 		t.Fatalf("authData %v", me.AuthData())
 	}
-	checkOwnACL(t, ctx, masterClient(t, env), u.ID())
+	checkOwnACL(t, ctx, stacktest.Master(t, env), u.ID())
 
 	// Signing in again (a new message, a new signature) finds the same user; accounts stays one entry.
 	u2, err := SignInEthereum(ctx, c, s, &Options{Message: "Welcome back"})
@@ -117,7 +68,7 @@ func TestIntegrationEthereumSignIn(t *testing.T) {
 	if u2.ID() != u.ID() {
 		t.Fatalf("second sign-in made user %s, want %s", u2.ID(), u.ID())
 	}
-	me = mustMe(t, ctx, c, u2.SessionToken())
+	me = stacktest.Me(t, ctx, c, u2.SessionToken())
 	if !slices.Equal(me.Accounts(), []string{ethAddr(s)}) {
 		t.Fatalf("accounts after second sign-in %v", me.Accounts())
 	}
@@ -126,8 +77,8 @@ func TestIntegrationEthereumSignIn(t *testing.T) {
 // The backend's own adapter agrees with our verification: it accepts our v=27/28 and v=0/1 signatures, and
 // refuses (code 101) a signature by another key, even after the 101 → sign-up retry.
 func TestIntegrationEthereumAdapterAgrees(t *testing.T) {
-	c, _, _ := stackClient(t)
-	ctx := ctxT(t)
+	c, _, _ := stacktest.Client(t)
+	ctx := stacktest.Ctx(t)
 	s, _ := signer.GenerateKey()
 	other, _ := signer.GenerateKey()
 	rm, err := RequestMessage(ctx, c, ChainEVM, ethAddr(s), nil)
@@ -166,8 +117,8 @@ func TestIntegrationEthereumAdapterAgrees(t *testing.T) {
 }
 
 func TestIntegrationSolanaSignIn(t *testing.T) {
-	c, _, env := stackClient(t)
-	ctx := ctxT(t)
+	c, _, env := stacktest.Client(t)
+	ctx := stacktest.Ctx(t)
 	s, _ := signer.GenerateEd25519Key()
 	u, err := SignInSolana(ctx, c, s, nil)
 	if err != nil {
@@ -180,12 +131,12 @@ func TestIntegrationSolanaSignIn(t *testing.T) {
 	if me.SolAddress() != s.PublicKey() || !slices.Equal(me.SolAccounts(), []string{s.PublicKey()}) {
 		t.Fatalf("solAddress %q solAccounts %v", me.SolAddress(), me.SolAccounts())
 	}
-	checkOwnACL(t, ctx, masterClient(t, env), u.ID())
+	checkOwnACL(t, ctx, stacktest.Master(t, env), u.ID())
 	u2, err := SignInSolana(ctx, c, s, nil)
 	if err != nil || u2.ID() != u.ID() {
 		t.Fatalf("second sign-in: %v %s", err, u2.ID())
 	}
-	raw := mustMe(t, ctx, c, u2.SessionToken())
+	raw := stacktest.Me(t, ctx, c, u2.SessionToken())
 	if got := raw.Strings("solAccounts"); !slices.Equal(got, []string{s.PublicKey()}) {
 		t.Fatalf("stored solAccounts %v (must stay de-duplicated)", got)
 	}
@@ -203,8 +154,8 @@ func TestIntegrationSolanaSignIn(t *testing.T) {
 
 // linkUnlink runs link and unlink of a second Ethereum address and two Solana addresses for one user.
 func linkUnlink(t *testing.T, opts *Options) (*client.Client, *client.User, []string) {
-	c, _, _ := stackClient(t)
-	ctx := ctxT(t)
+	c, _, _ := stacktest.Client(t)
+	ctx := stacktest.Ctx(t)
 	main, _ := signer.GenerateKey()
 	u, err := SignInEthereum(ctx, c, main, opts)
 	if err != nil {
@@ -214,9 +165,9 @@ func linkUnlink(t *testing.T, opts *Options) (*client.Client, *client.User, []st
 	if err := LinkEthereum(ctx, c, u, second, opts); err != nil {
 		t.Fatalf("link ethereum: %v", err)
 	}
-	me := mustMe(t, ctx, c, u.SessionToken())
+	me := stacktest.Me(t, ctx, c, u.SessionToken())
 	// Arrays changed with AddUnique come back from PostgreSQL in no particular order: compare as sets.
-	if !sameSet(me.Accounts(), ethAddr(main), ethAddr(second)) || me.EthAddress() != ethAddr(second) {
+	if !stacktest.SameSet(me.Accounts(), ethAddr(main), ethAddr(second)) || me.EthAddress() != ethAddr(second) {
 		t.Fatalf("after link: accounts %v ethAddress %s", me.Accounts(), me.EthAddress())
 	}
 	if ad, _ := me.AuthData()[ProviderEth].(map[string]any); ad["id"] != ethAddr(second) {
@@ -229,15 +180,15 @@ func linkUnlink(t *testing.T, opts *Options) (*client.Client, *client.User, []st
 			t.Fatalf("link solana: %v", err)
 		}
 	}
-	me = mustMe(t, ctx, c, u.SessionToken())
-	if got := me.Strings("solAccounts"); len(got) != 2 || !sameSet(got, sol1.PublicKey(), sol2.PublicKey()) || me.SolAddress() != sol1.PublicKey() {
+	me = stacktest.Me(t, ctx, c, u.SessionToken())
+	if got := me.Strings("solAccounts"); len(got) != 2 || !stacktest.SameSet(got, sol1.PublicKey(), sol2.PublicKey()) || me.SolAddress() != sol1.PublicKey() {
 		t.Fatalf("after solana links: %v %s", got, me.SolAddress())
 	}
 	// Unlink sol2: solAddress is the first (only) remaining one; the provider holds sol1 (linked last) and stays.
 	if err := UnlinkSolana(ctx, c, u, sol2.PublicKey(), opts); err != nil {
 		t.Fatalf("unlink solana: %v", err)
 	}
-	me = mustMe(t, ctx, c, u.SessionToken())
+	me = stacktest.Me(t, ctx, c, u.SessionToken())
 	if !slices.Equal(me.Strings("solAccounts"), []string{sol1.PublicKey()}) || me.String("solAddress") != sol1.PublicKey() {
 		t.Fatalf("after solana unlink: %v %q", me.Strings("solAccounts"), me.String("solAddress"))
 	}
@@ -248,7 +199,7 @@ func linkUnlink(t *testing.T, opts *Options) (*client.Client, *client.User, []st
 	if err := UnlinkSolana(ctx, c, u, sol1.PublicKey(), opts); err != nil {
 		t.Fatal(err)
 	}
-	me = mustMe(t, ctx, c, u.SessionToken())
+	me = stacktest.Me(t, ctx, c, u.SessionToken())
 	if len(me.Strings("solAccounts")) != 0 || me.String("solAddress") != "" {
 		t.Fatalf("after last solana unlink: %v %q", me.Strings("solAccounts"), me.String("solAddress"))
 	}
@@ -259,7 +210,7 @@ func linkUnlink(t *testing.T, opts *Options) (*client.Client, *client.User, []st
 	if err := UnlinkEthereum(ctx, c, u, strings.ToUpper(ethAddr(second)[:2])+ethAddr(second)[2:], opts); err != nil {
 		t.Fatalf("unlink ethereum: %v", err)
 	}
-	me = mustMe(t, ctx, c, u.SessionToken())
+	me = stacktest.Me(t, ctx, c, u.SessionToken())
 	if !slices.Equal(me.Accounts(), []string{ethAddr(main)}) || me.EthAddress() != ethAddr(main) {
 		t.Fatalf("after ethereum unlink: %v %s", me.Accounts(), me.EthAddress())
 	}
@@ -276,8 +227,8 @@ func TestIntegrationLinkUnlink(t *testing.T) {
 // TestIntegrationAddressObjects needs a server that can create _EthAddress / _SolAddress objects with the address
 // as objectId (parse-server: allowCustomObjectId, and those class names allowed).
 func TestIntegrationAddressObjects(t *testing.T) {
-	c, _, env := stackClient(t)
-	ctx := ctxT(t)
+	c, _, env := stacktest.Client(t)
+	ctx := stacktest.Ctx(t)
 	s, _ := signer.GenerateKey()
 	u, err := SignInEthereum(ctx, c, s, nil)
 	if err != nil {
@@ -289,7 +240,7 @@ func TestIntegrationAddressObjects(t *testing.T) {
 			"objectId: parse-server needs allowCustomObjectId: true, and %s/%s registered as classes; see the auth report)",
 			err, DefaultEthAddressClass, DefaultEthAddressClass, DefaultSolAddressClass)
 	}
-	mc := masterClient(t, env)
+	mc := stacktest.Master(t, env)
 	o, err := mc.Objects.Get(ctx, DefaultEthAddressClass, ethAddr(s2))
 	if err != nil {
 		t.Fatalf("address object: %v", err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/c13f5054/moralis-go/auth"
 	"github.com/c13f5054/moralis-go/internal/devchain/walletnet"
+	"github.com/c13f5054/moralis-go/internal/stacktest"
 	"github.com/c13f5054/moralis-go/signer"
 )
 
@@ -20,7 +21,7 @@ import (
 // (or none) is refused by the adapter.
 func TestIntegrationSmartWalletSignInThroughTheBackend(t *testing.T) {
 	w := walletnet.Start(t)
-	_, cfg, _ := stackClient(t)
+	_, cfg, _ := stacktest.Client(t)
 	if cfg.MasterKey == "" {
 		t.Fatal("the local stack has no master key")
 	}
@@ -56,7 +57,7 @@ func TestIntegrationSmartWalletSignInThroughTheBackend(t *testing.T) {
 
 	// Straight at parse-server: a contract signature with an ordinary ticket is refused (and the ticket is not
 	// spent), as is one with no ticket.
-	c, _, _ := stackClient(t)
+	c, _, _ := stacktest.Client(t)
 	m := auth.SignedMessage{Chain: auth.ChainEVM, Address: deployed.Hex(), Message: msg, Signature: sig}
 	plain, err := auth.IssueTicket(t.Context(), c, m, nil)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/c13f5054/moralis-go/client"
+	"github.com/c13f5054/moralis-go/internal/stacktest"
 	"github.com/c13f5054/moralis-go/parse"
 )
 
@@ -16,8 +17,8 @@ import (
 // what each user sees (A never gets B's private object); a cloud function runs as the caller (the server sees
 // the caller's user); a function not listed is refused without reaching the backend.
 func TestIntegrationDataProxyQueriesAndFunctionsAsTheUser(t *testing.T) {
-	ctx := ctxT(t)
-	_, cfg, env := stackClient(t)
+	ctx := stacktest.Ctx(t)
+	_, cfg, env := stacktest.Client(t)
 	be, err := NewClientBackend(BackendConfig{Client: cfg})
 	if err != nil {
 		t.Fatal(err)

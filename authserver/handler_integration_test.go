@@ -9,13 +9,14 @@ import (
 	"time"
 
 	"github.com/c13f5054/moralis-go/auth"
+	"github.com/c13f5054/moralis-go/internal/stacktest"
 	"github.com/c13f5054/moralis-go/signer"
 )
 
 // TestIntegrationHandler runs the endpoint over the real backend: the whole browser flow works, and every
 // refusal is a 4xx that never reaches the backend.
 func TestIntegrationHandler(t *testing.T) {
-	_, cfg, _ := stackClient(t)
+	_, cfg, _ := stacktest.Client(t)
 	be, err := NewClientBackend(BackendConfig{Client: cfg, Flow: auth.Options{NoAddressObjects: true}})
 	if err != nil {
 		t.Fatal(err)
@@ -66,7 +67,7 @@ func TestIntegrationHandler(t *testing.T) {
 
 // Two browsers of one user keep both sessions (each sign-in has its own installation id).
 func TestIntegrationHandlerTwoSessions(t *testing.T) {
-	_, cfg, _ := stackClient(t)
+	_, cfg, _ := stacktest.Client(t)
 	be, err := NewClientBackend(BackendConfig{Client: cfg})
 	if err != nil {
 		t.Fatal(err)
@@ -92,7 +93,7 @@ func TestIntegrationHandlerTwoSessions(t *testing.T) {
 // A burst past the rate limit is refused with 429 over the real backend, without reaching it; a request within
 // the limit does reach it.
 func TestIntegrationHandlerRateLimit(t *testing.T) {
-	_, cfg, _ := stackClient(t)
+	_, cfg, _ := stacktest.Client(t)
 	be, err := NewClientBackend(BackendConfig{Client: cfg})
 	if err != nil {
 		t.Fatal(err)

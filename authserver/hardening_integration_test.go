@@ -24,6 +24,7 @@ import (
 
 	"github.com/c13f5054/moralis-go/client"
 	"github.com/c13f5054/moralis-go/internal/devstack"
+	"github.com/c13f5054/moralis-go/internal/stacktest"
 	"github.com/c13f5054/moralis-go/query/live"
 
 	"github.com/c13f5054/moralis-go/auth"
@@ -33,7 +34,7 @@ import (
 // realEnv serves a Handler over the real backend (ClientBackend of the local stack).
 func realEnv(t *testing.T, opts *auth.Options, mod func(o *Config)) *testEnv {
 	t.Helper()
-	_, cfg, env := stackClient(t)
+	_, cfg, env := stacktest.Client(t)
 	cfg.MasterKey = env.MasterKey // the endpoint's backend may issue sign-in tickets with it
 	bc := BackendConfig{Client: cfg}
 	if opts != nil {
@@ -289,8 +290,8 @@ func TestAttackJSONFieldNamesAreCaseSensitive(t *testing.T) {
 // user, not the address's owner.
 func TestAttackUnlinkAddressNotOwned(t *testing.T) {
 	e := realEnv(t, nil, nil)
-	mc := masterClient(t, devstackEnv(t))
-	ctx := ctxT(t)
+	mc := stacktest.Master(t, devstackEnv(t))
+	ctx := stacktest.Ctx(t)
 	victim, _ := signer.GenerateKey()
 	attacker, _ := signer.GenerateKey()
 	av := e.signInOnce(victim)
@@ -319,9 +320,9 @@ func TestAttackUnlinkAddressNotOwned(t *testing.T) {
 	if _, err := mc.Objects.Get(ctx, auth.DefaultEthAddressClass, ethAddr(linked)); err != nil {
 		t.Fatalf("the victim's address object is gone: %v", err)
 	}
-	vu := mustMe(t, ctx, mc, sessionOf(av))
-	au := mustMe(t, ctx, mc, sessionOf(aa))
-	if !sameSet(vu.Accounts(), ethAddr(victim), ethAddr(linked)) || !sameSet(au.Accounts(), ethAddr(attacker)) {
+	vu := stacktest.Me(t, ctx, mc, sessionOf(av))
+	au := stacktest.Me(t, ctx, mc, sessionOf(aa))
+	if !stacktest.SameSet(vu.Accounts(), ethAddr(victim), ethAddr(linked)) || !stacktest.SameSet(au.Accounts(), ethAddr(attacker)) {
 		t.Fatalf("accounts changed: victim %v, attacker %v", vu.Accounts(), au.Accounts())
 	}
 	// Its own address still unlinks.

@@ -29,6 +29,7 @@ import (
 
 	"github.com/c13f5054/moralis-go/client"
 	"github.com/c13f5054/moralis-go/internal/devstack"
+	"github.com/c13f5054/moralis-go/internal/stacktest"
 	"github.com/c13f5054/moralis-go/parse"
 	"github.com/mr-tron/base58"
 
@@ -59,8 +60,8 @@ type atkStack struct {
 
 func newAtkStack(t *testing.T) *atkStack {
 	t.Helper()
-	c, cfg, env := stackClient(t)
-	return &atkStack{env: env, servers: []string{env.ServerURL, env.RequireServerURL2(t)}, master: masterClient(t, env),
+	c, cfg, env := stacktest.Client(t)
+	return &atkStack{env: env, servers: []string{env.ServerURL, env.RequireServerURL2(t)}, master: stacktest.Master(t, env),
 		cfg: cfg, c: c}
 }
 
@@ -267,7 +268,7 @@ func TestWalletAttackSolanaNonCanonicalSignature(t *testing.T) {
 // users table keeps of a wallet login is its address only.
 func TestWalletAttackReplayCapturedAuthDataAtBackend(t *testing.T) {
 	s := newAtkStack(t)
-	ctx := ctxT(t)
+	ctx := stacktest.Ctx(t)
 	w, _ := signer.GenerateKey()
 	msg, ticket := s.requestMessage(t, 0, auth.ChainEVM, ethAddr(w))
 	captured := map[string]any{"id": ethAddr(w), "signature": ethSign(t, w, msg), "data": msg, "ticket": ticket}
@@ -315,7 +316,7 @@ func TestWalletAttackReplayCapturedAuthDataAtBackend(t *testing.T) {
 // is refused by the backend and leaves a good ticket good.
 func TestWalletAttackTicketBindingExpiryForgery(t *testing.T) {
 	s := newAtkStack(t)
-	ctx := ctxT(t)
+	ctx := stacktest.Ctx(t)
 	a, _ := signer.GenerateKey()
 	b, _ := signer.GenerateKey()
 	sol, _ := signer.GenerateEd25519Key()
@@ -480,7 +481,7 @@ func TestWalletAttackNonceMovedToAnotherAddressOrChain(t *testing.T) {
 // The SDK helpers and the endpoint's link keep working on the stack (tickets flow through both).
 func TestWalletAttackControlFlowsStillWork(t *testing.T) {
 	s := newAtkStack(t)
-	ctx := ctxT(t)
+	ctx := stacktest.Ctx(t)
 	w, _ := signer.GenerateKey()
 	u, err := auth.SignInEthereum(ctx, s.c, w, nil)
 	if err != nil {
