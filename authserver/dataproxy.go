@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/c13f5054/moralis-go/auth"
 	"io"
 	"mime"
 	"net/http"
@@ -18,6 +17,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/c13f5054/moralis-go/auth"
 
 	"github.com/c13f5054/moralis-go/client"
 	"github.com/c13f5054/moralis-go/parse"
@@ -304,13 +305,7 @@ func (p *dataProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	user, err := p.user(uctx, tok)
 	ucancel()
 	if err != nil {
-		var be *BackendError
-		if errors.As(err, &be) && (be.Code == CodeInvalidSessionToken || be.Status == http.StatusUnauthorized) {
-			h.clearCookie(w)
-			writeAPIError(w, errNoSession)
-			return
-		}
-		h.backendFailure(w, r, err)
+		h.sessionCheckFailure(w, r, err)
 		return
 	}
 	r = r.WithContext(context.WithValue(r.Context(), dataSessionKey{}, "user:"+user.ObjectID))

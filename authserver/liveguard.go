@@ -50,17 +50,23 @@ func (h *Handler) GuardLive(next http.Handler) http.Handler {
 			return
 		}
 		if err := h.checkSession(r.Context(), tok); err != nil {
-			var be *BackendError
-			if errors.As(err, &be) && (be.Code == CodeInvalidSessionToken || be.Status == http.StatusUnauthorized) {
-				h.clearCookie(w)
-				writeAPIError(w, errNoSession)
-				return
-			}
-			h.backendFailure(w, r, err)
+			h.sessionCheckFailure(w, r, err)
 			return
 		}
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), verifiedSessionKey{}, tok)))
 	})
+}
+
+// sessionCheckFailure answers a request whose session the backend did not confirm: a refused session (invalid
+// token, or 401) clears the cookie and is errNoSession; anything else is a backend failure.
+func (h *Handler) sessionCheckFailure(w http.ResponseWriter, r *http.Request, err error) {
+	var be *BackendError
+	if errors.As(err, &be) && (be.Code == CodeInvalidSessionToken || be.Status == http.StatusUnauthorized) {
+		h.clearCookie(w)
+		writeAPIError(w, errNoSession)
+		return
+	}
+	h.backendFailure(w, r, err)
 }
 
 // VerifiedSession returns the session token that GuardLive confirmed with the backend for r, and false when r
