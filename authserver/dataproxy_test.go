@@ -151,6 +151,11 @@ func TestDataProxySessionFirst(t *testing.T) {
 				a = e.post(c.path, c.tok, map[string]any{"className": "Item", "name": "echo"})
 			}
 			wantError(t, a, 401, CodeInvalidSessionToken, "Invalid session token")
+			// A session the backend refused is cleared from the browser.
+			if cleared := strings.Contains(a.header.Get("Set-Cookie"), DefaultCookieName+"=;") &&
+				strings.Contains(a.header.Get("Set-Cookie"), "Max-Age=0"); cleared != (c.tok != "") {
+				t.Fatalf("Set-Cookie %q (token %q)", a.header.Get("Set-Cookie"), c.tok)
+			}
 		})
 	}
 	if n := e.api.Count("getNativeBalance"); n != 0 {

@@ -1,8 +1,11 @@
 package authserver
 
 import (
+	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 )
@@ -68,5 +71,46 @@ func TestGuardLiveOrigin(t *testing.T) {
 	// No Origin header: not a browser's cross-origin request; the session alone decides.
 	if resp := get(""); resp.StatusCode != http.StatusNoContent || reached.Load() != 2 {
 		t.Fatalf("no origin: status %d, reached %d", resp.StatusCode, reached.Load())
+	}
+}
+
+// unauthorizedMe is a backend whose users/me refuses every session with a bare 401 (no Parse code), as a proxy in
+// front of the backend may.
+type unauthorizedMe struct{ *fakeBackend }
+
+func (unauthorizedMe) Me(context.Context, string) (*PublicUser, error) {
+	return nil, &BackendError{Status: http.StatusUnauthorized, Message: "unauthorized"}
+}
+
+// A session the backend refuses, by Parse's code or by a bare 401, gets 401 "Invalid session token" and its cookie
+// cleared, without reaching the stream. Fails when GuardLive answers a bare 401 as a backend failure (the backend's
+// text, the cookie kept).
+func TestGuardLiveRefusedSession(t *testing.T) {
+	for name, b := range map[string]Backend{"invalid session token": newFakeBackend(), "bare 401": unauthorizedMe{newFakeBackend()}} {
+		t.Run(name, func(t *testing.T) {
+			e := newTestEnvBackend(t, b, "testAppId", nil)
+			var reached atomic.Int32
+			srv := httptest.NewServer(e.h.GuardLive(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { reached.Add(1) })))
+			t.Cleanup(srv.Close)
+			req, err := http.NewRequest(http.MethodGet, srv.URL+"/live", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Cookie", DefaultCookieName+"=r:forged")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			set := resp.Header.Get("Set-Cookie")
+			if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(string(body), `"Invalid session token"`) ||
+				!strings.Contains(set, DefaultCookieName+"=;") || !strings.Contains(set, "Max-Age=0") {
+				t.Fatalf("status %d, body %s, Set-Cookie %q", resp.StatusCode, body, set)
+			}
+			if reached.Load() != 0 {
+				t.Fatal("a refused session reached the stream")
+			}
+		})
 	}
 }
