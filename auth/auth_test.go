@@ -14,6 +14,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/c13f5054/moralis-go/client"
+	"github.com/c13f5054/moralis-go/internal/ed25519vec"
 	"github.com/c13f5054/moralis-go/parse"
 	"github.com/c13f5054/moralis-go/signer"
 )
@@ -130,27 +131,27 @@ func TestSignInSolanaWire(t *testing.T) {
 	seed58 := "BbMQkQYZspmkytduTWvXEtc4mMURjsekJDvty2WtKeSb"
 	s, _ := signer.NewEd25519KeyFromBase58(seed58)
 	f.on("POST functions/moralisAuthRequestMessage", 200, `{"result":{"message":"Hi\n\nId: testAppId:abcDEF12345678","ticket":"TicketId01SecretSecretSecretSecre","expiresAt":"2026-11-21T22:43:01.828Z"}}`)
-	f.on("POST users", 200, `{"objectId":"u2","sessionToken":"r:sol","solAccounts":["`+katSolPub58+`"]}`)
+	f.on("POST users", 200, `{"objectId":"u2","sessionToken":"r:sol","solAccounts":["`+ed25519vec.KATPub58+`"]}`)
 	f.on("PUT users/u2", 200, `{"updatedAt":"2026-11-21T22:38:03.000Z"}`)
 	u, err := SignInSolana(context.Background(), c, s, &Options{Message: "Hi"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if req := f.calls[0].body; req["chain"] != "solana" || req["address"] != katSolPub58 || req["text"] != "Hi" {
+	if req := f.calls[0].body; req["chain"] != "solana" || req["address"] != ed25519vec.KATPub58 || req["text"] != "Hi" {
 		t.Fatalf("message request %v", req)
 	}
 	ad := f.calls[1].body["authData"].(map[string]any)[ProviderSol].(map[string]any)
-	if ad["id"] != katSolPub58 || ad["data"] != "Hi\n\nId: testAppId:abcDEF12345678" || ad["ticket"] != "TicketId01SecretSecretSecretSecre" {
+	if ad["id"] != ed25519vec.KATPub58 || ad["data"] != "Hi\n\nId: testAppId:abcDEF12345678" || ad["ticket"] != "TicketId01SecretSecretSecretSecre" {
 		t.Fatalf("authData %v", ad)
 	}
-	if err := VerifySolSignature(katSolPub58, []byte(ad["data"].(string)), ad["signature"].(string)); err != nil {
+	if err := VerifySolSignature(ed25519vec.KATPub58, []byte(ad["data"].(string)), ad["signature"].(string)); err != nil {
 		t.Fatalf("sent signature: %v", err)
 	}
 	save := f.calls[2].body
-	if save["solAddress"] != katSolPub58 || save["ACL"].(map[string]any)["u2"] == nil {
+	if save["solAddress"] != ed25519vec.KATPub58 || save["ACL"].(map[string]any)["u2"] == nil {
 		t.Fatalf("save %v", save)
 	}
-	if got := u.SolAccounts(); len(got) != 1 || got[0] != katSolPub58 {
+	if got := u.SolAccounts(); len(got) != 1 || got[0] != ed25519vec.KATPub58 {
 		t.Fatalf("solAccounts %v", got)
 	}
 }

@@ -3,12 +3,11 @@ package auth
 import (
 	"crypto/ed25519"
 	"errors"
+	"github.com/c13f5054/moralis-go/internal/ed25519vec"
 	"math/big"
 	"testing"
 
 	"github.com/mr-tron/base58"
-
-	"github.com/c13f5054/moralis-go/internal/ed25519vec"
 )
 
 // The keyless forgery works against the standard library (so the attack is real), and every small-order key is
@@ -65,9 +64,9 @@ func TestSolNonCanonicalPointsRefused(t *testing.T) {
 	minusOne := ed25519vec.Hex(t, ed25519vec.SmallOrderPointsHex[3])
 	minusOne[31] |= 0x80
 	encs = append(encs, minusOne)
-	seed := ed25519vec.Hex(t, katSolSeedHex)
+	seed := ed25519vec.Hex(t, ed25519vec.KATSeedHex)
 	key := ed25519.NewKeyFromSeed(seed)
-	msg := []byte(katSolMsg)
+	msg := []byte(ed25519vec.KATMsg)
 	good := ed25519.Sign(key, msg)
 	for _, enc := range encs {
 		if _, err := DecodeSolPublicKey(base58.Encode(enc)); !errors.Is(err, ErrMalformedAddress) {
@@ -81,7 +80,7 @@ func TestSolNonCanonicalPointsRefused(t *testing.T) {
 	// Small-order R with a real key.
 	for _, h := range ed25519vec.SmallOrderPointsHex {
 		sig := append(ed25519vec.Hex(t, h), good[32:]...)
-		if err := VerifySolSignature(katSolPub58, msg, base58.Encode(sig)); !errors.Is(err, ErrMalformedSignature) {
+		if err := VerifySolSignature(ed25519vec.KATPub58, msg, base58.Encode(sig)); !errors.Is(err, ErrMalformedSignature) {
 			t.Errorf("small-order R %s: %v", h, err)
 		}
 	}
@@ -90,10 +89,10 @@ func TestSolNonCanonicalPointsRefused(t *testing.T) {
 // S >= L is refused (the malleable twin S + L of a valid signature, and S = L, S = 2^256 - 1), while the
 // signature itself verifies.
 func TestSolNonCanonicalSRefused(t *testing.T) {
-	key := ed25519.NewKeyFromSeed(ed25519vec.Hex(t, katSolSeedHex))
-	msg := []byte(katSolMsg)
+	key := ed25519.NewKeyFromSeed(ed25519vec.Hex(t, ed25519vec.KATSeedHex))
+	msg := []byte(ed25519vec.KATMsg)
 	sig := ed25519.Sign(key, msg)
-	if err := VerifySolSignature(katSolPub58, msg, base58.Encode(sig)); err != nil {
+	if err := VerifySolSignature(ed25519vec.KATPub58, msg, base58.Encode(sig)); err != nil {
 		t.Fatalf("real signature: %v", err)
 	}
 	s := new(big.Int).SetBytes(ed25519vec.Reverse(sig[32:]))
@@ -106,7 +105,7 @@ func TestSolNonCanonicalSRefused(t *testing.T) {
 			continue
 		}
 		forged := append(append([]byte(nil), sig[:32]...), ed25519vec.LE32(bad)...)
-		if err := VerifySolSignature(katSolPub58, msg, base58.Encode(forged)); !errors.Is(err, ErrMalformedSignature) {
+		if err := VerifySolSignature(ed25519vec.KATPub58, msg, base58.Encode(forged)); !errors.Is(err, ErrMalformedSignature) {
 			t.Errorf("S = %s: %v", name, err)
 		}
 	}
@@ -114,7 +113,7 @@ func TestSolNonCanonicalSRefused(t *testing.T) {
 
 // Real keys keep working: the RFC 8032 vector and 200 random keys.
 func TestSolRealKeysStillVerify(t *testing.T) {
-	if err := VerifySolSignature(base58.Encode(ed25519vec.Hex(t, katSolPubHex)), nil, base58.Encode(ed25519vec.Hex(t, katSolSigHex))); err != nil {
+	if err := VerifySolSignature(base58.Encode(ed25519vec.Hex(t, ed25519vec.KATPubHex)), nil, base58.Encode(ed25519vec.Hex(t, ed25519vec.KATSigHex))); err != nil {
 		t.Fatalf("RFC 8032 vector 1: %v", err)
 	}
 	for i := 0; i < 200; i++ {

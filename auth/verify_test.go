@@ -12,6 +12,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/mr-tron/base58"
 
+	"github.com/c13f5054/moralis-go/internal/ed25519vec"
 	"github.com/c13f5054/moralis-go/signer"
 )
 
@@ -26,17 +27,6 @@ const (
 	katEthSig  = "0x9d7c1a0651ff78f91168464aefad14726fd6439b78a6f9485bc5a844921ba24e7f648a0a6d5e629c8c9f1ea2a6144f34f3367a36ac61da532252ae5e13f143921b"
 	katEthMsg2 = "hello world"
 	katEthSig2 = "0xa461f509887bd19e312c0c58467ce8ff8e300d3c1a90b608a760c5b80318eaf15fe57c96f9175d6cd4daad4663763baa7e78836e067d0163e9a2ccf2ff753f5b1b"
-)
-
-// RFC 8032 test vector 1 (seed, public key, signature of the empty message), plus a signature of a Moralis
-// message by the same key made with @noble/curves ed25519 and encoded with bs58.
-const (
-	katSolSeedHex = "9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60"
-	katSolPubHex  = "d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a"
-	katSolSigHex  = "e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e065224901555fb8821590a33bacc61e39701cf9b46bd25bf5f0595bbe24655141438e7a100b"
-	katSolPub58   = "FVen3X669xLzsi6N2V91DoiyzHzg1uAgqiT8jZ9nS96Z"
-	katSolMsg     = "Moralis Authentication\n\nId: testAppId:abcDEF12345678"
-	katSolSig58   = "2ohebczxngxZukmDgA4XaRxcwokgnA3aXNZ6bafyA6SCYRCBWH6rSY2BTXGLNLd2H2cZq2RBcTwP8SPJV6Kw3jua"
 )
 
 // The known signatures verify and recover their address; a changed byte does not.
@@ -68,28 +58,28 @@ func TestEthKnownAnswer(t *testing.T) {
 
 // RFC 8032 test 1 and the Moralis message vector verify; a changed byte does not.
 func TestSolKnownAnswer(t *testing.T) {
-	pubHex, _ := hex.DecodeString(katSolPubHex)
-	if base58.Encode(pubHex) != katSolPub58 {
+	pubHex, _ := hex.DecodeString(ed25519vec.KATPubHex)
+	if base58.Encode(pubHex) != ed25519vec.KATPub58 {
 		t.Fatalf("public key %s", base58.Encode(pubHex))
 	}
-	sigHex, _ := hex.DecodeString(katSolSigHex)
-	if err := VerifySolSignature(katSolPub58, nil, base58.Encode(sigHex)); err != nil {
+	sigHex, _ := hex.DecodeString(ed25519vec.KATSigHex)
+	if err := VerifySolSignature(ed25519vec.KATPub58, nil, base58.Encode(sigHex)); err != nil {
 		t.Fatal(err)
 	}
-	if err := VerifySolSignature(katSolPub58, []byte(katSolMsg), katSolSig58); err != nil {
+	if err := VerifySolSignature(ed25519vec.KATPub58, []byte(ed25519vec.KATMsg), ed25519vec.KATSig58); err != nil {
 		t.Fatal(err)
 	}
-	if err := VerifySolSignature(katSolPub58, []byte(katSolMsg+"x"), katSolSig58); !errors.Is(err, ErrSignatureMismatch) {
+	if err := VerifySolSignature(ed25519vec.KATPub58, []byte(ed25519vec.KATMsg+"x"), ed25519vec.KATSig58); !errors.Is(err, ErrSignatureMismatch) {
 		t.Fatalf("tampered: %v", err)
 	}
 	// signer.Ed25519Key, the module's key, signs what auth verifies.
-	seed, _ := hex.DecodeString(katSolSeedHex)
+	seed, _ := hex.DecodeString(ed25519vec.KATSeedHex)
 	s, err := signer.NewEd25519KeyFromBase58(base58.Encode(seed))
-	if err != nil || s.PublicKey() != katSolPub58 {
+	if err != nil || s.PublicKey() != ed25519vec.KATPub58 {
 		t.Fatalf("key: %v", err)
 	}
-	sig, _ := s.SignMessage(context.Background(), []byte(katSolMsg))
-	if err := VerifySolSignature(s.PublicKey(), []byte(katSolMsg), base58.Encode(sig)); err != nil {
+	sig, _ := s.SignMessage(context.Background(), []byte(ed25519vec.KATMsg))
+	if err := VerifySolSignature(s.PublicKey(), []byte(ed25519vec.KATMsg), base58.Encode(sig)); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -169,12 +159,12 @@ func TestEthRandomKeys(t *testing.T) {
 
 func TestSolMalformedAndRandom(t *testing.T) {
 	for _, a := range []string{"", "0OIl", base58.Encode(make([]byte, 31)), "not base58!"} {
-		if err := VerifySolSignature(a, []byte("m"), katSolSig58); !errors.Is(err, ErrMalformedAddress) {
+		if err := VerifySolSignature(a, []byte("m"), ed25519vec.KATSig58); !errors.Is(err, ErrMalformedAddress) {
 			t.Errorf("address %q: %v", a, err)
 		}
 	}
 	for _, s := range []string{"", "0x00", base58.Encode(make([]byte, 63)), hex.EncodeToString(make([]byte, 64))} {
-		if err := VerifySolSignature(katSolPub58, []byte("m"), s); !errors.Is(err, ErrMalformedSignature) {
+		if err := VerifySolSignature(ed25519vec.KATPub58, []byte("m"), s); !errors.Is(err, ErrMalformedSignature) {
 			t.Errorf("sig %q: %v", s, err)
 		}
 	}
@@ -205,18 +195,18 @@ func BenchmarkEthRecover(b *testing.B) {
 }
 
 func BenchmarkEd25519Verify(b *testing.B) {
-	msg := []byte(katSolMsg)
+	msg := []byte(ed25519vec.KATMsg)
 	for b.Loop() {
-		if err := VerifySolSignature(katSolPub58, msg, katSolSig58); err != nil {
+		if err := VerifySolSignature(ed25519vec.KATPub58, msg, ed25519vec.KATSig58); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
 func BenchmarkEd25519VerifyRaw(b *testing.B) {
-	pub, _ := DecodeSolPublicKey(katSolPub58)
-	sig, _ := DecodeSolSignature(katSolSig58)
-	msg := []byte(katSolMsg)
+	pub, _ := DecodeSolPublicKey(ed25519vec.KATPub58)
+	sig, _ := DecodeSolSignature(ed25519vec.KATSig58)
+	msg := []byte(ed25519vec.KATMsg)
 	for b.Loop() {
 		if !ed25519.Verify(pub, msg, sig) {
 			b.Fatal("verify failed")

@@ -35,8 +35,8 @@ func (c *countingCaller) CallContract(_ context.Context, m ethereum.CallMsg, _ *
 	return c.fn(m)
 }
 
-// Addresses of well-known keys (the same vectors as in auth's and signer's tests).
+// The address of a well-known key (the same vector as in auth's and signer's tests); the Solana one is
+// ed25519vec.KATPub58.
 const (
-	katEthAddr  = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266"   // Hardhat's development key #0
-	katSolPub58 = "FVen3X669xLzsi6N2V91DoiyzHzg1uAgqiT8jZ9nS96Z" // RFC 8032 test vector 1
+	katEthAddr = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266" // Hardhat's development key #0
 )

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/c13f5054/moralis-go/auth"
+	"github.com/c13f5054/moralis-go/internal/ed25519vec"
 )
 
 func TestMemoryNonceStore(t *testing.T) {
@@ -125,7 +126,7 @@ func TestMemoryNonceStoreCap(t *testing.T) {
 
 // testBinding is a binding of nonce to a Solana message for a fixed address.
 func testBinding(nonce string) NonceBinding {
-	return NonceBinding{Chain: auth.ChainSolana, Address: katSolPub58, Message: auth.BuildMoralisMessage("", "testAppId", nonce)}
+	return NonceBinding{Chain: auth.ChainSolana, Address: ed25519vec.KATPub58, Message: auth.BuildMoralisMessage("", "testAppId", nonce)}
 }
 
 // A nonce is accepted only with exactly what it was bound to: another text (one byte more, or another statement),

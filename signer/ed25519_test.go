@@ -11,53 +11,43 @@ import (
 
 	"github.com/mr-tron/base58"
 
+	"github.com/c13f5054/moralis-go/internal/ed25519vec"
 	"github.com/c13f5054/moralis-go/signer"
 )
 
-// RFC 8032 test vector 1 (seed, public key, signature of the empty message), plus a signature of a Moralis
-// message by the same key made with @noble/curves ed25519 and encoded with bs58.
-const (
-	katSolSeedHex = "9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60"
-	katSolPubHex  = "d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a"
-	katSolSigHex  = "e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e065224901555fb8821590a33bacc61e39701cf9b46bd25bf5f0595bbe24655141438e7a100b"
-	katSolPub58   = "FVen3X669xLzsi6N2V91DoiyzHzg1uAgqiT8jZ9nS96Z"
-	katSolMsg     = "Moralis Authentication\n\nId: testAppId:abcDEF12345678"
-	katSolSig58   = "2ohebczxngxZukmDgA4XaRxcwokgnA3aXNZ6bafyA6SCYRCBWH6rSY2BTXGLNLd2H2cZq2RBcTwP8SPJV6Kw3jua"
-)
-
 func TestEd25519KnownAnswer(t *testing.T) {
-	seed := mustHex(katSolSeedHex)
-	pub := mustHex(katSolPubHex)
+	seed := mustHex(ed25519vec.KATSeedHex)
+	pub := mustHex(ed25519vec.KATPubHex)
 	for name, secret := range map[string]string{"seed": base58.Encode(seed), "seed || public": base58.Encode(append(append([]byte{}, seed...), pub...))} {
 		k, err := signer.NewEd25519KeyFromBase58(secret)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if k.PublicKey() != katSolPub58 || k.PublicKey() != base58.Encode(pub) {
+		if k.PublicKey() != ed25519vec.KATPub58 || k.PublicKey() != base58.Encode(pub) {
 			t.Fatalf("%s: public key %s", name, k.PublicKey())
 		}
 		// RFC 8032 test 1: the empty message.
 		sig, _ := k.SignMessage(context.Background(), nil)
-		if hex.EncodeToString(sig) != katSolSigHex {
+		if hex.EncodeToString(sig) != ed25519vec.KATSigHex {
 			t.Fatalf("%s: RFC 8032 signature %x", name, sig)
 		}
 		// The Moralis message vector.
-		sig, _ = k.SignMessage(context.Background(), []byte(katSolMsg))
-		if base58.Encode(sig) != katSolSig58 {
+		sig, _ = k.SignMessage(context.Background(), []byte(ed25519vec.KATMsg))
+		if base58.Encode(sig) != ed25519vec.KATSig58 {
 			t.Fatalf("%s: signature %s", name, base58.Encode(sig))
 		}
-		if !ed25519.Verify(ed25519.PublicKey(pub), []byte(katSolMsg), sig) {
+		if !ed25519.Verify(ed25519.PublicKey(pub), []byte(ed25519vec.KATMsg), sig) {
 			t.Fatalf("%s: signature does not verify", name)
 		}
 	}
 	k, err := signer.NewEd25519Key(ed25519.NewKeyFromSeed(seed))
-	if err != nil || k.PublicKey() != katSolPub58 {
+	if err != nil || k.PublicKey() != ed25519vec.KATPub58 {
 		t.Fatalf("NewEd25519Key: %v", err)
 	}
 }
 
 func TestEd25519BadInput(t *testing.T) {
-	seed := mustHex(katSolSeedHex)
+	seed := mustHex(ed25519vec.KATSeedHex)
 	// A 64-byte secret whose public half is not its seed's would sign for another address than it shows.
 	bad := append(append([]byte{}, seed...), make([]byte, 32)...)
 	if _, err := signer.NewEd25519KeyFromBase58(base58.Encode(bad)); err == nil {
@@ -86,7 +76,7 @@ func TestEd25519BadInput(t *testing.T) {
 		t.Fatalf("cancelled ctx: %v", err)
 	}
 	for _, s := range []string{k.String(), fmt.Sprintf("%v %+v %#v", k, k, k), fmt.Sprintf("%+v %#v", *k, *k)} {
-		if strings.Contains(s, base58.Encode(seed)) || strings.Contains(s, katSolSeedHex) || strings.Contains(s, "157 97 177") {
+		if strings.Contains(s, base58.Encode(seed)) || strings.Contains(s, ed25519vec.KATSeedHex) || strings.Contains(s, "157 97 177") {
 			t.Fatalf("printed key: %s", s)
 		}
 	}

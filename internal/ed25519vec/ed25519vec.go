@@ -1,5 +1,5 @@
-// Package ed25519vec holds the ed25519 vectors of keyless forgery shared by the tests of auth and authserver:
-// the 8 small-order points, the group order L, and a forger that needs no private key. It is for tests only.
+// Package ed25519vec holds the ed25519 vectors shared by the tests of signer, auth and authserver: a known-answer
+// vector, the 8 small-order points, the group order L, and a forger that needs no private key. It is for tests only.
 package ed25519vec
 
 import (
@@ -7,6 +7,17 @@ import (
 	"encoding/hex"
 	"math/big"
 	"testing"
+)
+
+// RFC 8032 test vector 1 (seed, public key, signature of the empty message), plus a signature of a Moralis
+// message by the same key made with @noble/curves ed25519 and encoded with bs58.
+const (
+	KATSeedHex = "9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60"
+	KATPubHex  = "d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a"
+	KATSigHex  = "e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e065224901555fb8821590a33bacc61e39701cf9b46bd25bf5f0595bbe24655141438e7a100b"
+	KATPub58   = "FVen3X669xLzsi6N2V91DoiyzHzg1uAgqiT8jZ9nS96Z"
+	KATMsg     = "Moralis Authentication\n\nId: testAppId:abcDEF12345678"
+	KATSig58   = "2ohebczxngxZukmDgA4XaRxcwokgnA3aXNZ6bafyA6SCYRCBWH6rSY2BTXGLNLd2H2cZq2RBcTwP8SPJV6Kw3jua"
 )
 
 // SmallOrderPointsHex are the 8 points of small order of edwards25519, canonically encoded (the torsion subgroup:
