@@ -205,8 +205,10 @@ func (g *GeoPoint) UnmarshalJSON(b []byte) error {
 	return g.Validate()
 }
 
-// Polygon is a closed shape of at least three GeoPoints. Its wire form lists [latitude, longitude] pairs. Make one
-// from GeoPoints or pairs with NewPolygon to have it checked.
+// Polygon is a closed shape of at least three GeoPoints. Its wire form lists [latitude, longitude] pairs, as the
+// original's Parse.Polygon does (and as the server stores a Polygon field). Make one from GeoPoints or pairs with
+// NewPolygon to have it checked. Note that a bare pair given to query.WithinPolygon is read the server's way,
+// [longitude, latitude]; a Polygon given to it is sent as its GeoPoints, so its pairs keep their meaning.
 type Polygon struct {
 	Coordinates []GeoPoint
 }
