@@ -67,7 +67,7 @@ demo-browser: up chain
 # Every fuzz target of a decoder that takes outside bytes (package:target).
 FUZZ_TARGETS := ./parse:FuzzObjectUnmarshal ./parse:FuzzParseDate ./parse:FuzzScanResults ./internal/rest:FuzzDecodeError ./query:FuzzFromJSON ./query:FuzzDecode \
 	./auth:FuzzParseSIWE ./authserver:FuzzDecodeRequest ./authserver:FuzzHandlerSignIn ./web3api:FuzzDecodeResponse ./store:FuzzGeoWhere \
-	./query/live:FuzzCheckWhere ./internal/wirejson:FuzzDecode
+	./query/live:FuzzCheckWhere ./internal/wirejson:FuzzDecode ./units:FuzzRoundTrip
 FUZZTIME ?= 60s
 
 ## fuzz: run every fuzz target for FUZZTIME each (make test runs them for a few seconds each). A failure is run

@@ -87,6 +87,92 @@ func (s *CloudService) StartJob(ctx context.Context, name string, params map[str
 	return res.Header.Get("X-Parse-Job-Status-Id"), nil
 }
 
+// The states of a job's _JobStatus row (JobStatus.Status).
+const (
+	JobRunning   = "running"
+	JobSucceeded = "succeeded"
+	JobFailed    = "failed"
+)
+
+// JobStatus is the _JobStatus row of one run of a background job: what the original's Parse.Cloud.getJobStatus
+// returns, with typed fields.
+type JobStatus struct {
+	// ID is the job status id (StartJob's answer).
+	ID string
+	// JobName is the name of the job.
+	JobName string
+	// Source is how the job was started ("api" for StartJob).
+	Source string
+	// Status is JobRunning, JobSucceeded or JobFailed.
+	Status string
+	// Message is the job's last progress message (request.message in cloud code), or the text of its error once
+	// it failed, or a string the job returned.
+	Message string
+	// CreatedAt is when the job started; FinishedAt when it ended (zero while it runs).
+	CreatedAt, FinishedAt time.Time
+	// Object is the whole row, for fields this type does not name.
+	Object *parse.Object
+}
+
+// Done reports whether the job has ended (succeeded or failed).
+func (s *JobStatus) Done() bool { return s.Status == JobSucceeded || s.Status == JobFailed }
+
+// JobStatus reads the status of a job run by its job status id (StartJob's answer), with the master key, as the
+// original's Parse.Cloud.getJobStatus does (a _JobStatus row is readable with the master key only). Without a
+// configured master key it fails with ErrMasterKeyRequired before any request; an unknown id gives
+// parse.ErrObjectNotFound.
+func (s *CloudService) JobStatus(ctx context.Context, jobStatusID string) (*JobStatus, error) {
+	c := s.client
+	if jobStatusID == "" {
+		return nil, errors.New("moralis: JobStatus needs a job status id")
+	}
+	if !c.HasMasterKey() {
+		return nil, fmt.Errorf("moralis: job status %s: %w", jobStatusID, ErrMasterKeyRequired)
+	}
+	o, err := c.WithMasterKey().Objects.Get(ctx, JobStatusClass, jobStatusID)
+	if err != nil {
+		return nil, err
+	}
+	return &JobStatus{
+		ID: o.ID(), JobName: o.String("jobName"), Source: o.String("source"), Status: o.String("status"),
+		Message: o.String("message"), CreatedAt: o.CreatedAt(), FinishedAt: o.Time("finishedAt"), Object: o,
+	}, nil
+}
+
+// JobStatusClass is the class of the rows that record job runs.
+const JobStatusClass = "_JobStatus"
+
+// JobsData is what the server knows of the app's jobs (GET cloud_code/jobs/data).
+type JobsData struct {
+	// Jobs are the names of the jobs the server's cloud code defines.
+	Jobs []string `json:"jobs"`
+	// InUse are the names of the jobs a schedule (_JobSchedule) uses.
+	InUse []string `json:"in_use"`
+}
+
+// JobsData lists the jobs the server's cloud code defines and those a schedule uses, with the master key, as the
+// original's Parse.Cloud.getJobsData does. Without a configured master key it fails with ErrMasterKeyRequired
+// before any request. Absent lists are empty, never nil.
+func (s *CloudService) JobsData(ctx context.Context) (*JobsData, error) {
+	c := s.client
+	if !c.HasMasterKey() {
+		return nil, fmt.Errorf("moralis: jobs data: %w", ErrMasterKeyRequired)
+	}
+	rc := c.call(http.MethodGet, "cloud_code/jobs/data", nil)
+	rc.UseMasterKey = true
+	var out JobsData
+	if err := c.do(ctx, rc, &out); err != nil {
+		return nil, err
+	}
+	if out.Jobs == nil {
+		out.Jobs = []string{}
+	}
+	if out.InUse == nil {
+		out.InUse = []string{}
+	}
+	return &out, nil
+}
+
 // ServerTime calls the getServerTime cloud function and returns its dateTime.
 func (s *CloudService) ServerTime(ctx context.Context) (time.Time, error) {
 	c := s.client

@@ -90,7 +90,7 @@ func ExampleCurrentUser() {
 	me, _ := as.Users.Me(ctx)
 	fmt.Println(me.Username())
 
-	_ = cu.LogOut(ctx) // revokes the session, then forgets the user
+	_ = cu.LogOut(ctx) // forgets the user, then revokes the session
 	kept, _ := cu.Get()
 	fmt.Println(kept == nil)
 	// Output:

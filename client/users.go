@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
+
+	"github.com/google/uuid"
 
 	"github.com/c13f5054/moralis-go/internal/httpx"
 	"github.com/c13f5054/moralis-go/parse"
@@ -36,8 +39,19 @@ func UserFromObject(o *parse.Object) *User { return &User{Object: o} }
 // Username is the user's username.
 func (u *User) Username() string { return u.String("username") }
 
-// SetUsername sets the username.
-func (u *User) SetUsername(s string) { u.Set("username", s) }
+// SetUsername sets the username. On an anonymous user it also unlinks the anonymous identity (authData.anonymous
+// becomes null, sent with the next save), as the original does: with a password, SignUp then turns the anonymous
+// user into a regular one, keeping its id and data.
+func (u *User) SetUsername(s string) {
+	if ad := u.AuthData(); ad != nil {
+		if _, ok := ad[AnonymousProvider]; ok {
+			cp := maps.Clone(ad)
+			cp[AnonymousProvider] = nil
+			u.Set("authData", cp)
+		}
+	}
+	u.Set("username", s)
+}
 
 // SetPassword sets the password (sent by the next save, never kept after it).
 func (u *User) SetPassword(s string) { u.Set("password", s) }
@@ -74,6 +88,13 @@ func (u *User) SolAddress() string {
 // AuthData is the user's linked auth providers' data (as far as the server shows it).
 func (u *User) AuthData() map[string]any { m, _ := u.Get("authData").(map[string]any); return m }
 
+// AnonymousProvider is the auth provider name of anonymous users (authData.anonymous).
+const AnonymousProvider = "anonymous"
+
+// IsAnonymous reports whether the user is linked to the anonymous provider (the original's
+// AnonymousUtils.isLinked): authData.anonymous is present and not null.
+func (u *User) IsAnonymous() bool { return u.AuthData()[AnonymousProvider] != nil }
+
 func dedupe(in []string) []string {
 	seen := make(map[string]bool, len(in))
 	out := make([]string, 0, len(in))
@@ -103,7 +124,9 @@ func (c *Client) userFromAnswer(resp map[string]any, into *User) (*User, error) 
 }
 
 // SignUp creates the user (username and password must be set) and signs it in: the answer's session token is
-// kept on the user (keep the user with CurrentUser.Set to stay signed in).
+// kept on the user (keep the user with CurrentUser.Set, or sign up through CurrentUser.SignUp, to stay signed in).
+// A user that already exists (an anonymous user with a username and password set on it) is saved instead, acting
+// as itself: that is the upgrade of an anonymous user to a regular one, as in Parse (see SetUsername).
 func (s *UsersService) SignUp(ctx context.Context, u *User) error {
 	c := s.client
 	if u == nil {
@@ -152,7 +175,8 @@ func (s *UsersService) LogInOrSignUp(ctx context.Context, username, password str
 }
 
 // LogInWith signs in through an auth provider (POST users {"authData":{provider: authData}}): the server
-// signs a new identity up (201) and logs a known one in (200). It keeps nothing (see CurrentUser).
+// signs a new identity up (201) and logs a known one in (200). The user's AuthData holds the provider's data as
+// sent. It keeps nothing (see CurrentUser).
 func (s *UsersService) LogInWith(ctx context.Context, provider string, authData map[string]any) (*User, error) {
 	c := s.client
 	if provider == "" {
@@ -163,6 +187,17 @@ func (s *UsersService) LogInWith(ctx context.Context, provider string, authData 
 	if err := c.do(ctx, c.call(http.MethodPost, "users", body), &resp); err != nil {
 		return nil, err
 	}
+	// The answer leaves authData out; the user holds what was sent, as the original's does.
+	if resp != nil {
+		ad, _ := resp["authData"].(map[string]any)
+		if ad == nil {
+			ad = map[string]any{}
+		}
+		if _, ok := ad[provider]; !ok {
+			ad[provider] = authData
+		}
+		resp["authData"] = ad
+	}
 	u, err := c.userFromAnswer(resp, nil)
 	if err != nil {
 		return nil, err
@@ -172,6 +207,22 @@ func (s *UsersService) LogInWith(ctx context.Context, provider string, authData 
 	}
 	return u, nil
 }
+
+// LogInAnonymously signs in as a new anonymous user (POST users with authData.anonymous.id a random UUID), as the
+// original's AnonymousUtils.logIn does; the server must allow anonymous users (parse-server's default). It keeps
+// nothing (see CurrentUser.LogInAnonymously). The user has no username or password: upgrade it to a regular user
+// with SetUsername, SetPassword and SignUp, or link another provider to it.
+func (s *UsersService) LogInAnonymously(ctx context.Context) (*User, error) {
+	return s.LogInWith(ctx, AnonymousProvider, anonymousAuthData())
+}
+
+// LinkAnonymous links a new anonymous identity to the signed-in user u (the original's AnonymousUtils.link).
+func (s *UsersService) LinkAnonymous(ctx context.Context, u *User) error {
+	return s.Link(ctx, u, AnonymousProvider, anonymousAuthData())
+}
+
+// anonymousAuthData is the original's anonymous auth data: a random version-4 UUID as the id.
+func anonymousAuthData() map[string]any { return map[string]any{"id": uuid.NewString()} }
 
 // Link links an auth provider to the signed-in user u (PUT users/{id} with u's session token).
 func (s *UsersService) Link(ctx context.Context, u *User, provider string, authData map[string]any) error {

@@ -60,7 +60,7 @@ func Encode(v any) (any, error) {
 		}
 		return Encode(*x)
 	case Relation:
-		return map[string]any{"__type": "Relation", "className": x.ClassName}, nil
+		return x.wire(), nil
 	case File:
 		b, err := x.MarshalJSON()
 		return rawMap(b, err)

@@ -50,7 +50,7 @@ func TestGeoPointValidation(t *testing.T) {
 		{0, 0, nil}, {90, 180, nil}, {-90, -180, nil},
 		{90.0001, 0, ErrLatitudeRange}, {-91, 0, ErrLatitudeRange},
 		{0, 180.5, ErrLongitudeRange}, {0, -181, ErrLongitudeRange},
-		{math.NaN(), 0, ErrGeoPointNotNumber}, {0, math.Inf(1), ErrGeoPointNotNumber},
+		{math.NaN(), 0, ErrGeoPointNotNumber}, {0, math.Inf(1), ErrLongitudeRange},
 	} {
 		_, err := NewGeoPoint(c.lat, c.lng)
 		assert.ErrorIs(t, err, c.err, "%v,%v", c.lat, c.lng)

@@ -40,8 +40,15 @@ func TestObjectRelation(t *testing.T) {
 	// Only the class travels on the wire.
 	b, err := json.Marshal(r)
 	require.NoError(t, err)
-	assert.JSONEq(t, `{"__type":"Relation","className":""}`, string(b))
-	enc, err := Encode(Relation{ClassName: "Fan", Parent: Pointer{ClassName: "Post", ObjectID: "p2"}, Key: "fans"})
+	assert.JSONEq(t, `{"__type":"Relation","className":null}`, string(b), "no known target: className null, as moralis-v1")
+	enc, err := Encode(r)
+	require.NoError(t, err)
+	assert.Equal(t, map[string]any{"__type": "Relation", "className": nil}, enc)
+	var back Relation
+	require.NoError(t, json.Unmarshal(b, &back))
+	assert.Equal(t, "", back.ClassName)
+	assert.Equal(t, Relation{}, Decode(enc), "a null className decodes to an unknown target")
+	enc, err = Encode(Relation{ClassName: "Fan", Parent: Pointer{ClassName: "Post", ObjectID: "p2"}, Key: "fans"})
 	require.NoError(t, err)
 	assert.Equal(t, map[string]any{"__type": "Relation", "className": "Fan"}, enc)
 }

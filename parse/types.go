@@ -71,9 +71,19 @@ type Relation struct {
 	Key string `json:"-"`
 }
 
-// MarshalJSON writes {"__type":"Relation","className":...}.
+// MarshalJSON writes {"__type":"Relation","className":...}; a relation with no known target writes className
+// null, as the original client does.
 func (r Relation) MarshalJSON() ([]byte, error) {
-	return json.Marshal(map[string]any{"__type": "Relation", "className": r.ClassName})
+	return json.Marshal(r.wire())
+}
+
+// wire is the relation's wire form: className null when the target is not known.
+func (r Relation) wire() map[string]any {
+	var cls any
+	if r.ClassName != "" {
+		cls = r.ClassName
+	}
+	return map[string]any{"__type": "Relation", "className": cls}
 }
 
 // File is a file stored by the backend. Hash and IPFS are kept when the server sends them.
@@ -105,9 +115,10 @@ type GeoPoint struct {
 	Longitude float64 `json:"longitude"`
 }
 
-// Errors of GeoPoint validation. ErrGeoPointNotNumber is returned as it is; a point out of range gives the
-// original client's text with the value, e.g. "GeoPoint latitude out of bounds: 91 > 90.0." or "GeoPoint longitude
-// out of bounds: -181 < -180.0.", which errors.Is matches with ErrLatitudeRange or ErrLongitudeRange.
+// Errors of GeoPoint validation. ErrGeoPointNotNumber is returned as it is (for NaN); a point out of range gives
+// the original client's text with the value, e.g. "GeoPoint latitude out of bounds: 91 > 90.0.", "GeoPoint
+// longitude out of bounds: -181 < -180.0." or, for an infinite coordinate, "GeoPoint latitude out of bounds:
+// Infinity > 90.0.", which errors.Is matches with ErrLatitudeRange or ErrLongitudeRange.
 var (
 	ErrGeoPointNotNumber = errors.New("GeoPoint latitude and longitude must be valid numbers")
 	ErrLatitudeRange     = errors.New("GeoPoint latitude out of bounds")
@@ -128,8 +139,15 @@ func (e *geoRangeError) Error() string {
 // Is matches the error's kind (ErrLatitudeRange or ErrLongitudeRange).
 func (e *geoRangeError) Is(target error) bool { return target == e.kind }
 
-// jsNumber renders f as JavaScript's String(f) does (91, -90.5, 1e+21, 1e-7), so texts match the original's.
+// jsNumber renders f as JavaScript's String(f) does (91, -90.5, 1e+21, 1e-7, Infinity), so texts match the
+// original's.
 func jsNumber(f float64) string {
+	if math.IsInf(f, 0) {
+		if f > 0 {
+			return "Infinity"
+		}
+		return "-Infinity"
+	}
 	if a := math.Abs(f); a != 0 && (a >= 1e21 || a < 1e-6) {
 		s := strconv.FormatFloat(f, 'e', -1, 64) // 1e+21, 1.5e-07
 		mant, exp, _ := strings.Cut(s, "e")
@@ -147,9 +165,10 @@ func NewGeoPoint(lat, lng float64) (GeoPoint, error) {
 }
 
 // Validate reports whether the point's coordinates are numbers and in range, with the original client's texts:
-// ErrGeoPointNotNumber, or an error matching ErrLatitudeRange or ErrLongitudeRange (checked in that order).
+// ErrGeoPointNotNumber (NaN), or an error matching ErrLatitudeRange or ErrLongitudeRange (checked in that order;
+// ±Infinity is out of range, as in the original: "GeoPoint latitude out of bounds: Infinity > 90.0.").
 func (g GeoPoint) Validate() error {
-	if math.IsNaN(g.Latitude) || math.IsNaN(g.Longitude) || math.IsInf(g.Latitude, 0) || math.IsInf(g.Longitude, 0) {
+	if math.IsNaN(g.Latitude) || math.IsNaN(g.Longitude) {
 		return ErrGeoPointNotNumber
 	}
 	switch {
@@ -186,8 +205,10 @@ func (g *GeoPoint) UnmarshalJSON(b []byte) error {
 	return g.Validate()
 }
 
-// Polygon is a closed shape of at least three GeoPoints. Its wire form lists [latitude, longitude] pairs. Make one
-// from GeoPoints or pairs with NewPolygon to have it checked.
+// Polygon is a closed shape of at least three GeoPoints. Its wire form lists [latitude, longitude] pairs, as the
+// original's Parse.Polygon does (and as the server stores a Polygon field). Make one from GeoPoints or pairs with
+// NewPolygon to have it checked. Note that a bare pair given to query.WithinPolygon is read the server's way,
+// [longitude, latitude]; a Polygon given to it is sent as its GeoPoints, so its pairs keep their meaning.
 type Polygon struct {
 	Coordinates []GeoPoint
 }

@@ -105,6 +105,14 @@ func TestGeoPointRangeTexts(t *testing.T) {
 		{1e21, 0, ErrLatitudeRange, "GeoPoint latitude out of bounds: 1e+21 > 90.0."},
 		{91, 500, ErrLatitudeRange, "GeoPoint latitude out of bounds: 91 > 90.0."}, // latitude is checked first
 		{math.NaN(), 0, ErrGeoPointNotNumber, "GeoPoint latitude and longitude must be valid numbers"},
+		{0, math.NaN(), ErrGeoPointNotNumber, "GeoPoint latitude and longitude must be valid numbers"},
+		{math.NaN(), math.Inf(1), ErrGeoPointNotNumber, "GeoPoint latitude and longitude must be valid numbers"},
+		// ±Infinity is a number out of range, with JavaScript's rendering (moralis-v1's texts).
+		{math.Inf(1), 0, ErrLatitudeRange, "GeoPoint latitude out of bounds: Infinity > 90.0."},
+		{math.Inf(-1), 0, ErrLatitudeRange, "GeoPoint latitude out of bounds: -Infinity < -90.0."},
+		{0, math.Inf(1), ErrLongitudeRange, "GeoPoint longitude out of bounds: Infinity > 180.0."},
+		{0, math.Inf(-1), ErrLongitudeRange, "GeoPoint longitude out of bounds: -Infinity < -180.0."},
+		{math.Inf(1), math.Inf(1), ErrLatitudeRange, "GeoPoint latitude out of bounds: Infinity > 90.0."},
 	} {
 		_, err := NewGeoPoint(c.lat, c.lng)
 		require.Error(t, err)

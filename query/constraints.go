@@ -1,6 +1,7 @@
 package query
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"reflect"
@@ -354,26 +355,91 @@ func (q *Query[T]) WithinGeoBox(key string, southwest, northeast parse.GeoPoint)
 
 // WithinPolygon requires the GeoPoint field key to lie within, or on the edge of, the polygon through points
 // (at least three; the path is closed for you) ($geoWithin $polygon). Each point is a parse.GeoPoint (or a
-// *parse.GeoPoint) or a [latitude, longitude] pair ([2]float64, []float64, []any of two numbers), the order of
-// Parse's Polygon; or pass the whole list as the one argument: []parse.GeoPoint, [][2]float64, [][]float64, []any
-// or a parse.Polygon. Pairs are checked as GeoPoints (range included) and sent as GeoPoints, since the server
-// would read a bare pair as [longitude, latitude]. Mistakes are kept with the original client's texts
-// ("Coordinates must be an Array of GeoPoints or Points", "Polygon must have at least 3 GeoPoints or Points",
-// "GeoPoint latitude out of bounds: 91 > 90.0.").
+// *parse.GeoPoint) or a bare pair of numbers ([2]float64, []float64, []any of two numbers); or pass the whole list
+// as the one argument: []parse.GeoPoint, [][2]float64, [][]float64, []any or a parse.Polygon.
+//
+// Pairs are sent as given, as moralis-v1's withinPolygon sends them, and the server reads a bare pair as
+// [longitude, latitude] (x, y): [2.35, 48.86] is Paris. GeoPoints are sent as GeoPoints, which the server reads by
+// their names. A parse.Polygon is sent as its GeoPoints, so its [latitude, longitude] pairs mean what they mean
+// in a Polygon field (moralis-v1 would send the Polygon itself, whose pairs the server then reads as
+// [longitude, latitude]: the transposed shape).
+//
+// Points are checked as the server checks them (a pair's second number is the latitude), and mistakes are kept
+// with the original client's texts ("Coordinates must be an Array of GeoPoints or Points", "Polygon must have at
+// least 3 GeoPoints or Points", "GeoPoint latitude out of bounds: 91 > 90.0.").
 func (q *Query[T]) WithinPolygon(key string, points ...any) *Query[T] {
 	var coords any = points
 	if len(points) == 1 && isPointList(points[0]) {
 		coords = points[0]
 	}
-	poly, err := parse.NewPolygon(coords)
+	ps, err := polygonVertices(coords)
 	if err != nil {
 		return q.fail(fmt.Errorf("query: WithinPolygon(%q): %w", key, err))
 	}
-	ps := make([]any, len(poly.Coordinates))
-	for i, p := range poly.Coordinates {
-		ps[i] = p
-	}
 	return q.addCondition("WithinPolygon", key, "$geoWithin", map[string]any{"$polygon": ps})
+}
+
+// polygonVertices reads WithinPolygon's points into their wire form: a GeoPoint stays a GeoPoint, a pair of
+// numbers stays the pair [x, y] = [longitude, latitude], checked as the server checks it.
+func polygonVertices(coords any) ([]any, error) {
+	switch x := coords.(type) {
+	case parse.Polygon:
+		coords = x.Coordinates
+	case *parse.Polygon:
+		if x == nil {
+			return nil, parse.ErrCoordinatesNotArray
+		}
+		coords = x.Coordinates
+	}
+	rv := reflect.ValueOf(coords)
+	if !rv.IsValid() || rv.Kind() != reflect.Slice && rv.Kind() != reflect.Array {
+		return nil, parse.ErrCoordinatesNotArray
+	}
+	if rv.Len() < 3 {
+		return nil, parse.ErrPolygonTooSmall
+	}
+	out := make([]any, rv.Len())
+	for i := range rv.Len() {
+		v, err := polygonVertex(rv.Index(i).Interface())
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// polygonVertex reads one point of WithinPolygon: a GeoPoint (or its decoded wire form) or a pair of numbers.
+func polygonVertex(v any) (any, error) {
+	switch x := v.(type) {
+	case parse.GeoPoint:
+		return x, x.Validate()
+	case *parse.GeoPoint:
+		if x == nil {
+			return nil, parse.ErrCoordinatesNotPoints
+		}
+		return *x, x.Validate()
+	case map[string]any:
+		g, ok := parse.Decode(x).(parse.GeoPoint)
+		if !ok {
+			return nil, parse.ErrCoordinatesNotPoints
+		}
+		return g, g.Validate()
+	}
+	rv := reflect.ValueOf(v)
+	if !rv.IsValid() || rv.Kind() != reflect.Slice && rv.Kind() != reflect.Array || rv.Len() != 2 {
+		return nil, parse.ErrCoordinatesNotPoints
+	}
+	lng, ok1 := number(rv.Index(0).Interface())
+	lat, ok2 := number(rv.Index(1).Interface())
+	if !ok1 || !ok2 {
+		return nil, parse.ErrGeoPointNotNumber
+	}
+	// The server checks a bare pair as Parse.GeoPoint(latitude: pair[1], longitude: pair[0]).
+	if _, err := parse.NewGeoPoint(lat, lng); err != nil {
+		return nil, err
+	}
+	return []any{lng, lat}, nil
 }
 
 // isPointList reports whether v, given as WithinPolygon's only argument, is the whole list of points rather than
@@ -512,3 +578,23 @@ func And[T any](queries ...*Query[T]) *Query[T] { return compound("And", "$and",
 
 // Nor returns a query matching objects that match none of queries ($nor).
 func Nor[T any](queries ...*Query[T]) *Query[T] { return compound("Nor", "$nor", queries) }
+
+// number reads a Go number (any int, uint or float kind, or a json.Number) as a float64.
+func number(v any) (float64, bool) {
+	if n, ok := v.(json.Number); ok {
+		f, err := n.Float64()
+		return f, err == nil
+	}
+	rv := reflect.ValueOf(v)
+	switch {
+	case !rv.IsValid():
+		return 0, false
+	case rv.CanInt():
+		return float64(rv.Int()), true
+	case rv.CanUint():
+		return float64(rv.Uint()), true
+	case rv.CanFloat():
+		return rv.Float(), true
+	}
+	return 0, false
+}

@@ -16,6 +16,7 @@ import (
 	"github.com/c13f5054/moralis-go/client"
 	"github.com/c13f5054/moralis-go/parse"
 	"github.com/c13f5054/moralis-go/query"
+	"github.com/c13f5054/moralis-go/store"
 )
 
 // dropClasses removes the classes a test made.
@@ -191,36 +192,108 @@ func TestAggregateStagesOnTheServer(t *testing.T) {
 	assert.ErrorIs(t, err, query.ErrPipelineOrder)
 }
 
-// WithinPolygon with [latitude, longitude] pairs finds what the same polygon of GeoPoints finds.
-func TestWithinPolygonPairsOnTheServer(t *testing.T) {
+// WithinPolygon selects the rows moralis-v1's withinPolygon request selects, with an asymmetric polygon (a
+// rectangle 20° wide in longitude and 10° high in latitude, and points placed so that reading its pairs the other
+// way round selects other rows): pairs go out as given and the server reads them as [longitude, latitude];
+// GeoPoints and a parse.Polygon go out as GeoPoints, by name. The local store answers the same for each.
+func TestWithinPolygonAsymmetricLikeMoralisV1(t *testing.T) {
 	ctx := t.Context()
 	m := newClient(t).WithMasterKey()
 	class := fmt.Sprint("PolyPairs", rand.Uint32())
 	dropClasses(t, m, class)
+	// The rectangle: longitude 30..50, latitude 5..15. "inside" lies in it; "transposed" lies in its mirror image
+	// (latitude 30..50, longitude 5..15), which a [latitude, longitude] reading of the pairs would select; "corner"
+	// is on an edge (edges count); "outside" is in neither.
+	places := map[string]parse.GeoPoint{
+		"inside":     {Latitude: 10, Longitude: 40},
+		"inside2":    {Latitude: 6, Longitude: 31},
+		"corner":     {Latitude: 15, Longitude: 50},
+		"transposed": {Latitude: 40, Longitude: 10},
+		"outside":    {Latitude: -10, Longitude: 40},
+	}
 	var rows []*parse.Object
-	for name, g := range map[string]parse.GeoPoint{"paris": paris, "london": london, "nyc": nyc} {
+	for name, g := range places {
 		o := parse.NewObject(class)
 		o.Set("name", name)
 		o.Set("loc", g)
 		rows = append(rows, o)
 	}
 	require.NoError(t, m.Objects.SaveAll(ctx, rows))
-	names := func(q *query.Query[*parse.Object]) []string {
-		t.Helper()
-		objs, err := q.Find(ctx, m)
-		require.NoError(t, err)
-		var out []string
+	byID := map[string]string{}
+	for _, o := range rows {
+		byID[o.ID()] = o.String("name")
+	}
+	names := func(objs []*parse.Object) []string {
+		out := []string{}
 		for _, o := range objs {
 			out = append(out, o.String("name"))
 		}
 		slices.Sort(out)
 		return out
 	}
+	local := store.NewMemory(store.Config{})
+	defer local.Close()
+	require.NoError(t, local.Pin(ctx, rows...))
+
+	pairs := [][2]float64{{30, 5}, {50, 5}, {50, 15}, {30, 15}}
+	// moralis-v1 1.13.0: query.withinPolygon("loc", pairs) is _addCondition(key, "$geoWithin", {$polygon: points}),
+	// and encode() leaves arrays of numbers as they are: this is its request's where, byte for byte.
+	const v1Where = `{"loc":{"$geoWithin":{"$polygon":[[30,5],[50,5],[50,15],[30,15]]}}}`
+	var v1 struct {
+		Results []map[string]any `json:"results"`
+	}
+	var where map[string]any
+	require.NoError(t, json.Unmarshal([]byte(v1Where), &where))
+	require.NoError(t, m.Request(ctx, "GET", "classes/"+class, map[string]any{"where": where}, &v1))
+	var v1Names []string
+	for _, r := range v1.Results {
+		v1Names = append(v1Names, byID[r["objectId"].(string)])
+	}
+	slices.Sort(v1Names)
+	// Which rows lie in the rectangle follows from the coordinates above (the server reads x as longitude).
+	var want []string
+	for name, g := range places {
+		if g.Longitude >= 30 && g.Longitude <= 50 && g.Latitude >= 5 && g.Latitude <= 15 {
+			want = append(want, name)
+		}
+	}
+	slices.Sort(want)
+	require.Equal(t, want, v1Names, "moralis-v1's request reads the pairs as [longitude, latitude]")
+	assert.NotContains(t, v1Names, "transposed")
+
+	corners := func(lngLat [][2]float64) []parse.GeoPoint {
+		var out []parse.GeoPoint
+		for _, p := range lngLat {
+			out = append(out, mustGeo(t, p[1], p[0]))
+		}
+		return out
+	}
 	base := query.New[*parse.Object](class)
-	europe := [][2]float64{{45, -5}, {55, -5}, {55, 5}, {45, 5}}
-	assert.Equal(t, []string{"london", "paris"}, names(base.WithinPolygon("loc", europe)))
-	assert.Equal(t, []string{"london", "paris"}, names(base.WithinPolygon("loc",
-		mustGeo(t, 45, -5), mustGeo(t, 55, -5), mustGeo(t, 55, 5), mustGeo(t, 45, 5))))
-	// A polygon around New York only, as pairs one by one.
-	assert.Equal(t, []string{"nyc"}, names(base.WithinPolygon("loc", []float64{40, -75}, []float64{41, -75}, []float64{41, -73}, []float64{40, -73})))
+	for name, q := range map[string]*query.Query[*parse.Object]{
+		"pairs as a list":  base.WithinPolygon("loc", pairs),
+		"pairs one by one": base.WithinPolygon("loc", []float64{30, 5}, []float64{50, 5}, []any{50, 15}, [2]int{30, 15}),
+		"GeoPoints":        base.WithinPolygon("loc", corners(pairs)),
+		"a parse.Polygon":  base.WithinPolygon("loc", parse.Polygon{Coordinates: corners(pairs)}),
+	} {
+		p, err := q.Params()
+		require.NoError(t, err, name)
+		if name == "pairs as a list" {
+			b, _ := json.Marshal(p["where"])
+			assert.JSONEq(t, v1Where, string(b), "Go sends moralis-v1's request")
+		}
+		got, err := q.Find(ctx, m)
+		require.NoError(t, err, name)
+		assert.Equal(t, v1Names, names(got), "%s: the rows moralis-v1's request selects", name)
+		inStore, err := q.Find(ctx, local)
+		require.NoError(t, err, name)
+		assert.Equal(t, v1Names, names(inStore), "%s: the local store agrees with the server", name)
+	}
+	// The same pairs as a Polygon value, sent raw: the server reads a Polygon's coordinates as [longitude,
+	// latitude] too (what moralis-v1 sends for withinPolygon(key, new Parse.Polygon(pairs))).
+	var raw struct {
+		Results []map[string]any `json:"results"`
+	}
+	require.NoError(t, m.Request(ctx, "GET", "classes/"+class, map[string]any{"where": map[string]any{"loc": map[string]any{
+		"$geoWithin": map[string]any{"$polygon": map[string]any{"__type": "Polygon", "coordinates": pairs}}}}}, &raw))
+	assert.Len(t, raw.Results, len(v1Names))
 }

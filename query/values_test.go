@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"strings"
 	"testing"
 
@@ -24,42 +25,61 @@ func TestBadClassNameText(t *testing.T) {
 }
 
 func TestWithinPolygonTakesPointsAndPairs(t *testing.T) {
-	const want = `{"loc":{"$geoWithin":{"$polygon":[{"__type":"GeoPoint","latitude":1,"longitude":2},{"__type":"GeoPoint","latitude":3,"longitude":4},{"__type":"GeoPoint","latitude":5,"longitude":6}]}}}`
+	// GeoPoints go out as GeoPoints; pairs go out as given, as moralis-v1 sends them (the server reads a bare pair
+	// as [longitude, latitude]).
+	const points = `{"loc":{"$geoWithin":{"$polygon":[{"__type":"GeoPoint","latitude":1,"longitude":2},{"__type":"GeoPoint","latitude":3,"longitude":4},{"__type":"GeoPoint","latitude":5,"longitude":6}]}}}`
+	const pairs = `{"loc":{"$geoWithin":{"$polygon":[[1,2],[3,4],[5,6]]}}}`
 	g := func(lat, lng float64) parse.GeoPoint { return parse.GeoPoint{Latitude: lat, Longitude: lng} }
 	q := New[map[string]any]("Place")
-	for name, built := range map[string]*Query[map[string]any]{
-		"GeoPoints":                q.WithinPolygon("loc", g(1, 2), g(3, 4), g(5, 6)),
-		"[]GeoPoint":               q.WithinPolygon("loc", []parse.GeoPoint{g(1, 2), g(3, 4), g(5, 6)}),
-		"[][2]float64":             q.WithinPolygon("loc", [][2]float64{{1, 2}, {3, 4}, {5, 6}}),
-		"[][]float64":              q.WithinPolygon("loc", [][]float64{{1, 2}, {3, 4}, {5, 6}}),
-		"pairs one by one":         q.WithinPolygon("loc", [2]float64{1, 2}, []float64{3, 4}, []any{5, 6}),
-		"[]any of pairs from JSON": q.WithinPolygon("loc", []any{[]any{1.0, 2.0}, []any{3.0, 4.0}, []any{5.0, 6.0}}),
-		"mixed":                    q.WithinPolygon("loc", g(1, 2), [2]int{3, 4}, &parse.GeoPoint{Latitude: 5, Longitude: 6}),
-		"Polygon":                  q.WithinPolygon("loc", parse.Polygon{Coordinates: []parse.GeoPoint{g(1, 2), g(3, 4), g(5, 6)}}),
+	for name, c := range map[string]struct {
+		built *Query[map[string]any]
+		want  string
+	}{
+		"GeoPoints":                {q.WithinPolygon("loc", g(1, 2), g(3, 4), g(5, 6)), points},
+		"[]GeoPoint":               {q.WithinPolygon("loc", []parse.GeoPoint{g(1, 2), g(3, 4), g(5, 6)}), points},
+		"Polygon":                  {q.WithinPolygon("loc", parse.Polygon{Coordinates: []parse.GeoPoint{g(1, 2), g(3, 4), g(5, 6)}}), points},
+		"decoded GeoPoints":        {q.WithinPolygon("loc", []any{map[string]any{"__type": "GeoPoint", "latitude": 1.0, "longitude": 2.0}, &parse.GeoPoint{Latitude: 3, Longitude: 4}, g(5, 6)}), points},
+		"[][2]float64":             {q.WithinPolygon("loc", [][2]float64{{1, 2}, {3, 4}, {5, 6}}), pairs},
+		"[][]float64":              {q.WithinPolygon("loc", [][]float64{{1, 2}, {3, 4}, {5, 6}}), pairs},
+		"pairs one by one":         {q.WithinPolygon("loc", [2]float64{1, 2}, []float64{3, 4}, []any{5, 6}), pairs},
+		"[]any of pairs from JSON": {q.WithinPolygon("loc", []any{[]any{1.0, 2.0}, []any{3.0, 4.0}, []any{json.Number("5"), uint8(6)}}), pairs},
+		"mixed": {q.WithinPolygon("loc", g(1, 2), [2]int{3, 4}, &parse.GeoPoint{Latitude: 5, Longitude: 6}),
+			`{"loc":{"$geoWithin":{"$polygon":[{"__type":"GeoPoint","latitude":1,"longitude":2},[3,4],{"__type":"GeoPoint","latitude":5,"longitude":6}]}}}`},
 	} {
-		p, err := built.Params()
+		p, err := c.built.Params()
 		require.NoError(t, err, name)
 		b, _ := json.Marshal(p["where"])
-		assert.JSONEq(t, want, string(b), name)
+		assert.JSONEq(t, c.want, string(b), name)
 	}
 	for name, c := range map[string]struct {
 		q    *Query[map[string]any]
 		want error
 		text string
 	}{
-		"two points":   {q.WithinPolygon("loc", g(1, 2), g(3, 4)), parse.ErrPolygonTooSmall, "Polygon must have at least 3 GeoPoints or Points"},
-		"none":         {q.WithinPolygon("loc"), parse.ErrPolygonTooSmall, "Polygon must have at least 3 GeoPoints or Points"},
-		"empty list":   {q.WithinPolygon("loc", [][2]float64{}), parse.ErrPolygonTooSmall, "Polygon must have at least 3 GeoPoints or Points"},
-		"one point":    {q.WithinPolygon("loc", g(1, 2)), parse.ErrPolygonTooSmall, "Polygon must have at least 3 GeoPoints or Points"},
-		"one triple":   {q.WithinPolygon("loc", []any{1.0, 2.0, 3.0}), parse.ErrPolygonTooSmall, "Polygon must have at least 3 GeoPoints or Points"},
-		"a string":     {q.WithinPolygon("loc", "a", "b", "c"), parse.ErrCoordinatesNotPoints, "Coordinates must be an Array of GeoPoints or Points"},
-		"a triple":     {q.WithinPolygon("loc", [][]float64{{1, 2, 3}, {1, 2}, {1, 2}}), parse.ErrCoordinatesNotPoints, "Coordinates must be an Array of GeoPoints or Points"},
-		"out of range": {q.WithinPolygon("loc", [][2]float64{{91, 0}, {1, 2}, {3, 4}}), parse.ErrLatitudeRange, "GeoPoint latitude out of bounds: 91 > 90.0."},
-		"bad point":    {q.WithinPolygon("loc", g(0, 0), g(0, -181), g(1, 1)), parse.ErrLongitudeRange, "GeoPoint longitude out of bounds: -181 < -180.0."},
-		"nil":          {q.WithinPolygon("loc", nil, nil, nil), parse.ErrCoordinatesNotPoints, "Coordinates must be an Array of GeoPoints or Points"},
-		"bad key":      {q.WithinPolygon("$loc", g(1, 2), g(3, 4), g(5, 6)), ErrInvalidKey, "Invalid Key name for queries"},
+		"two points": {q.WithinPolygon("loc", g(1, 2), g(3, 4)), parse.ErrPolygonTooSmall, "Polygon must have at least 3 GeoPoints or Points"},
+		"none":       {q.WithinPolygon("loc"), parse.ErrPolygonTooSmall, "Polygon must have at least 3 GeoPoints or Points"},
+		"empty list": {q.WithinPolygon("loc", [][2]float64{}), parse.ErrPolygonTooSmall, "Polygon must have at least 3 GeoPoints or Points"},
+		"one point":  {q.WithinPolygon("loc", g(1, 2)), parse.ErrPolygonTooSmall, "Polygon must have at least 3 GeoPoints or Points"},
+		"one triple": {q.WithinPolygon("loc", []any{1.0, 2.0, 3.0}), parse.ErrPolygonTooSmall, "Polygon must have at least 3 GeoPoints or Points"},
+		"a string":   {q.WithinPolygon("loc", "a", "b", "c"), parse.ErrCoordinatesNotPoints, "Coordinates must be an Array of GeoPoints or Points"},
+		"a triple":   {q.WithinPolygon("loc", [][]float64{{1, 2, 3}, {1, 2}, {1, 2}}), parse.ErrCoordinatesNotPoints, "Coordinates must be an Array of GeoPoints or Points"},
+		// A pair is checked as the server checks it: [longitude, latitude].
+		"out of range":        {q.WithinPolygon("loc", [][2]float64{{0, 91}, {1, 2}, {3, 4}}), parse.ErrLatitudeRange, "GeoPoint latitude out of bounds: 91 > 90.0."},
+		"longitude range":     {q.WithinPolygon("loc", [][2]float64{{1, 2}, {-181, 0}, {3, 4}}), parse.ErrLongitudeRange, "GeoPoint longitude out of bounds: -181 < -180.0."},
+		"latitude 91 ok as x": {q.WithinPolygon("loc", [][2]float64{{91, 0}, {1, 2}, {3, 4}}), nil, ""},
+		"infinite pair":       {q.WithinPolygon("loc", [][2]float64{{0, math.Inf(1)}, {1, 2}, {3, 4}}), parse.ErrLatitudeRange, "GeoPoint latitude out of bounds: Infinity > 90.0."},
+		"not numbers":         {q.WithinPolygon("loc", []any{"a", "b"}, []any{1, 2}, []any{3, 4}), parse.ErrGeoPointNotNumber, "GeoPoint latitude and longitude must be valid numbers"},
+		"a map":               {q.WithinPolygon("loc", map[string]any{"x": 1}, []any{1, 2}, []any{3, 4}), parse.ErrCoordinatesNotPoints, "Coordinates must be an Array of GeoPoints or Points"},
+		"nil Polygon":         {q.WithinPolygon("loc", (*parse.Polygon)(nil)), parse.ErrCoordinatesNotArray, "Coordinates must be an Array"},
+		"bad point":           {q.WithinPolygon("loc", g(0, 0), g(0, -181), g(1, 1)), parse.ErrLongitudeRange, "GeoPoint longitude out of bounds: -181 < -180.0."},
+		"nil":                 {q.WithinPolygon("loc", nil, nil, nil), parse.ErrCoordinatesNotPoints, "Coordinates must be an Array of GeoPoints or Points"},
+		"bad key":             {q.WithinPolygon("$loc", g(1, 2), g(3, 4), g(5, 6)), ErrInvalidKey, "Invalid Key name for queries"},
 	} {
 		err := c.q.Err()
+		if c.want == nil {
+			assert.NoError(t, err, name)
+			continue
+		}
 		assert.ErrorIs(t, err, c.want, name)
 		if err != nil {
 			assert.Contains(t, err.Error(), c.text, name)
