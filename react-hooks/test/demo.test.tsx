@@ -98,6 +98,8 @@ describe('demo page', () => {
     fireEvent.click(screen.getByTestId('link-sol'));
     await waitFor(() => expect(text('user-sol')).toBe(solana.address));
     expect(offered()).toEqual(['signout', 'link-sol', 'unlink-sol', 'transfer-send']);
+    // The Solana buttons are disabled while the link is still settling (the user shows before its status does).
+    await waitFor(() => expect((screen.getByTestId('unlink-sol') as HTMLButtonElement).disabled).toBe(false));
     fireEvent.click(screen.getByTestId('unlink-sol'));
     await waitFor(() => expect(text('user-sol')).toBe(''));
     expect(has('unlink-sol')).toBe(false);
