@@ -254,6 +254,14 @@ export const mutations = [
     tests: ['test/tabs.test.tsx'],
   },
   {
+    id: 'gone-no-abort',
+    desc: 'a refused answer aborts a sign-in in flight',
+    file: 'src/core/actions/session.ts',
+    from: '  // Not a sign-out: a sign-in in flight goes on (its new session replaces the refused one).\n',
+    to: '  config._internal.signOutGen++;\n',
+    tests: ['test/tabs.test.tsx'],
+  },
+  {
     id: 'gone-persist',
     desc: 'a session refused by the endpoint stays in storage',
     file: 'src/core/actions/session.ts',

@@ -219,6 +219,25 @@ describe('answers saying the session is gone', () => {
     expect(config.store.getState().sessionId).toBe(current);
   });
 
+  it('a refused answer during a sign-in ends the old session but not the sign-in', async () => {
+    const { endpoint, config } = tab();
+    await signIn(config);
+    endpoint.revoke();
+    const query = endpoint.hold('POST /data/query');
+    const refused = config.client.query({ className: 'Item' });
+    await query.entered; // answered 401 by the server, held back
+    const post = endpoint.hold('POST /signin');
+    const again = signIn(config);
+    await post.entered;
+    query.release();
+    await expect(refused).rejects.toMatchObject({ status: 401, code: 209 });
+    expect(config.store.getState().session).toBeNull();
+    post.release();
+    await expect(again).resolves.toMatchObject({ objectId: expect.any(String) });
+    expect(config.store.getState().session).not.toBeNull();
+    expect(endpoint.paths().filter((p) => p === 'POST /signout')).toEqual([]);
+  });
+
   it('a sign-out answered "session gone" counts as signed out', async () => {
     const { endpoint, config } = tab();
     await signIn(config);

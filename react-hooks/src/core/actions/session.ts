@@ -115,13 +115,13 @@ function onTabMessage(config: Config, message: TabMessage): void {
  * An endpoint answer to a request sent at `sentAt` with session `sessionId` says the session is gone (401, or
  * Parse code 209): that session ends at once (reason 'expired', or 'signedOut' for an answer to `/signout`), here
  * and in the other tabs. An answer about an older session (one that ended while the request was in flight) changes
- * nothing. Nothing is sent to the endpoint: it already refused the session.
+ * nothing. Nothing is sent to the endpoint: it already refused the session; a sign-in in flight is not aborted.
  */
 export function sessionGone(config: Config, sessionId: number, sentAt: number, route: string): void {
   const state = config.store.getState();
   if (!state.session || state.sessionId !== sessionId) return;
   const reason: SessionEndReason = route === '/signout' ? 'signedOut' : 'expired';
-  config._internal.signOutGen++;
+  // Not a sign-out: a sign-in in flight goes on (its new session replaces the refused one).
   config.store.setState(ended(state, reason));
   persist(config, null);
   announceSessionEnd(config, reason, sentAt);
