@@ -2,11 +2,16 @@
 // link/unlink, balances through the Go endpoint (no API key in the browser), a native transfer with its receipt,
 // and a live list. Talks to the Go endpoint at /auth on the same origin.
 //
+// Only the actions that apply are offered: "Sign in" while signed out, "Sign out" and the Solana link while signed
+// in, "Unlink" with a linked address, the transfer form while signed in. Balances read rounded (4 decimals); the
+// exact value is the title (hover) and what a copy puts on the clipboard.
+//
 // Stable data-testids: connect, signin, signout, link-sol, unlink-sol, user-eth, user-sol, status, error,
 // account, chain, connectors, session-ended, wrong-chain, switch-chain, balance-native, tokens, transfer-to,
-// transfer-amount, transfer-send, transfer-hash, transfer-status, live-status, live-items, live-item.
+// transfer-amount, transfer-send, transfer-hash, transfer-status, transfer-signed-out, live-status, live-items,
+// live-item.
 import { formatEther, formatUnits, parseEther } from 'ethers';
-import { useState, type FormEvent, type ReactNode } from 'react';
+import { useState, type ClipboardEvent, type FormEvent, type ReactNode } from 'react';
 import {
   createConfig,
   injected,
@@ -27,6 +32,7 @@ import {
   type CreateConfigParameters,
   type SessionEndReason,
 } from '../src/index.js';
+import { formatForReading } from './format.js';
 
 /** Chains of the demo; the first is the one the chain guard asks for. Overridable for tests (window.__DEMO_CHAINS__). */
 export function demoChains(): ChainConfig[] {
@@ -57,6 +63,19 @@ function Card({ title, children, className = '' }: { title: string; children: Re
   );
 }
 
+/** An amount rounded for reading; the exact value on hover (title) and on copy. */
+function Amount({ value, testId }: { value: string; testId?: string }) {
+  const onCopy = (e: ClipboardEvent<HTMLSpanElement>) => {
+    e.clipboardData.setData('text/plain', value);
+    e.preventDefault();
+  };
+  return (
+    <span className="amount" data-testid={testId} data-value={value} title={value} onCopy={onCopy}>
+      {formatForReading(value)}
+    </span>
+  );
+}
+
 function Balances({ signedIn }: { signedIn: boolean }) {
   // Not polled: the transfer's receipt (useWaitForTransactionReceipt below) makes the chain-data hooks refetch, past
   // the endpoint's cache.
@@ -66,7 +85,7 @@ function Balances({ signedIn }: { signedIn: boolean }) {
   return (
     <>
       <p className="big">
-        <span data-testid="balance-native">{native.data ? formatEther(native.data.balance) : native.isError ? '—' : '…'}</span>{' '}
+        {native.data ? <Amount testId="balance-native" value={formatEther(native.data.balance)} /> : <span data-testid="balance-native">{native.isError ? '—' : '…'}</span>}{' '}
         <span className="unit">ETH</span>
       </p>
       {native.error ? <p className="warn">{native.error.message}</p> : null}
@@ -74,7 +93,7 @@ function Balances({ signedIn }: { signedIn: boolean }) {
         {(tokens.data ?? []).map((t) => (
           <li key={t.token_address}>
             <span>{t.symbol ?? short(t.token_address)}</span>
-            <span>{formatUnits(t.balance, Number(t.decimals ?? 18))}</span>
+            <Amount value={formatUnits(t.balance, Number(t.decimals ?? 18))} />
           </li>
         ))}
         {tokens.data && tokens.data.length === 0 ? <li className="muted">No tokens</li> : null}
@@ -157,6 +176,7 @@ export function App() {
   const { user, status: sessionStatus, endedReason } = useUser();
   const sol = useSolanaAccounts();
   const guard = useChainGuard();
+  const signedIn = !!user;
   const actions = [wallet, signIn, signOut, sol, guard];
   const pending = actions.some((a) => a.status === 'pending') || sessionStatus === 'pending';
   const error = actions.map((a) => a.error).find((e) => e) ?? null;
@@ -233,18 +253,30 @@ export function App() {
             <dd data-testid="user-sol">{solAccounts.join(',')}</dd>
           </dl>
           <div className="row">
-            <button data-testid="signin" className="primary" onClick={() => signIn.signIn({ connector: wallet.connector ?? wallet.connectors[0] })}>
-              Sign in
-            </button>
-            <button data-testid="signout" onClick={() => signOut.signOut()} disabled={!user}>
-              Sign out
-            </button>
-            <button data-testid="link-sol" onClick={() => sol.link()} disabled={!user}>
-              Link Solana
-            </button>
-            <button data-testid="unlink-sol" onClick={() => solAccounts[0] && sol.unlink(solAccounts[0])} disabled={solAccounts.length === 0}>
-              Unlink Solana
-            </button>
+            {signedIn ? (
+              <>
+                <button data-testid="signout" onClick={() => signOut.signOut()} disabled={signOut.status === 'pending'}>
+                  Sign out
+                </button>
+                <button data-testid="link-sol" onClick={() => sol.link()} disabled={sol.status === 'pending'}>
+                  Link Solana
+                </button>
+                {solAccounts.length > 0 ? (
+                  <button data-testid="unlink-sol" onClick={() => sol.unlink(solAccounts[0]!)} disabled={sol.status === 'pending'}>
+                    Unlink Solana
+                  </button>
+                ) : null}
+              </>
+            ) : (
+              <button
+                data-testid="signin"
+                className="primary"
+                onClick={() => signIn.signIn({ connector: wallet.connector ?? wallet.connectors[0] })}
+                disabled={signIn.status === 'pending'}
+              >
+                Sign in{wallet.isConnected ? '' : ' with a wallet'}
+              </button>
+            )}
           </div>
         </Card>
 
@@ -253,11 +285,17 @@ export function App() {
         </Card>
 
         <Card title="Send ETH">
-          <Transfer disabled={!wallet.isConnected || guard.isWrongChain} chainId={guard.expectedChainId ?? undefined} />
+          {signedIn ? (
+            <Transfer disabled={!wallet.isConnected || guard.isWrongChain} chainId={guard.expectedChainId ?? undefined} />
+          ) : (
+            <p className="muted" data-testid="transfer-signed-out">
+              Sign in to send ETH from your wallet.
+            </p>
+          )}
         </Card>
 
         <Card title="Live list" className="wide">
-          <LiveList />
+          {signedIn ? <LiveList /> : <p className="muted">Sign in to see the objects of class <code>LiveItem</code> you can read, live.</p>}
         </Card>
       </main>
       <footer className="muted">Session in an HttpOnly cookie · chain data through the Go endpoint · no key in the browser</footer>

@@ -544,12 +544,39 @@ async function main() {
       eq(m.body?.user?.ethAddress, acct, '/auth/me user.ethAddress');
       return { user: m.body.user.objectId, token: (await sessionCookie())?.value };
     };
+    // The balance reads rounded (at most 4 decimals, thousands grouped) within half a unit of the last decimal of the
+    // exact value, which is the title (hover) and what a copy puts on the clipboard.
+    const balanceShows = async (wei) => {
+      const el = tid('balance-native');
+      const exact = formatEther(wei);
+      if ((await el.getAttribute('title').catch(() => null)) !== exact) return false;
+      const shown = (await el.textContent()) ?? '';
+      check(/^\d{1,3}(,\d{3})*(\.\d{1,4})?$/.test(shown), `balance reads rounded: ${JSON.stringify(shown)}`);
+      check(Math.abs(Number(shown.replace(/,/g, '')) - Number(exact)) <= 0.00005 + 1e-12, `balance ${shown} rounds ${exact}`);
+      const copied = await el.evaluate((node) => {
+        const data = new DataTransfer();
+        const sel = window.getSelection();
+        sel.selectAllChildren(node);
+        node.dispatchEvent(new ClipboardEvent('copy', { clipboardData: data, bubbles: true, cancelable: true }));
+        sel.removeAllRanges();
+        return data.getData('text/plain');
+      });
+      eq(copied, exact, 'a copy of the balance takes the exact value');
+      return true;
+    };
+    // The actions the page offers: only those that apply.
+    const offered = async () => {
+      const ids = ['signin', 'signout', 'link-sol', 'unlink-sol', 'transfer-send'];
+      const counts = await Promise.all(ids.map((i) => tid(i).count()));
+      return ids.filter((_, i) => counts[i] > 0).join(',');
+    };
     const apiKeyLeaked = () => exchanges.some((x) => x.answer.includes(env.MORALIS_API_KEY) || x.path.includes(env.MORALIS_API_KEY));
 
     const steps = [
       ['open page (StrictMode: one /auth/me)', async () => {
         await page.goto(`${base}/`);
         await until('page load', { status: 'signed-out', account: '', 'user-eth': '' });
+        eq(await offered(), 'signin', 'actions offered while signed out');
         eq((await me()).status, 401, 'GET /auth/me before sign-in');
         eq(count('/auth/me'), 2, 'GET /auth/me: one from the page under StrictMode, one from this test');
         await shot('01-signed-out');
@@ -594,7 +621,8 @@ async function main() {
       }],
       ['balances through the Go endpoint (API key stays on the server)', async () => {
         const wei = await rpc.getBalance(ethKeys[0].address);
-        await waitFor('native balance', async () => (await text('balance-native')) === formatEther(wei));
+        await waitFor('native balance', () => balanceShows(wei));
+        eq(await offered(), 'signout,link-sol,transfer-send', 'actions offered while signed in');
         const calls = exchanges.filter((x) => x.path.startsWith('/auth/data/chain/'));
         check(calls.some((x) => x.path.startsWith(`/auth/data/chain/balance?chain=${localChainId}`) && x.status === 200),
           `GET /auth/data/chain/balance answered: ${JSON.stringify(calls.map((x) => `${x.path} ${x.status}`))}`);
@@ -617,7 +645,7 @@ async function main() {
         const after = await rpc.getBalance(ethKeys[0].address);
         check(after < before - parseEther('0.01') + 1n, 'sender paid the amount and gas');
         // The page does not poll: the receipt makes the balance hook refetch, past the endpoint's 10 s cache.
-        await waitFor('balance after the transfer', async () => (await text('balance-native')) === formatEther(after));
+        await waitFor('balance after the transfer', () => balanceShows(after));
         const fresh = exchanges.slice(sentAt).filter((x) => x.path.startsWith('/auth/data/chain/balance'));
         check(fresh.some((x) => x.cacheControl === 'no-cache' && x.status === 200),
           `the refetch after the receipt asks past the cache: ${JSON.stringify(fresh.map((x) => [x.cacheControl, x.status]))}`);
@@ -705,7 +733,7 @@ async function main() {
         await until('chain switched', { chain: '1', status: 'signed-out', 'user-eth': '', account: acct2, error: '' });
         check(/switched network/.test((await text('session-ended')) ?? ''), 'the page asks to sign in again on this network');
         check(await tid('wrong-chain').isVisible(), 'the chain guard shows');
-        check(await tid('transfer-send').isDisabled(), 'transfers are off on the wrong chain');
+        eq(await offered(), 'signin', 'signed out on the wrong chain: only Sign in is offered (no transfer)');
         await signedOutOnServer(state.token2, from);
         await shot('06-wrong-chain');
         await tid('switch-chain').click();
@@ -765,6 +793,62 @@ async function main() {
         eq(s.body?.code, 209, `backend GET /users/me with the signed-out token (${s.status} ${JSON.stringify(s.body)})`);
         check(!apiKeyLeaked(), 'the chain-data API key never reached the page');
         await noMismatch();
+        check(pageErrors.length === 0, `no uncaught page errors: ${JSON.stringify(pageErrors)}`);
+      }],
+      ['two tabs: a sign-out in one ends the session in the other, whose next data call has no old session', async () => {
+        const old = await signInAs(acct2, 'sign-in before opening a second tab');
+        eq(await offered(), 'signout,link-sol,transfer-send', 'tab 1 offers sign-out, not sign-in');
+        // Tab 2: same browser profile (cookie jar, localStorage), its own wallet state (sessionStorage): it shows the
+        // stored session and uses it for its data calls.
+        const page2 = await context.newPage();
+        page2.on('pageerror', (e) => pageErrors.push(`tab 2: ${e.message}`));
+        const tab2 = []; // every /auth request of tab 2, with the session cookie it carried
+        page2.on('request', (req) => {
+          const u = new URL(req.url());
+          if (!u.pathname.startsWith('/auth/')) return;
+          const x = { path: u.pathname, at: performance.now(), cookie: undefined };
+          tab2.push(x);
+          req.allHeaders().then((h) => (x.cookie = h.cookie ?? ''), () => (x.cookie = '?'));
+        });
+        const t2 = (id) => page2.getByTestId(id).textContent();
+        await page2.goto(`${base}/`);
+        await waitFor('tab 2 shows the session', async () => (await t2('status')) === 'signed-in' && (await t2('user-eth')) === acct2);
+        await waitFor('tab 2 made a data call with the session', async () =>
+          tab2.some((x) => (x.path.startsWith('/auth/data/') || x.path === '/auth/live') && x.cookie?.includes(old.token)));
+        eq(await page2.getByTestId('signin').count(), 0, 'tab 2 offers no sign-in while signed in');
+        const from2 = tab2.length;
+        const t = performance.now();
+        await tid('signout').click();
+        await waitFor('tab 2 shows signed out', async () => (await t2('status')) === 'signed-out' && (await t2('user-eth')) === '');
+        const tookMs = Math.round(performance.now() - t);
+        await until('tab 1 signed out', { status: 'signed-out', 'user-eth': '', error: '' });
+        eq(await page2.getByTestId('live-item').count(), 0, 'tab 2 dropped the live list');
+        eq(await page2.getByTestId('signin').count(), 1, 'tab 2 offers sign-in');
+        // Tab 2 learnt it from tab 1 (BroadcastChannel), not from an answer of its own: it asked nothing.
+        await sleep(300);
+        const after = tab2.slice(from2);
+        eq(after.filter((x) => x.path === '/auth/me').length, 0, 'GET /auth/me from tab 2 after the sign-out');
+        // Its next data calls: none while signed out, then, after signing in there, only with the new session.
+        eq(after.filter((x) => x.path.startsWith('/auth/data/')).length, 0, 'data calls from tab 2 while signed out');
+        const from3 = tab2.length;
+        await page2.getByTestId('signin').click();
+        await waitFor('tab 2 signed in again', async () => (await t2('status')) === 'signed-in' && (await t2('user-eth')) === acct2);
+        const fresh = (await sessionCookie())?.value;
+        check(fresh && fresh !== old.token, 'a new session cookie');
+        await waitFor('tab 2 data call with the new session', async () =>
+          tab2.slice(from3).some((x) => x.path.startsWith('/auth/data/') && x.cookie?.includes(fresh)));
+        const stale = tab2.slice(from2).filter((x) => x.cookie?.includes(old.token));
+        eq(stale.length, 0, `tab 2 requests with the signed-out session (${JSON.stringify(stale.map((x) => x.path))})`);
+        console.log(`     tab 2 showed signed out ${tookMs} ms after the click in tab 1`);
+        await page2.screenshot({ path: join(artifacts, 'e2e-09-second-tab.png'), fullPage: true });
+        // And the other way: tab 1 signs in (after tab 2's sign-in), tab 2 signs out, tab 1 shows signed out.
+        await tid('signin').click();
+        await until('tab 1 signed in again', { status: 'signed-in', 'user-eth': acct2, error: '' });
+        await page2.getByTestId('signout').click();
+        await waitFor('tab 2 signed out', async () => (await t2('status')) === 'signed-out');
+        await until('tab 1 signed out by tab 2', { status: 'signed-out', 'user-eth': '', error: '' });
+        eq((await me()).status, 401, 'GET /auth/me after the sign-out in tab 2');
+        await page2.close();
         check(pageErrors.length === 0, `no uncaught page errors: ${JSON.stringify(pageErrors)}`);
       }],
     ];

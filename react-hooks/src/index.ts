@@ -13,13 +13,14 @@ export type {
   State,
   WalletState,
 } from './core/config.js';
-export { createEndpointClient, CONNECTION_FAILED } from './core/client.js';
+export { createEndpointClient, CONNECTION_FAILED, INVALID_SESSION_TOKEN, isSessionGone } from './core/client.js';
 export type {
   BackendQuery,
   BackendQueryResult,
   ChainDataKind,
   ChainDataQuery,
   EndpointClient,
+  EndpointClientOptions,
   FetchLike,
   RequestOptions,
   SigningMessage,
@@ -29,6 +30,7 @@ export type {
 export { cookieStorage, createStorage, memoryStorage, noopStorage, parseCookie } from './core/storage.js';
 export type { CookieStorageOptions, Storage, StorageLike } from './core/storage.js';
 export { createStore } from './core/store.js';
+export type { BroadcastChannelCtor, TabMessage } from './core/tabs.js';
 export type { Store } from './core/store.js';
 export type {
   ChainConfig,

@@ -26,6 +26,7 @@ import {
 } from '../src/index.js';
 import { createFakeEndpoint } from './helpers/endpoint.js';
 import { createFakeEip1193, rpcError, type FakeEip1193Options } from './helpers/eip1193.js';
+import { FakeEventSource } from './helpers/eventSource.js';
 import { createFakePhantom } from './helpers/phantom.js';
 
 const lower = (a: string) => a.toLowerCase();
@@ -381,33 +382,6 @@ describe('races', () => {
     expect(slow.listenerCount('accountsChanged')).toBe(0);
   });
 });
-
-class FakeEventSource {
-  static instances: FakeEventSource[] = [];
-  readyState = 0;
-  closed = false;
-  onopen: ((e: Event) => void) | null = null;
-  onerror: ((e: Event) => void) | null = null;
-  listeners = new Map<string, Set<(e: MessageEvent) => void>>();
-  constructor(public url: string) {
-    FakeEventSource.instances.push(this);
-  }
-  addEventListener(type: string, l: (e: MessageEvent) => void) {
-    if (!this.listeners.has(type)) this.listeners.set(type, new Set());
-    this.listeners.get(type)!.add(l);
-  }
-  removeEventListener(type: string, l: (e: MessageEvent) => void) {
-    this.listeners.get(type)?.delete(l);
-  }
-  close() {
-    this.readyState = 2;
-    this.closed = true;
-  }
-  send(name: string, data: unknown) {
-    const e = new MessageEvent(name, { data: JSON.stringify(data) });
-    for (const l of this.listeners.get(name) ?? []) l(e);
-  }
-}
 
 describe('useLiveQuery follows the session', () => {
   it('closes the stream and clears the list on sign-out and account switch; reopens for the next session', async () => {

@@ -97,14 +97,50 @@ export interface EndpointClient {
 /** Parse's "connection failed" code, used when the request got no answer at all. */
 export const CONNECTION_FAILED = 100;
 
+/** Parse's "Invalid session token" code: the session the request carried is unknown, revoked or expired. */
+export const INVALID_SESSION_TOKEN = 209;
+
+/**
+ * Whether an error answer of the endpoint says the session is gone: Parse code 209 from any route, or HTTP 401 from
+ * a route that needs a session (all but `/message` and `/signin`, whose 401 refuses a signature or a message, not a
+ * session). `path` is the route, e.g. "/data/query" (a query string is ignored).
+ */
+export function isSessionGone(path: string, status: number, code: number): boolean {
+  if (code === INVALID_SESSION_TOKEN) return true;
+  const route = path.split('?')[0];
+  return status === 401 && route !== '/message' && route !== '/signin';
+}
+
+/** Options of `createEndpointClient`. */
+export interface EndpointClientOptions {
+  baseUrl: string;
+  fetch?: FetchLike;
+  /**
+   * Called as each request is sent; the function it returns, if any, is called with the route (e.g. "/data/query")
+   * before the request rejects when the answer says the session is gone (`isSessionGone`). A config uses it to end, at once, the session the request
+   * was sent with (and not one that started while it was in flight).
+   */
+  watchSession?: () => ((route: string) => void) | undefined;
+}
+
 /**
  * Creates an endpoint client. `fetch` defaults to `globalThis.fetch`, looked up at call time (so importing the
  * package never touches browser globals).
  */
-export function createEndpointClient(options: { baseUrl: string; fetch?: FetchLike }): EndpointClient {
+export function createEndpointClient(options: EndpointClientOptions): EndpointClient {
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
 
   async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown, ro: RequestOptions = {}): Promise<T> {
+    const gone = options.watchSession?.();
+    try {
+      return await send<T>(method, path, body, ro);
+    } catch (err) {
+      if (gone && err instanceof EndpointError && isSessionGone(path, err.status, err.code)) gone(path.split('?')[0]);
+      throw err;
+    }
+  }
+
+  async function send<T>(method: 'GET' | 'POST', path: string, body?: unknown, ro: RequestOptions = {}): Promise<T> {
     const doFetch = options.fetch ?? (globalThis.fetch as FetchLike | undefined);
     if (!doFetch) throw new EndpointError('XMLHttpRequest failed: fetch is not available', CONNECTION_FAILED, 0);
     const init: RequestInit = {

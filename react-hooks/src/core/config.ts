@@ -1,9 +1,11 @@
 import { ConfigError, SECRET_IN_BROWSER_MESSAGE, SecretInBrowserError } from '../errors/index.js';
+import { sessionGone } from './actions/session.js';
 import { createEndpointClient, type EndpointClient, type FetchLike } from './client.js';
 import { injected } from './connectors/injected.js';
 import type { Connector } from './connectors/types.js';
 import { createStorage, type Storage, type StorageLike } from './storage.js';
 import { createStore, type Store } from './store.js';
+import type { BroadcastChannelCtor, TabChannel } from './tabs.js';
 import type { ChainConfig, ChainType, Session, SessionEndReason, Status, User, WalletStatus } from './types.js';
 
 /** The `EventSource` constructor shape used by live queries; inject a fake in tests. */
@@ -91,6 +93,15 @@ export interface CreateConfigParameters {
   fetch?: FetchLike;
   /** The `EventSource` constructor for live queries; default `globalThis.EventSource` at call time. */
   EventSource?: EventSourceCtor;
+  /**
+   * End the session in every tab of the app when it ends in one (a sign-out, an answer saying the session is gone,
+   * a session ended for another wallet account or chain): the tabs share the endpoint's cookie. Default true.
+   * Messages go over a `BroadcastChannel` named after `storageKey` and `endpoint`, else over `storage` events of
+   * `localStorage`; the channel opens on hydration, never on the server.
+   */
+  syncTabs?: boolean;
+  /** The `BroadcastChannel` constructor for `syncTabs`; default `globalThis.BroadcastChannel` at hydration. */
+  BroadcastChannel?: BroadcastChannelCtor;
   /** Refused: a master key must never reach the browser. */
   masterKey?: never;
   /** Refused: a secret must never reach the browser. */
@@ -126,6 +137,10 @@ export interface ConfigInternal {
   chainDataSeen: Map<string, number>;
   /** Called by refreshChainData: the QueryClients that hold this config's chain data invalidate it. */
   chainDataListeners: Set<() => void>;
+  /** `Date.now()` when the current session started in this tab (sign-in, storage, initialState). */
+  sessionStartedAt: number;
+  /** The channel to the other tabs (opened on hydration with `syncTabs`), or undefined. */
+  tabs: TabChannel | undefined;
 }
 
 /**
@@ -146,6 +161,9 @@ export interface Config {
   readonly chains: readonly ChainConfig[];
   readonly multiInjectedProviderDiscovery: boolean;
   readonly bindSessionToChain: boolean;
+  readonly syncTabs: boolean;
+  /** The `BroadcastChannel` given to createConfig, or undefined for the global one. */
+  readonly BroadcastChannel: BroadcastChannelCtor | undefined;
   /** @internal */
   readonly _internal: ConfigInternal;
 }
@@ -220,13 +238,24 @@ export function createConfig(parameters: CreateConfigParameters = {}): Config {
     chainDataGen: 0,
     chainDataSeen: new Map(),
     chainDataListeners: new Set(),
+    sessionStartedAt: 0,
+    tabs: undefined,
   };
-  return {
+  const config: Config = {
     endpoint,
     get connectors() {
       return store.getState().connectors;
     },
-    client: createEndpointClient({ baseUrl: endpoint, fetch: parameters.fetch }),
+    client: createEndpointClient({
+      baseUrl: endpoint,
+      fetch: parameters.fetch,
+      // An answer saying the session is gone ends the session the request was sent with, at once.
+      watchSession: () => {
+        const sessionId = store.getState().sessionId;
+        const sentAt = Date.now();
+        return (route) => sessionGone(config, sessionId, sentAt, route);
+      },
+    }),
     storage: createStorage({ storage: parameters.storage, key: parameters.storageKey }),
     store,
     EventSource: parameters.EventSource,
@@ -235,6 +264,9 @@ export function createConfig(parameters: CreateConfigParameters = {}): Config {
     chains,
     multiInjectedProviderDiscovery: parameters.multiInjectedProviderDiscovery ?? true,
     bindSessionToChain: parameters.bindSessionToChain ?? true,
+    syncTabs: parameters.syncTabs ?? true,
+    BroadcastChannel: parameters.BroadcastChannel,
     _internal: internal,
   };
+  return config;
 }

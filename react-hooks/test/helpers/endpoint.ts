@@ -34,6 +34,8 @@ export function createFakeEndpoint(base = '/auth') {
   const balances = new Map<string, string>();
   /** Order in which requests were answered (`METHOD /path`). */
   const answered: string[] = [];
+  /** Canned answers by `METHOD /path`, used once each (e.g. a bare 401 from a proxy in front of the endpoint). */
+  const canned = new Map<string, () => Response>();
 
   const json = (status: number, body: unknown) =>
     new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
@@ -92,6 +94,11 @@ export function createFakeEndpoint(base = '/auth') {
       contentType: headers['Content-Type'],
     });
     if (init.credentials !== 'include') return fail(400, 141, 'credentials must be include');
+    const once = canned.get(`${method} ${path}`);
+    if (once) {
+      canned.delete(`${method} ${path}`);
+      return once();
+    }
 
     if (method === 'GET' && path === '/message') {
       const address = url.searchParams.get('address') ?? '';
@@ -207,6 +214,14 @@ export function createFakeEndpoint(base = '/auth') {
         },
         entered,
       };
+    },
+    /** Answers the next `METHOD /path` request with `answer()` instead of the contract's answer. */
+    answerOnce(key: string, answer: () => Response) {
+      canned.set(key, answer);
+    },
+    /** Revokes the session the cookie holds, on the server side only (expired, or signed out elsewhere). */
+    revoke() {
+      if (cookie) sessions.delete(cookie);
     },
     /** Signs in `address` on the server side only (another tab did): sets the cookie. */
     setCookieFor(user: User) {

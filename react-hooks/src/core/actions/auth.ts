@@ -3,10 +3,12 @@ import {
   AddressNotFoundError,
   ConfigError,
   DataNotSignedError,
+  EndpointError,
   NoAccountError,
   UserNotFoundError,
   type AbortReason,
 } from '../../errors/index.js';
+import { isSessionGone } from '../client.js';
 import type { Config } from '../config.js';
 import type { Connector, SolanaConnector } from '../connectors/types.js';
 import type { Session, User } from '../types.js';
@@ -120,12 +122,21 @@ async function runSignIn(config: Config, requested: Connector | undefined): Prom
   }
 }
 
-/** Signs out at the endpoint (clearing the cookie) and forgets the session. The wallet stays connected. */
+/**
+ * Signs out at the endpoint (clearing the cookie) and forgets the session, in this tab and in the other tabs of the
+ * app (they share the cookie). An answer saying the session was already gone counts as signed out. The wallet stays
+ * connected.
+ */
 export async function signOut(config: Config): Promise<void> {
   hydrate(config);
   config._internal.signOutGen++;
-  await config.client.signOut();
-  clearSession(config, 'signedOut');
+  const sentAt = Date.now();
+  try {
+    await config.client.signOut();
+  } catch (err) {
+    if (!(err instanceof EndpointError && isSessionGone('/signout', err.status, err.code))) throw err;
+  }
+  clearSession(config, 'signedOut', sentAt);
 }
 
 /**

@@ -1,6 +1,9 @@
 import { EndpointError, MoralisError } from '../../errors/index.js';
 import type { Config, EventSourceCtor, EventSourceLike } from '../config.js';
 import type { Status } from '../types.js';
+import { INVALID_SESSION_TOKEN } from '../client.js';
+import { fetchUser } from './auth.js';
+import { sessionGone } from './session.js';
 
 /** The server-sent event names of the live endpoint. */
 export const LIVE_EVENTS = ['create', 'enter', 'update', 'leave', 'delete'] as const;
@@ -52,6 +55,10 @@ export function liveQueryUrl(endpoint: string, className: string, where?: Record
  * So after a dropped connection (the EventSource reconnects by itself, sending `Last-Event-ID`) the list converges to
  * the server's, whatever changed during the gap. Status is 'pending' until the stream opens or while it reconnects,
  * 'success' while open, 'error' once closed for good. Returns the function that closes it.
+ *
+ * The stream is opened with the current session. A server `error` event with Parse code 209 (the session is gone)
+ * ends that session at once; a stream the browser closes for good (EventSource hides the HTTP status: 401, 429,
+ * 503...) has the endpoint asked (`/me`) whether the session is still there, and a 401 ends it.
  */
 export function watchLiveQuery<T extends LiveObject = LiveObject>(
   config: Config,
@@ -77,6 +84,8 @@ export function watchLiveQuery<T extends LiveObject = LiveObject>(
     update({ status: 'error', error: new MoralisError('EventSource is not available') });
     return () => {};
   }
+  const sessionId = config.store.getState().sessionId;
+  const openedAt = Date.now();
   const source: EventSourceLike = new Ctor(liveQueryUrl(config.endpoint, parameters.className, parameters.where), {
     withCredentials: true,
   });
@@ -127,6 +136,7 @@ export function watchLiveQuery<T extends LiveObject = LiveObject>(
       if (typeof body.error === 'string') {
         source.close();
         update({ status: 'error', error: new EndpointError(body.error, body.code ?? 0, 0) });
+        if (body.code === INVALID_SESSION_TOKEN) sessionGone(config, sessionId, openedAt, '/live');
       }
     } catch {
       // not a JSON payload: a transport error, handled by onerror
@@ -136,8 +146,12 @@ export function watchLiveQuery<T extends LiveObject = LiveObject>(
   source.onopen = () => update({ status: 'success', error: null });
   source.onerror = () => {
     if (state.status === 'error') return;
-    if (source.readyState === 2) update({ status: 'error', error: new MoralisError('Live query connection closed') });
-    else update({ status: 'pending' });
+    if (source.readyState === 2) {
+      update({ status: 'error', error: new MoralisError('Live query connection closed') });
+      // Refused for good: if it was for the session, /me says so (a 401 there ends the session at once).
+      const s = config.store.getState();
+      if (s.session && s.sessionId === sessionId) fetchUser(config).catch(() => {});
+    } else update({ status: 'pending' });
   };
   onChange(state);
   return () => {

@@ -7,6 +7,7 @@ import {
   type WalletState,
 } from '../config.js';
 import { parseCookie } from '../storage.js';
+import { openTabChannel, type TabMessage } from '../tabs.js';
 import type { ChainType, Session, SessionEndReason, User } from '../types.js';
 
 /** What is stored about the wallet a session was signed with (never a token). */
@@ -91,6 +92,41 @@ function ended(state: State, reason: SessionEndReason): Partial<State> {
   };
 }
 
+/**
+ * Tells the other tabs of the app that the session ended here at `at` (their sessions share the cookie, so they
+ * end too, unless they started after `at`). A no-op until hydration opened the channel, or with `syncTabs: false`.
+ */
+export function announceSessionEnd(config: Config, reason: SessionEndReason, at: number): void {
+  config._internal.tabs?.post({ type: 'sessionEnded', reason, at });
+}
+
+/**
+ * A message from another tab: its session ended at `message.at`. This tab's session ends too (same cookie) unless
+ * it started later (a sign-in here after the other tab's sign-out). Only the local state changes: storage is shared
+ * and was cleared by the sender, and nothing is sent to the endpoint (it could end a newer session).
+ */
+function onTabMessage(config: Config, message: TabMessage): void {
+  const state = config.store.getState();
+  if (!state.session || config._internal.sessionStartedAt > message.at) return;
+  config.store.setState(ended(state, message.reason));
+}
+
+/**
+ * An endpoint answer to a request sent at `sentAt` with session `sessionId` says the session is gone (401, or
+ * Parse code 209): that session ends at once (reason 'expired', or 'signedOut' for an answer to `/signout`), here
+ * and in the other tabs. An answer about an older session (one that ended while the request was in flight) changes
+ * nothing. Nothing is sent to the endpoint: it already refused the session; a sign-in in flight is not aborted.
+ */
+export function sessionGone(config: Config, sessionId: number, sentAt: number, route: string): void {
+  const state = config.store.getState();
+  if (!state.session || state.sessionId !== sessionId) return;
+  const reason: SessionEndReason = route === '/signout' ? 'signedOut' : 'expired';
+  // Not a sign-out: a sign-in in flight goes on (its new session replaces the refused one).
+  config.store.setState(ended(state, reason));
+  persist(config, null);
+  announceSessionEnd(config, reason, sentAt);
+}
+
 /** Asks the endpoint to end the session (clears the cookie); remembered so a following sign-in waits for it. */
 function remoteSignOut(config: Config): Promise<void> {
   const p = config.client.signOut().catch(() => {});
@@ -116,6 +152,7 @@ export function applyWallet(config: Config, wallet: WalletState): void {
     config._internal.signOutGen++;
     config.store.setState({ wallet, ...ended(state, reason) });
     persist(config, null);
+    announceSessionEnd(config, reason, Date.now());
     void remoteSignOut(config);
     return;
   }
@@ -133,6 +170,7 @@ export function applyWallet(config: Config, wallet: WalletState): void {
 /** Starts a new session (after a sign-in): a new `sessionId`, the binding recorded and stored. */
 export function startSession(config: Config, session: Session): void {
   const state = config.store.getState();
+  config._internal.sessionStartedAt = Date.now();
   config.store.setState({
     session,
     sessionId: state.sessionId + 1,
@@ -160,21 +198,25 @@ export function setUser(config: Config, user: User): void {
   applyWallet(config, config.store.getState().wallet);
 }
 
-/** Forgets the session locally (storage too), recording why. */
-export function clearSession(config: Config, reason: SessionEndReason = 'signedOut'): void {
+/**
+ * Forgets the session locally (storage too), recording why. With `announceAt`, the other tabs are told that the
+ * session ended at that time (see `announceSessionEnd`).
+ */
+export function clearSession(config: Config, reason: SessionEndReason = 'signedOut', announceAt?: number): void {
   const state = config.store.getState();
   config._internal.signOutGen++;
   if (state.session) config.store.setState(ended(state, reason));
   else config.store.setState({ sessionEnded: state.sessionEnded ?? null });
   persist(config, null);
+  if (announceAt !== undefined) announceSessionEnd(config, reason, announceAt);
 }
 
 /**
- * Ends the session: forgets it locally at once, then asks the endpoint to sign out (which clears the cookie).
- * Endpoint errors are ignored.
+ * Ends the session: forgets it locally at once (and in the other tabs), then asks the endpoint to sign out (which
+ * clears the cookie). Endpoint errors are ignored.
  */
 export async function endSession(config: Config, reason: SessionEndReason = 'signedOut'): Promise<void> {
-  clearSession(config, reason);
+  clearSession(config, reason, Date.now());
   await remoteSignOut(config);
 }
 
@@ -187,12 +229,17 @@ export async function endSession(config: Config, reason: SessionEndReason = 'sig
 export function hydrate(config: Config): void {
   if (config._internal.hydrated) return;
   config._internal.hydrated = true;
+  if (config.syncTabs) {
+    const name = `moralis-go:${config.storage.key}:${config.endpoint}`;
+    config._internal.tabs = openTabChannel(name, (m) => onTabMessage(config, m), config.BroadcastChannel);
+  }
   const state = config.store.getState();
   // A session already in the state (initialState, or set before) is kept; `/me` then says what is current.
   if (!state.session) {
     const user = config.storage.getItem<unknown>(CURRENT_USER_KEY);
     if (isUser(user)) {
       const stored = withBinding(user, config.storage.getItem(SESSION_BINDING_KEY));
+      config._internal.sessionStartedAt = Date.now();
       config.store.setState({ session: stored, sessionId: state.sessionId + 1 });
     }
   }
@@ -231,6 +278,7 @@ export function applyInitialState(config: Config, initialState: InitialState | u
   const raw = initialState.session;
   const session = raw && isUser(raw.user) ? withBinding(raw.user, { ...raw, objectId: raw.user.objectId }) : null;
   const state = config.store.getState();
+  if (session) config._internal.sessionStartedAt = Date.now();
   config.store.setState({ session, sessionId: state.sessionId + (session ? 1 : 0) });
   config._internal.serverState = config.store.getState();
 }
