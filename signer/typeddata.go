@@ -113,8 +113,9 @@ func ParseTypedData(b []byte) (*TypedData, error) {
 // what go-ethereum leaves open, so that a document is hashed only if it has exactly one meaning:
 //
 //   - type and field names are identifiers, unique, and no struct is named like a primitive; field types are
-//     uint8…uint256 and int8…int256 in steps of 8, bytes1…bytes32, bytes, string, bool, address or a declared
-//     struct, each with any number of [] or [N] suffixes; types do not refer to themselves, directly or not;
+//     uint8…uint256 and int8…int256 in steps of 8 (not the aliases uint and int), bytes1…bytes32, bytes, string,
+//     bool, address or a declared struct, each with any number of [] or [N] suffixes (N without leading zeros);
+//     types do not refer to themselves, directly or not;
 //   - EIP712Domain, when declared, has exactly the domain's non-empty fields, in the EIP's order
 //     (name, version, chainId, verifyingContract, salt) and types; when left out it is made so;
 //   - every field is present and no other key is; arrays have exactly N elements for [N] and the declared depth;
@@ -333,8 +334,9 @@ func splitArray(t string) (base string, dims []int) {
 	return t, dims
 }
 
-// isPrimitive reports whether t is an EIP-712 atomic or dynamic type. The aliases int and uint are not (the EIP
-// names uint8 to uint256; ethers and viem refuse them too).
+// isPrimitive reports whether t is an EIP-712 atomic or dynamic type. The aliases int and uint are not: the EIP
+// names uint8 to uint256, and implementations disagree on them (ethers hashes "uint" as "uint256" in the type
+// string, go-ethereum as "uint": two digests for one document).
 func isPrimitive(t string) bool {
 	switch t {
 	case "address", "bool", "string", "bytes":
