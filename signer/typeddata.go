@@ -44,6 +44,9 @@ const (
 	MaxTypedDataFields = 512
 	// MaxTypedDataValues bounds the values of the message: every struct, array and primitive counts one.
 	MaxTypedDataValues = 1 << 14
+	// MaxTypedDataStructs bounds the struct values of the message (go-ethereum's encoder re-checks every type
+	// for each struct value, so they cost most).
+	MaxTypedDataStructs = 1 << 10
 )
 
 // EthereumTypedData signs EIP-712 typed data (eth_signTypedData_v4) for one account. *Key implements it; a
@@ -121,7 +124,7 @@ func ParseTypedData(b []byte) (*TypedData, error) {
 //   - every field is present and no other key is; arrays have exactly N elements for [N] and the declared depth;
 //   - integers fit their type (int8 is -128…127); strings are UTF-8; addresses are 0x and 40 hex digits, with a
 //     valid EIP-55 checksum when mixed-case; bytesN values have N bytes;
-//   - the limits MaxTypedDataTypes, MaxTypedDataFields and MaxTypedDataValues hold.
+//   - the limits MaxTypedDataTypes, MaxTypedDataFields, MaxTypedDataValues and MaxTypedDataStructs hold.
 //
 // Message values may be what encoding/json gives (string, bool, json.Number, float64 holding a safe integer,
 // []any, map[string]any) or Go values: any Go integer, *big.Int, *math.HexOrDecimal256, common.Address, [20]byte,
@@ -235,8 +238,9 @@ func typeString(name string, fields []apitypes.Type) string {
 }
 
 type normalizer struct {
-	types  apitypes.Types
-	values int
+	types   apitypes.Types
+	values  int
+	structs int
 }
 
 // checkTypes checks every declared type (see TypedDataHash) and that no type refers to itself.
@@ -395,6 +399,9 @@ func (n *normalizer) value(t string, v any, at string) (any, error) {
 		return out, nil
 	}
 	if fields, ok := n.types[base]; ok {
+		if n.structs++; n.structs > MaxTypedDataStructs {
+			return nil, fmt.Errorf("more than %d struct values", MaxTypedDataStructs)
+		}
 		m, ok := v.(map[string]any)
 		if !ok {
 			return nil, fmt.Errorf("%s: want an object (%s)", at, t)

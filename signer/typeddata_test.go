@@ -294,6 +294,21 @@ func TestTypedDataLimits(t *testing.T) {
 	if _, err := signer.ParseTypedData(mustJSON(t, d)); err != nil {
 		t.Errorf("values under the limit: %v", err)
 	}
+	// Struct values.
+	d = mailDoc(t)
+	d["types"].(map[string]any)["Mail"] = append(d["types"].(map[string]any)["Mail"].([]any), map[string]any{"name": "cc", "type": "Person[]"})
+	var cc []any
+	for range signer.MaxTypedDataStructs - 2 { // the Mail and its two Persons count too
+		cc = append(cc, map[string]any{"name": "x", "wallet": "0x" + strings.Repeat("ab", 20)})
+	}
+	d["message"].(map[string]any)["cc"] = cc
+	if _, err := signer.ParseTypedData(mustJSON(t, d)); err == nil || !strings.Contains(err.Error(), "struct values") {
+		t.Errorf("struct values: %v", err)
+	}
+	d["message"].(map[string]any)["cc"] = cc[1:]
+	if _, err := signer.ParseTypedData(mustJSON(t, d)); err != nil {
+		t.Errorf("struct values at the limit: %v", err)
+	}
 	// Types and fields.
 	d = mailDoc(t)
 	for i := range signer.MaxTypedDataTypes - 2 {
@@ -386,6 +401,41 @@ func FuzzParseTypedData(f *testing.F) {
 		}
 		if h2, err := signer.TypedDataHash(again); err != nil || h2 != h {
 			t.Fatalf("re-parsed digest %s, %v; was %s", h2.Hex(), err, h.Hex())
+		}
+	})
+}
+
+// BenchmarkTypedDataHash: the EIP's Mail document, and a document at the struct-values limit (what costs most in
+// go-ethereum's encoder: the most an attacker's document can cost).
+func BenchmarkTypedDataHash(b *testing.B) {
+	mail, err := signer.ParseTypedData(mailJSON(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("mail", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := signer.TypedDataHash(mail); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	d := mailDoc(b)
+	d["types"].(map[string]any)["Mail"] = append(d["types"].(map[string]any)["Mail"].([]any), map[string]any{"name": "cc", "type": "Person[]"})
+	var cc []any
+	for len(cc) < signer.MaxTypedDataStructs-3 {
+		cc = append(cc, map[string]any{"name": "x", "wallet": "0x" + strings.Repeat("ab", 20)})
+	}
+	d["message"].(map[string]any)["cc"] = cc
+	raw, _ := json.Marshal(d)
+	big, err := signer.ParseTypedData(raw)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("structs-limit", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := signer.TypedDataHash(big); err != nil {
+				b.Fatal(err)
+			}
 		}
 	})
 }
