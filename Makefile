@@ -43,9 +43,11 @@ test: smoke chain lint
 	$(MAKE) --no-print-directory -j2 --output-sync=line test-browser bench-check fuzz-check
 	@echo "make test: all suites passed"
 
-## test-react: the React hooks package: typecheck, vitest, build (and the published package's exports and source maps), demo page build
+## test-react: the React hooks package: typecheck, vitest, build (and the published package's exports and source maps), demo page build;
+## then signer's EIP-712 digests against ethers' TypedDataEncoder (it needs react-hooks' node_modules)
 test-react:
 	cd react-hooks && npm ci --no-audit --no-fund --loglevel=error && npm run typecheck && npm test && npm run build && npm run check:package && npm run build:demo
+	$(GO) test -count=1 -tags ethersdiff -run '^TestTypedDataDifferential$$' ./signer/
 
 ## test-go: Go unit tests and the integration tests against the local stack (build tag "integration"), race detector on
 test-go:
@@ -67,7 +69,7 @@ demo-browser: up chain
 # Every fuzz target of a decoder that takes outside bytes (package:target).
 FUZZ_TARGETS := ./parse:FuzzObjectUnmarshal ./parse:FuzzParseDate ./parse:FuzzScanResults ./internal/rest:FuzzDecodeError ./query:FuzzFromJSON ./query:FuzzDecode \
 	./auth:FuzzParseSIWE ./authserver:FuzzDecodeRequest ./authserver:FuzzHandlerSignIn ./web3api:FuzzDecodeResponse ./store:FuzzGeoWhere \
-	./query/live:FuzzCheckWhere ./internal/wirejson:FuzzDecode ./units:FuzzRoundTrip
+	./query/live:FuzzCheckWhere ./internal/wirejson:FuzzDecode ./units:FuzzRoundTrip ./signer:FuzzParseTypedData
 FUZZTIME ?= 60s
 
 ## fuzz: run every fuzz target for FUZZTIME each (make test runs them for a few seconds each). A failure is run

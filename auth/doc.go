@@ -38,6 +38,12 @@
 // hand-assembled validator (its listing is in contractwallet.go) that makes the factory call if needed and asks
 // the account, all in simulation. authserver.Config.Chain turns this on for the endpoint.
 //
+// # Typed data (EIP-712)
+//
+// VerifyTypedData checks eth_signTypedData_v4 signatures of a signer.TypedData document the same way: the digest
+// is signer.TypedDataHash's, an ECDSA signature that recovers to the address is accepted without the chain, and
+// with a ContractCaller ERC-1271 and ERC-6492 accounts are asked by the same single eth_call.
+//
 // # Sign-In with Ethereum
 //
 // SIWEMessage builds, ParseSIWE parses to the letter of the EIP's ABNF and Verify checks EIP-4361 messages

@@ -105,3 +105,26 @@ func ExampleSIWEMessage() {
 	// <nil>
 	// auth: SIWE message is for another domain
 }
+
+// VerifyTypedData checks an eth_signTypedData_v4 signature. With a nil chain only EOAs are checked, without I/O;
+// give it an *ethclient.Client to accept ERC-1271 and ERC-6492 smart-contract accounts too.
+func ExampleVerifyTypedData() {
+	td, _ := signer.ParseTypedData([]byte(`{
+	  "types": {"Vote": [{"name": "proposal", "type": "uint256"}, {"name": "support", "type": "bool"}]},
+	  "primaryType": "Vote",
+	  "domain": {"name": "Governor", "chainId": 1},
+	  "message": {"proposal": "42", "support": true}
+	}`))
+	// A development key (Hardhat's #0: public knowledge, never use it for real funds).
+	k, _ := signer.NewKeyFromHex("ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80")
+	sig, _ := k.SignTypedData(context.Background(), td)
+	sigHex := "0x" + hex.EncodeToString(sig)
+
+	ctx := context.Background()
+	fmt.Println(auth.VerifyTypedData(ctx, nil, k.Address().Hex(), td, sigHex))
+	td.Message["support"] = false // another vote: the signature does not cover it
+	fmt.Println(auth.VerifyTypedData(ctx, nil, k.Address().Hex(), td, sigHex))
+	// Output:
+	// <nil>
+	// auth: signature does not match address
+}

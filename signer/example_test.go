@@ -79,3 +79,43 @@ func Example_ownWallet() {
 	fmt.Println(s.Address().Hex(), err)
 	// Output: 0x000000000000000000000000000000000000bEEF the user refused to sign 22 bytes
 }
+
+// The EIP-712 example of the EIP itself: the Mail document, its digest, and its signature by keccak256("cow"),
+// the same bytes a wallet's eth_signTypedData_v4 returns for this key.
+func ExampleKey_SignTypedData() {
+	td, err := signer.ParseTypedData([]byte(`{
+	  "types": {
+	    "Person": [{"name": "name", "type": "string"}, {"name": "wallet", "type": "address"}],
+	    "Mail": [{"name": "from", "type": "Person"}, {"name": "to", "type": "Person"}, {"name": "contents", "type": "string"}]
+	  },
+	  "primaryType": "Mail",
+	  "domain": {"name": "Ether Mail", "version": "1", "chainId": 1, "verifyingContract": "0xCcCCccccCCCCcCCCCCCcCcCccCcCCCcCcccccccC"},
+	  "message": {
+	    "from": {"name": "Cow", "wallet": "0xCD2a3d9F938E13CD947Ec05AbC7FE734Df8DD826"},
+	    "to": {"name": "Bob", "wallet": "0xbBbBBBBbbBBBbbbBbbBbbbbBBbBbbbbBbBbbBBbB"},
+	    "contents": "Hello, Bob!"
+	  }
+	}`))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	digest, _ := signer.TypedDataHash(td)
+	fmt.Println(digest.Hex())
+
+	// The EIP's example key, keccak256("cow"): public knowledge.
+	k, _ := signer.NewKeyFromHex("c85ef7d79691fe79573b1a7064c19c1a9819ebdbd1faaab1a8ec92344438aaf4")
+	sig, _ := k.SignTypedData(context.Background(), td)
+	fmt.Println(k.Address().Hex())
+	fmt.Println("0x" + hex.EncodeToString(sig))
+
+	// A value that does not fit its type is refused, never hashed.
+	td.Message["to"].(map[string]any)["wallet"] = "0x1234"
+	_, err = signer.TypedDataHash(td)
+	fmt.Println(err)
+	// Output:
+	// 0xbe609aee343fb3c4b28e1df9e632fca64fcfaede20f02e86244efddf30957bd2
+	// 0xCD2a3d9F938E13CD947Ec05AbC7FE734Df8DD826
+	// 0x4355c47d63924e8a72e509b65029052eb6c299d53a04e167c5775fd466751c9d07299936d304c153f6443dfa05f40ff007d72911b6f72307f996231605b915621c
+	// signer: invalid typed data: message.to.wallet: address "0x1234": want 0x and 40 hex digits
+}
