@@ -14,9 +14,10 @@
 // Several instances may run over one database (up.sh starts two). For that:
 // - databaseOptions.enableSchemaHooks: a schema change made through one instance reaches the
 //   others' schema caches (Postgres LISTEN/NOTIFY) instead of waiting for their restart;
-// - LiveQuery publishes and subscribes through Redis (liveQuery.redisURL for the publisher in the API,
-//   liveQueryServerOptions.redisURL for the LiveQuery server's subscriber): with the default in-process
-//   pub/sub a save through instance 2 never reaches a subscriber of instance 1;
+// - LiveQuery publishes and subscribes through Redis (liveQuery for the publisher in the API,
+//   liveQueryServerOptions for the LiveQuery server's subscriber; parse-server's RedisPubSub, what redisURL
+//   selects, with its publish failures caught: see pubsub.js): with the default in-process pub/sub a save
+//   through instance 2 never reaches a subscriber of instance 1;
 // - expired _Idempotency rows are purged on a schedule (idempotency.js): parse-server's Postgres adapter
 //   creates idempotency_delete_expired_records() but never calls it, so the table grows by one row per write;
 // - the start-up initialisation (tables, indexes, CREATE OR REPLACE FUNCTION) runs under a
@@ -30,6 +31,7 @@ const { ensureClasses } = require('./tickets');
 const { JsonLineMailAdapter } = require('./mail');
 const { DevFilesAdapter, ipfsMiddleware } = require('./files');
 const { scheduleIdempotencyPurge } = require('./idempotency');
+const { safeRedisPubSub } = require('./pubsub');
 
 function required(name) {
   const v = process.env[name];
@@ -102,12 +104,39 @@ const options = {
     moralisEth: { module: moralisEth },
     moralisSol: { module: moralisSol },
   },
-  // The publisher (every instance's API publishes its saves) and the LiveQuery server's subscriber share Redis.
-  liveQuery: liveQueryEnabled ? { classNames: liveQueryClasses, ...(redisURL ? { redisURL } : {}) } : undefined,
+  // The publisher (every instance's API publishes its saves) and the LiveQuery server's subscriber share Redis:
+  // parse-server's RedisPubSub (what liveQuery.redisURL selects) with publish failures caught (pubsub.js).
+  liveQuery: liveQueryEnabled
+    ? { classNames: liveQueryClasses, ...(redisURL ? { pubSubAdapter: safeRedisPubSub(redisURL) } : {}) }
+    : undefined,
   startLiveQueryServer: liveQueryEnabled,
-  liveQueryServerOptions: liveQueryEnabled && redisURL ? { redisURL } : undefined,
+  liveQueryServerOptions:
+    liveQueryEnabled && redisURL
+      ? { pubSubAdapter: safeRedisPubSub(redisURL, { onSubscriberResume: () => resumeLiveQueryClients() }) }
+      : undefined,
   logLevel: process.env.DEVSTACK_LOG_LEVEL || 'info',
 };
+
+// The LiveQuery server, once started (main).
+let liveQueryServer;
+
+// resumeLiveQueryClients closes every websocket of this LiveQuery server (close code 1012, service restart):
+// called when its Redis subscription is back after a loss, so each client reconnects, subscribes again and
+// re-runs its queries instead of silently missing what was published meanwhile.
+function resumeLiveQueryClients() {
+  if (!liveQueryServer || !liveQueryServer.clients) {
+    return;
+  }
+  let n = 0;
+  for (const client of liveQueryServer.clients.values()) {
+    const ws = client.parseWebSocket && client.parseWebSocket.ws;
+    if (ws && typeof ws.close === 'function') {
+      ws.close(1012, 'LiveQuery pub/sub resumed: reconnect and re-run your queries');
+      n++;
+    }
+  }
+  console.error(`devstack server: closed ${n} LiveQuery connections so that their clients catch up`);
+}
 
 // An arbitrary constant: the advisory lock's key, shared by every devstack instance.
 const INIT_LOCK_KEY = 7316024011;
@@ -140,6 +169,7 @@ async function main() {
   // startLiveQueryServer, runs ParseServer.createLiveQueryServer(httpServer) on the same HTTP
   // server (ws://host:port/parse).
   const server = await withInitLock(() => ParseServer.startApp(options));
+  liveQueryServer = server.liveQueryServer;
   // parse-server's own SIGTERM/SIGINT handler closes the servers but can leave the process running
   // (database pool, timers); give it a second to finish in-flight requests, then exit.
   for (const sig of ['SIGTERM', 'SIGINT']) {
