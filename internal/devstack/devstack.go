@@ -76,7 +76,7 @@ type Env struct {
 	// ServerURL is parse-server's URL including the mount path, e.g. http://127.0.0.1:41693/parse.
 	ServerURL string
 	// ServerURL2 is the second parse-server instance over the same database (same app id and keys,
-	// its own port; no LiveQuery server), for tests of several endpoint machines. Empty when the
+	// its own port and LiveQuery server), for tests of several endpoint machines. Empty when the
 	// env file comes from an older up.sh; see RequireServerURL2.
 	ServerURL2 string
 	// AppID is the application id (X-Parse-Application-Id, _ApplicationId).
