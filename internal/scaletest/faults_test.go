@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/c13f5054/moralis-go/client"
+	"github.com/c13f5054/moralis-go/internal/devstack"
 	"github.com/c13f5054/moralis-go/parse"
 	"github.com/c13f5054/moralis-go/query"
 )
@@ -267,6 +268,34 @@ func TestRedisOutageLiveCatchUp(t *testing.T) {
 			t.Errorf("%s never heard of %d of the %d objects saved (before, during and after the outage): %v", w.name, len(missing), len(ids), missing)
 		} else {
 			t.Logf("%s heard of all %d objects, %v after Redis returned", w.name, len(ids), time.Since(back).Round(time.Millisecond))
+		}
+	}
+}
+
+// stateDir is the stack's .devstack directory (MORALIS_DEVSTACK_DIR, or the repository root's).
+func stateDir(tb testing.TB) string {
+	tb.Helper()
+	if d := os.Getenv(devstack.DirEnvVar); d != "" {
+		if _, err := os.Stat(filepath.Join(d, devstack.StateDirName)); err == nil {
+			return filepath.Join(d, devstack.StateDirName)
+		}
+		return d
+	}
+	return filepath.Join(repoRoot(tb), devstack.StateDirName)
+}
+
+func repoRoot(tb testing.TB) string {
+	tb.Helper()
+	wd, err := os.Getwd()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for dir := wd; ; dir = filepath.Dir(dir) {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		if filepath.Dir(dir) == dir {
+			tb.Fatalf("no go.mod above %s", wd)
 		}
 	}
 }

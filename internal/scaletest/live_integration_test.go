@@ -5,6 +5,10 @@ package scaletest
 import (
 	"context"
 	"flag"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -13,6 +17,7 @@ import (
 	"github.com/c13f5054/moralis-go/client"
 	"github.com/c13f5054/moralis-go/internal/devstack"
 	"github.com/c13f5054/moralis-go/parse"
+	"github.com/c13f5054/moralis-go/query/live"
 )
 
 // The issue asks for 10,000 saves; make test runs 500 per test (see TestNoLiveEventLost) and `make bench`
@@ -132,4 +137,89 @@ func BenchmarkLiveDelivery(b *testing.B) {
 		b.ReportMetric(float64(3*saves)/elapsed.Seconds(), "events/s")
 		b.ReportMetric(float64(reordered), "reordered")
 	}
+}
+
+// check reports every object whose events differ from exactly one create (seq 0) and one update per seq
+// 1..updates (with inOrder: the create first, then the updates in seq order); ids are the objects saved.
+func (w *watcher) check(ids []string, updates int, inOrder bool) []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var bad []string
+	want := make([]int64, updates+1)
+	for i := range want {
+		want[i] = int64(i)
+	}
+	for _, id := range ids {
+		got, kinds := w.seen[id], w.kind[id]
+		okKinds := len(kinds) == updates+1
+		for i, k := range kinds {
+			if w.seen[id][i] == 0 {
+				okKinds = okKinds && k == live.Create
+			} else {
+				okKinds = okKinds && k == live.Update
+			}
+		}
+		sorted := slices.Clone(got)
+		if !inOrder {
+			slices.Sort(sorted)
+		}
+		if !slices.Equal(sorted, want) || !okKinds {
+			bad = append(bad, fmt.Sprintf("%s: object %s: seq %v kinds %v", w.name, id, abbreviate(got), kindSummary(kinds)))
+		}
+	}
+	extra := len(w.seen) - len(ids)
+	if extra > 0 {
+		bad = append(bad, fmt.Sprintf("%s: events for %d objects that were not saved", w.name, extra))
+	}
+	sort.Strings(bad)
+	return bad
+}
+
+// reordered counts the deliveries that came after a later change of the same object.
+func (w *watcher) reordered() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n := 0
+	for _, seqs := range w.seen {
+		var hi int64 = -1
+		for _, s := range seqs {
+			if s < hi {
+				n++
+			}
+			hi = max(hi, s)
+		}
+	}
+	return n
+}
+
+func abbreviate(s []int64) string {
+	if len(s) <= 12 {
+		return fmt.Sprint(s)
+	}
+	return fmt.Sprintf("%v ... %v (%d)", s[:6], s[len(s)-6:], len(s))
+}
+
+func firstLines(lines []string, n int) string {
+	if len(lines) > n {
+		return strings.Join(lines[:n], "\n") + fmt.Sprintf("\n... and %d more", len(lines)-n)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// kindSummary counts the event kinds, e.g. "create:1 update:49".
+func kindSummary(kinds []live.EventKind) string {
+	n := map[live.EventKind]int{}
+	for _, k := range kinds {
+		n[k]++
+	}
+	var parts []string
+	for k, c := range n {
+		parts = append(parts, fmt.Sprintf("%s:%d", k, c))
+	}
+	sort.Strings(parts)
+	first := live.EventKind("none")
+	if len(kinds) > 0 {
+		first = kinds[0]
+	}
+	return fmt.Sprintf("first %s, %s", first, strings.Join(parts, " "))
 }

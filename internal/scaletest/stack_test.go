@@ -6,12 +6,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"fmt"
-	"os"
-	"path/filepath"
-	"slices"
-	"sort"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -52,34 +46,6 @@ func newClient(tb testing.TB, env devstack.Env, serverURL string) *client.Client
 		tb.Fatal(err)
 	}
 	return c
-}
-
-// stateDir is the stack's .devstack directory (MORALIS_DEVSTACK_DIR, or the repository root's).
-func stateDir(tb testing.TB) string {
-	tb.Helper()
-	if d := os.Getenv(devstack.DirEnvVar); d != "" {
-		if _, err := os.Stat(filepath.Join(d, devstack.StateDirName)); err == nil {
-			return filepath.Join(d, devstack.StateDirName)
-		}
-		return d
-	}
-	return filepath.Join(repoRoot(tb), devstack.StateDirName)
-}
-
-func repoRoot(tb testing.TB) string {
-	tb.Helper()
-	wd, err := os.Getwd()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for dir := wd; ; dir = filepath.Dir(dir) {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		if filepath.Dir(dir) == dir {
-			tb.Fatalf("no go.mod above %s", wd)
-		}
-	}
 }
 
 // watcher is one subscriber: every event of the run's objects, in arrival order, per object.
@@ -145,89 +111,4 @@ func (w *watcher) wait(idle time.Duration) {
 		}
 		last = n
 	}
-}
-
-// check reports every object whose events differ from exactly one create (seq 0) and one update per seq
-// 1..updates (with inOrder: the create first, then the updates in seq order); ids are the objects saved.
-func (w *watcher) check(ids []string, updates int, inOrder bool) []string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	var bad []string
-	want := make([]int64, updates+1)
-	for i := range want {
-		want[i] = int64(i)
-	}
-	for _, id := range ids {
-		got, kinds := w.seen[id], w.kind[id]
-		okKinds := len(kinds) == updates+1
-		for i, k := range kinds {
-			if w.seen[id][i] == 0 {
-				okKinds = okKinds && k == live.Create
-			} else {
-				okKinds = okKinds && k == live.Update
-			}
-		}
-		sorted := slices.Clone(got)
-		if !inOrder {
-			slices.Sort(sorted)
-		}
-		if !slices.Equal(sorted, want) || !okKinds {
-			bad = append(bad, fmt.Sprintf("%s: object %s: seq %v kinds %v", w.name, id, abbreviate(got), kindSummary(kinds)))
-		}
-	}
-	extra := len(w.seen) - len(ids)
-	if extra > 0 {
-		bad = append(bad, fmt.Sprintf("%s: events for %d objects that were not saved", w.name, extra))
-	}
-	sort.Strings(bad)
-	return bad
-}
-
-// reordered counts the deliveries that came after a later change of the same object.
-func (w *watcher) reordered() int {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	n := 0
-	for _, seqs := range w.seen {
-		var hi int64 = -1
-		for _, s := range seqs {
-			if s < hi {
-				n++
-			}
-			hi = max(hi, s)
-		}
-	}
-	return n
-}
-
-func abbreviate(s []int64) string {
-	if len(s) <= 12 {
-		return fmt.Sprint(s)
-	}
-	return fmt.Sprintf("%v ... %v (%d)", s[:6], s[len(s)-6:], len(s))
-}
-
-func firstLines(lines []string, n int) string {
-	if len(lines) > n {
-		return strings.Join(lines[:n], "\n") + fmt.Sprintf("\n... and %d more", len(lines)-n)
-	}
-	return strings.Join(lines, "\n")
-}
-
-// kindSummary counts the event kinds, e.g. "create:1 update:49".
-func kindSummary(kinds []live.EventKind) string {
-	n := map[live.EventKind]int{}
-	for _, k := range kinds {
-		n[k]++
-	}
-	var parts []string
-	for k, c := range n {
-		parts = append(parts, fmt.Sprintf("%s:%d", k, c))
-	}
-	sort.Strings(parts)
-	first := live.EventKind("none")
-	if len(kinds) > 0 {
-		first = kinds[0]
-	}
-	return fmt.Sprintf("first %s, %s", first, strings.Join(parts, " "))
 }
