@@ -5,7 +5,7 @@ GO ?= go
 GOTESTFLAGS ?= -count=1
 STACK := internal/devstack
 
-.PHONY: all deps up down chain test test-go test-react test-browser demo demo-browser bench bench-check lint fuzz fuzz-check smoke build
+.PHONY: all deps up down chain test test-go test-react test-browser test-faults demo demo-browser bench bench-check lint fuzz fuzz-check smoke build
 
 all: build
 
@@ -41,6 +41,8 @@ test: smoke chain lint
 	$(MAKE) --no-print-directory -j2 --output-sync=line test-go test-react
 	@echo "make test: browser end to end, bench smoke run and fuzz smoke run, two at a time"
 	$(MAKE) --no-print-directory -j2 --output-sync=line test-browser bench-check fuzz-check
+	@echo "make test: fault runs of the scaled topology, alone (they take parts of the stack down and back up)"
+	$(MAKE) --no-print-directory test-faults
 	@echo "make test: all suites passed"
 
 ## test-react: the React hooks package: typecheck, vitest, build (and the published package's exports and source maps), demo page build;
@@ -52,6 +54,12 @@ test-react:
 ## test-go: Go unit tests and the integration tests against the local stack (build tag "integration"), race detector on
 test-go:
 	$(GO) test $(GOTESTFLAGS) -race -tags integration ./...
+
+## test-faults: the scaled topology under faults (internal/scaletest, build tag faults): kill -9 one parse-server
+## during 1,000 creates and 200 increments through HAProxy, and Redis stopped for 5 s under live subscribers. They
+## take parts of the shared stack down (and bring them back with up.sh), so make test runs them after every other suite.
+test-faults: up
+	$(GO) test $(GOTESTFLAGS) -tags faults -v -run . ./internal/scaletest/
 
 ## demo: bring the stack and the local chain up, walk through the product with examples/quickstart, then walk the
 ## demo dApp page in headless Chromium (connect, sign in, balances, a transfer, a live list) and save screenshots.
@@ -97,6 +105,7 @@ lint:
 bench: up
 	$(GO) run ./bench
 	$(GO) run ./bench/signinload -rate 100 -seconds 10
+	$(GO) test $(GOTESTFLAGS) -tags integration -run '^$$' -bench BenchmarkLiveDelivery -benchtime 1x ./internal/scaletest/
 
 ## test-browser: the React demo page in headless Chromium against examples/authserver on the real stack and the
 ## local chain, then the demo rendered on the server (Node) and hydrated in Chromium

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the local backend stack needs, and nothing that is already there:
-#   Debian: postgresql-15, postgresql-15-postgis-3, chromium (for the browser tests)
+#   Debian: postgresql-15, postgresql-15-postgis-3, chromium (for the browser tests), redis-server (LiveQuery
+#           pub/sub between the parse-servers, the endpoint's shared limits) and haproxy (the load balancer)
 #   npm:    parse-server and the cloud code's libraries, from internal/devstack/server/package-lock.json,
 #           into .devstack/server (re-installed only when the lock file changes).
 # Idempotent; safe to run on every `make up`.
@@ -12,6 +13,8 @@ command -v curl >/dev/null || missing+=(curl)
 [ -x "$PGBIN/initdb" ] || missing+=(postgresql-15)
 dpkg-query -W -f='${Status}' postgresql-15-postgis-3 2>/dev/null | grep -q 'install ok installed' || missing+=(postgresql-15-postgis-3)
 dpkg-query -W -f='${Status}' chromium 2>/dev/null | grep -q 'install ok installed' || missing+=(chromium)
+command -v redis-server >/dev/null && command -v redis-cli >/dev/null || missing+=(redis-server)
+command -v haproxy >/dev/null || missing+=(haproxy)
 if [ ${#missing[@]} -gt 0 ]; then
 	command -v apt-get >/dev/null || die "missing Debian packages (${missing[*]}) and no apt-get"
 	SUDO=
@@ -22,6 +25,8 @@ if [ ${#missing[@]} -gt 0 ]; then
 	$SUDO apt-get install -y -q "${missing[@]}" >"${TMPDIR:-/tmp}/devstack-apt-install.log" 2>&1 || { tail -n 20 "${TMPDIR:-/tmp}/devstack-apt-install.log" >&2; die "apt-get install ${missing[*]} failed"; }
 fi
 [ -x "$PGBIN/initdb" ] || die "$PGBIN/initdb still missing after install"
+command -v redis-server >/dev/null || die "redis-server still missing after install"
+command -v haproxy >/dev/null || die "haproxy still missing after install"
 
 command -v node >/dev/null || die "node is not installed (need Node >= 20.19)"
 command -v npm >/dev/null || die "npm is not installed"

@@ -31,7 +31,23 @@ const (
 	VarLiveQueryURL = "MORALIS_LIVEQUERY_URL"
 	VarMailFile     = "MORALIS_MAIL_FILE"
 	VarPGURL        = "MORALIS_PG_URL"
+
+	// The scaled topology (see DEPLOY.md): Redis, the second LiveQuery server, the balancer in front of
+	// the two parse-servers, and the balancer in front of two endpoint instances with their reserved
+	// addresses.
+	VarLiveQueryURL2  = "MORALIS_LIVEQUERY_URL_2"
+	VarRedisURL       = "MORALIS_REDIS_URL"
+	VarLBURL          = "MORALIS_LB_URL"
+	VarLBLiveQueryURL = "MORALIS_LB_LIVEQUERY_URL"
+	VarEndpointLBURL  = "MORALIS_ENDPOINT_LB_URL"
+	VarEndpointAddr1  = "MORALIS_ENDPOINT_ADDR_1"
+	VarEndpointAddr2  = "MORALIS_ENDPOINT_ADDR_2"
 )
+
+// allVars lists every variable Load reads, in the order Environ writes them.
+var allVars = []string{VarServerURL, VarServerURL2, VarAppID, VarJSKey, VarMasterKey, VarLiveQueryURL, VarMailFile,
+	VarPGURL, VarLiveQueryURL2, VarRedisURL, VarLBURL, VarLBLiveQueryURL, VarEndpointLBURL, VarEndpointAddr1,
+	VarEndpointAddr2}
 
 // ErrNotRunning matches (with errors.Is) every error Load and Ping return.
 var ErrNotRunning = errors.New("local stack not running")
@@ -60,7 +76,7 @@ type Env struct {
 	// ServerURL is parse-server's URL including the mount path, e.g. http://127.0.0.1:41693/parse.
 	ServerURL string
 	// ServerURL2 is the second parse-server instance over the same database (same app id and keys,
-	// its own port; no LiveQuery server), for tests of several endpoint machines. Empty when the
+	// its own port and LiveQuery server), for tests of several endpoint machines. Empty when the
 	// env file comes from an older up.sh; see RequireServerURL2.
 	ServerURL2 string
 	// AppID is the application id (X-Parse-Application-Id, _ApplicationId).
@@ -75,6 +91,26 @@ type Env struct {
 	MailFile string
 	// PGURL is the PostgreSQL database URL (postgres://postgres@127.0.0.1:PORT/moralis).
 	PGURL string
+
+	// The scaled topology. Every field is empty when the env file comes from an older up.sh; see
+	// RequireScaled.
+
+	// LiveQueryURL2 is the second instance's LiveQuery websocket. Both LiveQuery servers share the
+	// pub/sub in Redis: a save through either instance reaches the subscribers of both.
+	LiveQueryURL2 string
+	// RedisURL is the stack's Redis (redis://127.0.0.1:PORT/0): LiveQuery's pub/sub, and the store of
+	// the endpoints' shared limits.
+	RedisURL string
+	// LBURL is the load balancer (HAProxy) in front of both parse-servers, with the mount path, e.g.
+	// http://127.0.0.1:41700/parse.
+	LBURL string
+	// LBLiveQueryURL is LiveQuery through the balancer (ws://127.0.0.1:PORT/parse).
+	LBLiveQueryURL string
+	// EndpointLBURL is the balancer in front of two endpoint instances (http://127.0.0.1:PORT), which
+	// listen on EndpointAddr1 and EndpointAddr2 (host:port) once someone starts them; up.sh only
+	// reserves the addresses.
+	EndpointLBURL                string
+	EndpointAddr1, EndpointAddr2 string
 }
 
 // Load returns the running stack's settings. It reads .devstack/env from the directory named by
@@ -101,7 +137,7 @@ func load(wd string, getenv func(string) string) (Env, error) {
 			return Env{}, err
 		}
 	}
-	for _, k := range []string{VarServerURL, VarServerURL2, VarAppID, VarJSKey, VarMasterKey, VarLiveQueryURL, VarMailFile, VarPGURL} {
+	for _, k := range allVars {
 		if v := getenv(k); v != "" {
 			vals[k] = v
 		}
@@ -118,12 +154,24 @@ func load(wd string, getenv func(string) string) (Env, error) {
 		}
 		return Env{}, notRunning("%s lacks %s", file, strings.Join(missing, ", "))
 	}
-	for _, k := range []string{VarServerURL, VarServerURL2} {
-		if k == VarServerURL2 && vals[k] == "" {
+	for _, k := range []string{VarServerURL, VarServerURL2, VarLBURL, VarEndpointLBURL} {
+		if k != VarServerURL && vals[k] == "" {
 			continue // optional
 		}
 		if u, err := url.Parse(vals[k]); err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
 			return Env{}, notRunning("%s %q is not an http(s) URL", k, vals[k])
+		}
+	}
+	if v := vals[VarRedisURL]; v != "" {
+		if u, err := url.Parse(v); err != nil || u.Host == "" || (u.Scheme != "redis" && u.Scheme != "rediss") {
+			return Env{}, notRunning("%s %q is not a redis:// URL", VarRedisURL, v)
+		}
+	}
+	for _, k := range []string{VarEndpointAddr1, VarEndpointAddr2} {
+		if v := vals[k]; v != "" {
+			if _, _, err := net.SplitHostPort(v); err != nil {
+				return Env{}, notRunning("%s %q is not host:port", k, v)
+			}
 		}
 	}
 	return Env{
@@ -135,6 +183,14 @@ func load(wd string, getenv func(string) string) (Env, error) {
 		LiveQueryURL:  vals[VarLiveQueryURL],
 		MailFile:      vals[VarMailFile],
 		PGURL:         vals[VarPGURL],
+
+		LiveQueryURL2:  vals[VarLiveQueryURL2],
+		RedisURL:       vals[VarRedisURL],
+		LBURL:          strings.TrimRight(vals[VarLBURL], "/"),
+		LBLiveQueryURL: vals[VarLBLiveQueryURL],
+		EndpointLBURL:  strings.TrimRight(vals[VarEndpointLBURL], "/"),
+		EndpointAddr1:  vals[VarEndpointAddr1],
+		EndpointAddr2:  vals[VarEndpointAddr2],
 	}, nil
 }
 
@@ -253,7 +309,9 @@ func (e Env) Environ() []string {
 	for _, kv := range [][2]string{
 		{VarServerURL, e.ServerURL}, {VarServerURL2, e.ServerURL2}, {VarAppID, e.AppID}, {VarJSKey, e.JavaScriptKey},
 		{VarMasterKey, e.MasterKey}, {VarLiveQueryURL, e.LiveQueryURL}, {VarMailFile, e.MailFile},
-		{VarPGURL, e.PGURL},
+		{VarPGURL, e.PGURL}, {VarLiveQueryURL2, e.LiveQueryURL2}, {VarRedisURL, e.RedisURL}, {VarLBURL, e.LBURL},
+		{VarLBLiveQueryURL, e.LBLiveQueryURL}, {VarEndpointLBURL, e.EndpointLBURL},
+		{VarEndpointAddr1, e.EndpointAddr1}, {VarEndpointAddr2, e.EndpointAddr2},
 	} {
 		if kv[1] != "" {
 			out = append(out, kv[0]+"="+kv[1])
@@ -290,4 +348,21 @@ func (e Env) RequireServerURL2(tb testing.TB) string {
 		return ""
 	}
 	return e.ServerURL2
+}
+
+// RequireScaled is for tests of the scaled topology: it calls tb.Fatalf (never skips) when the env
+// file lacks Redis, the balancer or the second LiveQuery server, which means the stack was started
+// by an older up.sh.
+func (e Env) RequireScaled(tb testing.TB) {
+	tb.Helper()
+	var missing []string
+	for _, kv := range [][2]string{{VarRedisURL, e.RedisURL}, {VarLBURL, e.LBURL}, {VarLBLiveQueryURL, e.LBLiveQueryURL},
+		{VarLiveQueryURL2, e.LiveQueryURL2}, {VarServerURL2, e.ServerURL2}} {
+		if kv[1] == "" {
+			missing = append(missing, kv[0])
+		}
+	}
+	if len(missing) > 0 {
+		tb.Fatalf("%v", notRunning("%s not set: run `make up` again to start the scaled topology", strings.Join(missing, ", ")))
+	}
 }

@@ -295,3 +295,83 @@ func TestMustLoadStaleEnvFile(t *testing.T) {
 		t.Fatalf("MustLoad fatal = %q", tb.fatal)
 	}
 }
+
+const scaledEnv = sampleEnv + `MORALIS_LIVEQUERY_URL_2=ws://127.0.0.1:41694/parse
+MORALIS_REDIS_URL=redis://127.0.0.1:41695/0
+MORALIS_LB_URL=http://127.0.0.1:41696/parse/
+MORALIS_LB_LIVEQUERY_URL=ws://127.0.0.1:41696/parse
+MORALIS_ENDPOINT_LB_URL=http://127.0.0.1:41697/
+MORALIS_ENDPOINT_ADDR_1=127.0.0.1:41698
+MORALIS_ENDPOINT_ADDR_2=127.0.0.1:41699
+`
+
+func TestLoadReadsTheScaledTopology(t *testing.T) {
+	_, nested := repo(t, scaledEnv)
+	env, err := load(nested, func(k string) string {
+		if k == VarEndpointAddr2 {
+			return "127.0.0.1:5000"
+		}
+		return ""
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Env{LiveQueryURL2: "ws://127.0.0.1:41694/parse", RedisURL: "redis://127.0.0.1:41695/0",
+		LBURL: "http://127.0.0.1:41696/parse", LBLiveQueryURL: "ws://127.0.0.1:41696/parse",
+		EndpointLBURL: "http://127.0.0.1:41697", EndpointAddr1: "127.0.0.1:41698", EndpointAddr2: "127.0.0.1:5000"}
+	got := Env{LiveQueryURL2: env.LiveQueryURL2, RedisURL: env.RedisURL, LBURL: env.LBURL, LBLiveQueryURL: env.LBLiveQueryURL,
+		EndpointLBURL: env.EndpointLBURL, EndpointAddr1: env.EndpointAddr1, EndpointAddr2: env.EndpointAddr2}
+	if got != want {
+		t.Fatalf("scaled fields = %+v, want %+v", got, want)
+	}
+	environ := strings.Join(env.Environ(), " ")
+	for _, kv := range []string{"MORALIS_REDIS_URL=redis://127.0.0.1:41695/0", "MORALIS_LB_URL=http://127.0.0.1:41696/parse",
+		"MORALIS_LB_LIVEQUERY_URL=ws://127.0.0.1:41696/parse", "MORALIS_LIVEQUERY_URL_2=ws://127.0.0.1:41694/parse",
+		"MORALIS_ENDPOINT_LB_URL=http://127.0.0.1:41697", "MORALIS_ENDPOINT_ADDR_1=127.0.0.1:41698",
+		"MORALIS_ENDPOINT_ADDR_2=127.0.0.1:5000"} {
+		if !strings.Contains(environ, kv) {
+			t.Errorf("Environ lacks %s: %s", kv, environ)
+		}
+	}
+}
+
+func TestLoadRejectsBadScaledValues(t *testing.T) {
+	cases := map[string]struct{ from, to, want string }{
+		"redis scheme": {"redis://127.0.0.1:41695/0", "http://127.0.0.1:41695", `MORALIS_REDIS_URL "http://127.0.0.1:41695" is not a redis:// URL`},
+		"redis host":   {"redis://127.0.0.1:41695/0", "redis:///0", "is not a redis:// URL"},
+		"lb url":       {"http://127.0.0.1:41696/parse/", "127.0.0.1:41696", `MORALIS_LB_URL "127.0.0.1:41696" is not an http(s) URL`},
+		"endpoint lb":  {"http://127.0.0.1:41697/", "ws://127.0.0.1:41697", "MORALIS_ENDPOINT_LB_URL"},
+		"addr":         {"127.0.0.1:41698", "41698", `MORALIS_ENDPOINT_ADDR_1 "41698" is not host:port`},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, nested := repo(t, strings.Replace(scaledEnv, c.from, c.to, 1))
+			_, err := load(nested, noEnv)
+			if !errors.Is(err, ErrNotRunning) || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("err = %v, want it to contain %q", err, c.want)
+			}
+		})
+	}
+}
+
+func TestRequireScaled(t *testing.T) {
+	_, nested := repo(t, scaledEnv)
+	env, err := load(nested, noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb := &fatalTB{TB: t}
+	env.RequireScaled(tb)
+	if tb.fatal != "" {
+		t.Fatalf("scaled env refused: %s", tb.fatal)
+	}
+	_, nested = repo(t, sampleEnv)
+	if env, err = load(nested, noEnv); err != nil {
+		t.Fatal(err)
+	}
+	env.RequireScaled(tb)
+	want := "local stack not running: run `make up` (MORALIS_REDIS_URL, MORALIS_LB_URL, MORALIS_LB_LIVEQUERY_URL, MORALIS_LIVEQUERY_URL_2 not set: run `make up` again to start the scaled topology)"
+	if tb.fatal != want || tb.skipped {
+		t.Fatalf("fatal %q, want %q", tb.fatal, want)
+	}
+}

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Stops what up.sh started, by the PIDs it recorded: both parse-server instances (SIGTERM to both at
-# once, then SIGKILL after 10 s) and the throwaway PostgreSQL cluster (pg_ctl stop on our own data
+# Stops what up.sh started, by the PIDs it recorded: the load balancer (HAProxy), both parse-server
+# instances (SIGTERM to both at once, then SIGKILL after 10 s), Redis and the throwaway PostgreSQL cluster (pg_ctl stop on our own data
 # directory). Keeps the data, so the next up.sh is warm; `down.sh --purge` also deletes .devstack
 # (cluster, files, mail, keys).
 set -euo pipefail
@@ -8,6 +8,19 @@ set -euo pipefail
 
 SERVER_PID_FILES=("$STATE/server.pid" "$STATE/server2.pid")
 PG_PID_FILE=$STATE/pg.pid
+
+# stop_recorded NAME PIDFILE: stop the process PIDFILE records (ours), if it runs.
+stop_recorded() {
+	if pid_alive "$2"; then
+		local pid
+		pid=$(head -n 1 "$2")
+		log "stopping $1 (pid $pid)"
+		stop_pid "$pid"
+	fi
+	rm -f "$2"
+}
+
+stop_recorded haproxy "$STATE/haproxy.pid"
 
 pids=()
 for pf in "${SERVER_PID_FILES[@]}"; do
@@ -26,6 +39,8 @@ for pid in "${pids[@]}"; do
 	fi
 done
 rm -f "${SERVER_PID_FILES[@]}"
+
+stop_recorded redis "$STATE/redis.pid"
 
 if pid_alive "$PG_PID_FILE"; then
 	pid=$(head -n 1 "$PG_PID_FILE")

@@ -38,6 +38,13 @@ pid_alive() {
 	proc_alive "$(head -n 1 "$1" | tr -dc '0-9')"
 }
 
+# stop_pid PID: SIGTERM to PID (one of ours, recorded in a PID file), SIGKILL if it is still alive after 5 s.
+stop_pid() {
+	kill "$1" 2>/dev/null || true
+	for _ in $(seq 1 50); do proc_alive "$1" || break; sleep 0.1; done
+	if proc_alive "$1"; then kill -9 "$1" 2>/dev/null || true; fi
+}
+
 # free_port: print a TCP port that is free on 127.0.0.1 right now.
 free_port() {
 	node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'

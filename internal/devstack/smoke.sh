@@ -3,7 +3,8 @@
 # shared/reference/parse-server-wire.md: objects, batch of 20, users, files, password-reset mail,
 # functions, jobs, PostGIS $nearSphere, LiveQuery, and the moralisEth/moralisSol auth adapters with
 # real signatures; then that the second parse-server instance shares everything that matters with the
-# first (objects, sessions, files, idempotency, schema changes, wallet users). It also runs the
+# first (objects, sessions, files, idempotency, schema changes, wallet users), that LiveQuery reaches across
+# instances and through the balancer, and that expired _Idempotency rows are purged. It also runs the
 # adapters' node unit tests. Prints "N passed, N failed" and
 # exits non-zero on any mismatch.
 set -uo pipefail
@@ -286,10 +287,29 @@ on2 post users "{\"authData\":{\"moralisEth\":$(signed eth "$ethkey" evm base58 
 check "instance 2: moralisEth log-in of instance 1's user" 200 "j.objectId==='$ETH_USER' && j.sessionToken"
 on2 post users "{\"authData\":{\"moralisEth\":$eth},$AUTH}"
 check "instance 2 refuses a ticket used on instance 1" 404 'j.code===101 && j.error==="moralisEth: ticket unknown, used or expired"'
-# LiveQuery runs on instance 1 only (no shared pub/sub): instance 2 has no websocket server.
-STATUS=$(curl -sS -o /dev/null -w '%{http_code}' --max-time 3 -H 'Connection: Upgrade' -H 'Upgrade: websocket' \
-	-H 'Sec-WebSocket-Version: 13' -H 'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==' "$URL2") || STATUS=000
-if [ "$STATUS" != 101 ]; then ok "instance 2 has no LiveQuery server (answers $STATUS)"; else bad "instance 2 answered a websocket upgrade"; fi
+# LiveQuery runs on both instances, with the pub/sub in Redis: a save through one reaches the subscribers of
+# the other, and through the balancer (websocket upgrade passed through) too.
+lq_across() {
+	local name=$1 save=$2 lq=$3 out
+	if out=$(node "$DEVSTACK_SRC/server/tools/livequery-check.js" "$save" "$lq" "$MORALIS_APP_ID" "$MORALIS_JS_KEY" LiveItem 2>&1); then
+		ok "$name ($out)"
+	else
+		bad "$name: $out"
+	fi
+}
+lq_across "LiveQuery 1 hears a save through instance 2" "$URL2" "$MORALIS_LIVEQUERY_URL"
+lq_across "LiveQuery 2 hears a save through instance 1" "$URL" "${MORALIS_LIVEQUERY_URL_2:-unset}"
+lq_across "LiveQuery through the balancer hears a save through it" "${MORALIS_LB_URL:-unset}" "${MORALIS_LB_LIVEQUERY_URL:-unset}"
+
+# ---- the balancer and the _Idempotency purge ----
+STATUS=$(curl -sS -o "$TMP/body" -w '%{http_code}' "${MORALIS_LB_URL:-http://unset}/health") || STATUS=000
+BODY=$(cat "$TMP/body")
+check "balancer: GET health" 200 'j.status==="ok"'
+if out=$(node "$DEVSTACK_SRC/server/tools/idempotency-purge-check.js" "$MORALIS_PG_URL" 2>&1); then
+	ok "_Idempotency purge ($out)"
+else
+	bad "_Idempotency purge: $out"
+fi
 
 # ---- node unit tests of the adapters ----
 if out=$(cd "$DEVSTACK_SRC/server" && node --test test/ 2>&1); then

@@ -1,14 +1,25 @@
 #!/usr/bin/env bash
-# Brings up the local backend stack on 127.0.0.1: a throwaway PostgreSQL 15 + PostGIS cluster and
-# parse-server 9.10 with Moralis v1 settings, cloud code and the moralisEth/moralisSol auth adapters,
-# run as TWO instances over the one database (same app id and keys, own ports and PID files; the
-# second has no LiveQuery server), for tests of several endpoint machines.
+# Brings up the local backend stack on 127.0.0.1, in the shape of a deployment that has outgrown one
+# machine (see DEPLOY.md at the repository root):
+#   - a throwaway PostgreSQL 15 + PostGIS cluster;
+#   - Redis (Debian's redis-server, no persistence): parse-server's LiveQuery pub/sub between the
+#     instances, and the store of the endpoints' shared limits;
+#   - parse-server 9.10 with Moralis v1 settings, cloud code and the moralisEth/moralisSol auth
+#     adapters, run as TWO instances over the one database (same app id and keys, own ports and PID
+#     files), each with its own LiveQuery server; a save through either reaches the subscribers of
+#     both through Redis. Each purges expired _Idempotency rows on a schedule (server/index.js);
+#   - HAProxy in front of them (round robin, health checks, websockets and SSE passed through), and
+#     a second HAProxy front for two endpoint instances, whose ports are reserved here and which the
+#     tests (or you) start: MORALIS_ENDPOINT_ADDR_1/2 behind MORALIS_ENDPOINT_LB_URL.
 # All state lives in <repo>/.devstack (git-ignored by its own .gitignore). Idempotent: when the
 # recorded processes are alive and healthy it only rewrites .devstack/env and returns; it restarts
-# an instance when a file under internal/devstack/server changed since it started (cloud code), and
-# starts only what is missing otherwise.
+# an instance when a file under internal/devstack/server changed since it started (cloud code) or
+# when Redis moved, and starts only what is missing otherwise (after a kill -9 of one parse-server or
+# of Redis, running up.sh again restarts just that, on its old port).
 # Writes .devstack/env (MORALIS_SERVER_URL, MORALIS_SERVER_URL_2, MORALIS_APP_ID, MORALIS_JS_KEY,
-# MORALIS_MASTER_KEY, MORALIS_LIVEQUERY_URL, MORALIS_MAIL_FILE, MORALIS_PG_URL). Stop it with down.sh.
+# MORALIS_MASTER_KEY, MORALIS_LIVEQUERY_URL, MORALIS_LIVEQUERY_URL_2, MORALIS_MAIL_FILE,
+# MORALIS_PG_URL, MORALIS_REDIS_URL, MORALIS_LB_URL, MORALIS_LB_LIVEQUERY_URL,
+# MORALIS_ENDPOINT_LB_URL, MORALIS_ENDPOINT_ADDR_1, MORALIS_ENDPOINT_ADDR_2). Stop it with down.sh.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 t0=$(date +%s%N)
@@ -32,6 +43,11 @@ KEYS_FILE=$STATE/keys.env
 MAIL_FILE=$STATE/mail.jsonl
 SERVER_LOG=$LOGDIR/parse-server.log
 SERVER2_LOG=$LOGDIR/parse-server-2.log
+REDIS_PID_FILE=$STATE/redis.pid
+REDIS_LOG=$LOGDIR/redis.log
+LB_PID_FILE=$STATE/haproxy.pid
+LB_CFG=$STATE/haproxy.cfg
+LB_LOG=$LOGDIR/haproxy.log
 DB_NAME=moralis
 
 # ---- where the cluster lives -------------------------------------------------------------------
@@ -61,13 +77,42 @@ ln -sfn "$PG_LOG" "$LOGDIR/postgres.log"
 PG_PORT=
 SERVER_PORT=
 SERVER2_PORT=
+REDIS_PORT=
+LB_PORT=
+EP_LB_PORT=
+EP1_PORT=
+EP2_PORT=
 # shellcheck disable=SC1090
 [ -f "$PORTS_FILE" ] && . "$PORTS_FILE"
 
 port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 save_ports() {
-	printf 'PG_PORT=%s\nSERVER_PORT=%s\nSERVER2_PORT=%s\n' "$PG_PORT" "$SERVER_PORT" "$SERVER2_PORT" >"$PORTS_FILE"
+	printf 'PG_PORT=%s\nSERVER_PORT=%s\nSERVER2_PORT=%s\nREDIS_PORT=%s\nLB_PORT=%s\nEP_LB_PORT=%s\nEP1_PORT=%s\nEP2_PORT=%s\n' \
+		"$PG_PORT" "$SERVER_PORT" "$SERVER2_PORT" "$REDIS_PORT" "$LB_PORT" "$EP_LB_PORT" "$EP1_PORT" "$EP2_PORT" >"$PORTS_FILE"
 }
+# new_port VAR...: a free port for each named variable that is empty, taken, or equal to another port of
+# the stack (a port recorded before is kept while it is free, so URLs stay the same across restarts).
+all_ports() { echo "$PG_PORT $SERVER_PORT $SERVER2_PORT $REDIS_PORT $LB_PORT $EP_LB_PORT $EP1_PORT $EP2_PORT"; }
+new_port() {
+	local v cur others
+	for v in "$@"; do
+		cur=${!v}
+		others=$(all_ports | tr ' ' '\n' | grep -c -x -- "${cur:-none}" || true)
+		if [ -z "$cur" ] || ! port_free "$cur" || [ "$others" -gt 1 ]; then
+			cur=$(free_port)
+			while all_ports | tr ' ' '\n' | grep -q -x -- "$cur"; do cur=$(free_port); done
+			printf -v "$v" '%s' "$cur"
+		fi
+	done
+}
+redis_url() { echo "redis://127.0.0.1:$REDIS_PORT/0"; }
+# redis_ok: our Redis (by PID) answers PING.
+redis_ok() {
+	pid_alive "$REDIS_PID_FILE" && [ -n "$REDIS_PORT" ] &&
+		[ "$(redis-cli -h 127.0.0.1 -p "$REDIS_PORT" ping 2>/dev/null)" = PONG ]
+}
+# lb_ok: our HAProxy (by PID) runs the configuration this up.sh would write.
+lb_ok() { pid_alive "$LB_PID_FILE" && [ -f "$LB_CFG" ] && lb_config | cmp -s - "$LB_CFG"; }
 # health_ok PORT: parse-server on PORT answers /parse/health with "ok".
 health_ok() { [ -n "$1" ] && curl -fsS --max-time 2 "http://127.0.0.1:$1/parse/health" 2>/dev/null | grep -q '"ok"'; }
 
@@ -88,8 +133,15 @@ write_env() {
 		echo "MORALIS_JS_KEY=$JS_KEY"
 		echo "MORALIS_MASTER_KEY=$MASTER_KEY"
 		echo "MORALIS_LIVEQUERY_URL=ws://127.0.0.1:$SERVER_PORT/parse"
+		echo "MORALIS_LIVEQUERY_URL_2=ws://127.0.0.1:$SERVER2_PORT/parse"
 		printf 'MORALIS_MAIL_FILE=%q\n' "$MAIL_FILE"
 		echo "MORALIS_PG_URL=postgres://postgres@127.0.0.1:$PG_PORT/$DB_NAME"
+		echo "MORALIS_REDIS_URL=$(redis_url)"
+		echo "MORALIS_LB_URL=http://127.0.0.1:$LB_PORT/parse"
+		echo "MORALIS_LB_LIVEQUERY_URL=ws://127.0.0.1:$LB_PORT/parse"
+		echo "MORALIS_ENDPOINT_LB_URL=http://127.0.0.1:$EP_LB_PORT"
+		echo "MORALIS_ENDPOINT_ADDR_1=127.0.0.1:$EP1_PORT"
+		echo "MORALIS_ENDPOINT_ADDR_2=127.0.0.1:$EP2_PORT"
 	} >"$tmp"
 	mv "$tmp" "$STATE/env"
 }
@@ -106,14 +158,56 @@ instance_ok() {
 	local pf
 	pf=$(pid_file_of "$1")
 	pid_alive "$pf" && [ "$pf" -nt "$SERVER_DIR/.installed" ] && [ -z "$(server_changed "$pf")" ] &&
-		health_ok "$(port_of "$1")"
+		[ "$(sed -n 2p "$pf")" = "$(redis_url)" ] && health_ok "$(port_of "$1")"
 }
 
+# lb_config prints the balancer's configuration. Two fronts: the parse-servers (round robin, a health
+# check every second, so a dead instance is out within about 2 s; a request whose connection could not be
+# made is retried on the other instance, nothing that reached an instance is replayed by the balancer:
+# that is the SDK's job, with its idempotency ids) and the endpoint instances. Websockets (LiveQuery)
+# and server-sent events pass through (timeout tunnel). X-Forwarded-For carries the client's address.
+lb_config() {
+	cat <<-EOF
+		# written by internal/devstack/up.sh
+		global
+		    maxconn 4096
+		defaults
+		    mode http
+		    option forwardfor
+		    timeout connect 2s
+		    timeout client 60s
+		    timeout server 60s
+		    timeout http-request 10s
+		    timeout queue 5s
+		    timeout tunnel 1h
+		    retries 3
+		    option redispatch 1
+		    retry-on conn-failure
+		frontend parse
+		    bind 127.0.0.1:$LB_PORT
+		    default_backend parse_servers
+		backend parse_servers
+		    balance roundrobin
+		    option httpchk GET /parse/health
+		    http-check expect status 200
+		    default-server inter 1s fastinter 250ms downinter 1s fall 2 rise 2
+		    server parse1 127.0.0.1:$SERVER_PORT check
+		    server parse2 127.0.0.1:$SERVER2_PORT check
+		frontend endpoints
+		    bind 127.0.0.1:$EP_LB_PORT
+		    default_backend endpoints
+		backend endpoints
+		    balance roundrobin
+		    default-server inter 1s fastinter 250ms downinter 1s fall 2 rise 2
+		    server endpoint1 127.0.0.1:$EP1_PORT check
+		    server endpoint2 127.0.0.1:$EP2_PORT check
+	EOF
+}
 # ---- warm path ------------------------------------------------------------------------------------
-if pid_alive "$PG_PID_FILE" && [ -f "$KEYS_FILE" ] && instance_ok 1 && instance_ok 2; then
+if pid_alive "$PG_PID_FILE" && [ -f "$KEYS_FILE" ] && redis_ok && instance_ok 1 && instance_ok 2 && lb_ok; then
 	write_env
 	log "already running: http://127.0.0.1:$SERVER_PORT/parse and http://127.0.0.1:$SERVER2_PORT/parse" \
-		"(pg port $PG_PORT), checked in $(elapsed)"
+		"behind http://127.0.0.1:$LB_PORT/parse (pg port $PG_PORT, redis port $REDIS_PORT), checked in $(elapsed)"
 	exit 0
 fi
 
@@ -170,6 +264,28 @@ if [ "$("${PSQL[@]}" -d "$DB_NAME" -tAc "select 1 from pg_extension where extnam
 fi
 log "postgres ready on 127.0.0.1:$PG_PORT after $(elapsed)"
 
+# ---- Redis ----------------------------------------------------------------------------------------
+# No persistence (a restart starts empty): LiveQuery pub/sub keeps nothing, and the shared limits are
+# short-lived by nature. Daemonised by redis-server itself, which writes its PID file.
+mkdir -p "$STATE/redis"
+if ! redis_ok; then
+	if pid_alive "$REDIS_PID_FILE"; then
+		pid=$(head -n 1 "$REDIS_PID_FILE")
+		log "restarting redis (pid $pid does not answer)"
+		stop_pid "$pid"
+	fi
+	rm -f "$REDIS_PID_FILE"
+	new_port REDIS_PORT
+	save_ports
+	log "starting redis on 127.0.0.1:$REDIS_PORT (log $REDIS_LOG)"
+	redis-server --bind 127.0.0.1 --port "$REDIS_PORT" --protected-mode yes --daemonize yes \
+		--pidfile "$REDIS_PID_FILE" --dir "$STATE/redis" --logfile "$REDIS_LOG" --save '' --appendonly no 9>&- ||
+		die_with_log "redis-server did not start" "$REDIS_LOG"
+	for _ in $(seq 1 100); do redis_ok && break; sleep 0.05; done
+	redis_ok || die_with_log "redis did not answer PING within 5 s" "$REDIS_LOG"
+fi
+log "redis ready on 127.0.0.1:$REDIS_PORT after $(elapsed)"
+
 # ---- parse-server, two instances --------------------------------------------------------------------
 # An instance that is alive, healthy and current (and whose database kept running) is kept: a
 # missing second instance is started without disturbing the first. The others are (re)started, the
@@ -189,9 +305,7 @@ for n in 1 2; do
 		# internal/devstack/server (cloud code edited): restart it (it is ours, by PID).
 		pid=$(head -n 1 "$pf")
 		log "restarting parse-server $n (pid $pid)"
-		kill "$pid" 2>/dev/null || true
-		for _ in $(seq 1 50); do proc_alive "$pid" || break; sleep 0.1; done
-		if proc_alive "$pid"; then kill -9 "$pid" 2>/dev/null || true; fi
+		stop_pid "$pid"
 	fi
 	rm -f "$pf"
 done
@@ -213,11 +327,10 @@ save_ports
 
 # start_instance N: launch instance N in the background; sets launcher_N to the launcher's PID.
 start_instance() {
-	local n=$1 port pf lf livequery=1
+	local n=$1 port pf lf
 	port=$(port_of "$n")
 	pf=$(pid_file_of "$n")
 	lf=$(log_of "$n")
-	[ "$n" = 1 ] || livequery=0
 	log "starting parse-server $n on 127.0.0.1:$port (log $lf)"
 	echo "---- $(date -u +%FT%TZ) start on port $port" >>"$lf"
 	(
@@ -227,7 +340,7 @@ start_instance() {
 			DEVSTACK_PORT="$port" DEVSTACK_APP_ID="$APP_ID" DEVSTACK_JS_KEY="$JS_KEY" \
 			DEVSTACK_MASTER_KEY="$MASTER_KEY" \
 			DEVSTACK_DATABASE_URI="postgres://postgres@127.0.0.1:$PG_PORT/$DB_NAME" \
-			DEVSTACK_MAIL_FILE="$MAIL_FILE" DEVSTACK_PID_FILE="$pf" DEVSTACK_LIVEQUERY="$livequery" \
+			DEVSTACK_MAIL_FILE="$MAIL_FILE" DEVSTACK_PID_FILE="$pf" DEVSTACK_REDIS_URL="$(redis_url)" \
 			setsid node "$DEVSTACK_SRC/server/index.js" </dev/null >>"$lf" 2>&1
 	) &
 	eval "launcher_$n=\$!"
@@ -250,6 +363,29 @@ for n in "${to_start[@]}"; do
 	for _ in $(seq 1 50); do pid_alive "$(pid_file_of "$n")" && break; sleep 0.1; done
 	pid_alive "$(pid_file_of "$n")" || die_with_log "parse-server $n answers but recorded no PID" "$(log_of "$n")"
 done
+# ---- HAProxy ------------------------------------------------------------------------------------------
+if ! lb_ok; then
+	if pid_alive "$LB_PID_FILE"; then
+		pid=$(head -n 1 "$LB_PID_FILE")
+		log "restarting haproxy (pid $pid): its configuration changed"
+		stop_pid "$pid"
+	fi
+	rm -f "$LB_PID_FILE"
+	new_port LB_PORT EP_LB_PORT
+	# The endpoints' ports are only reserved: an endpoint a test started may hold one now.
+	[ -n "$EP1_PORT" ] || new_port EP1_PORT
+	[ -n "$EP2_PORT" ] || new_port EP2_PORT
+	save_ports
+	lb_config >"$LB_CFG"
+	haproxy -c -q -f "$LB_CFG" >"$LB_LOG" 2>&1 || die_with_log "haproxy refused $LB_CFG" "$LB_LOG"
+	log "starting haproxy on 127.0.0.1:$LB_PORT (parse-servers) and 127.0.0.1:$EP_LB_PORT (endpoints)"
+	haproxy -D -p "$LB_PID_FILE" -f "$LB_CFG" >>"$LB_LOG" 2>&1 9>&- || die_with_log "haproxy did not start" "$LB_LOG"
+	for _ in $(seq 1 50); do pid_alive "$LB_PID_FILE" && break; sleep 0.05; done
+	pid_alive "$LB_PID_FILE" || die_with_log "haproxy recorded no PID" "$LB_LOG"
+fi
+# The balancer answers once its first health checks marked an instance up.
+for _ in $(seq 1 100); do health_ok "$LB_PORT" && break; sleep 0.05; done
+health_ok "$LB_PORT" || die_with_log "nothing answers /parse/health through haproxy on port $LB_PORT" "$LB_LOG"
 write_env
 log "up after $(elapsed): http://127.0.0.1:$SERVER_PORT/parse and http://127.0.0.1:$SERVER2_PORT/parse" \
-	"(pg 127.0.0.1:$PG_PORT); env in $STATE/env"
+	"behind http://127.0.0.1:$LB_PORT/parse (pg 127.0.0.1:$PG_PORT, redis 127.0.0.1:$REDIS_PORT); env in $STATE/env"

@@ -4,13 +4,22 @@
 //   DEVSTACK_PORT, DEVSTACK_APP_ID, DEVSTACK_JS_KEY, DEVSTACK_MASTER_KEY, DEVSTACK_DATABASE_URI,
 //   DEVSTACK_MAIL_FILE, DEVSTACK_PID_FILE (optional), DEVSTACK_LIVEQUERY_CLASSES (comma list,
 //   default "LiveItem,LiveNote"), DEVSTACK_VERIFY_EMAILS ("0" turns e-mail verification off),
-//   DEVSTACK_LIVEQUERY ("0": no LiveQuery server in this process; up.sh's second instance).
+//   DEVSTACK_LIVEQUERY ("0": no LiveQuery server in this process), DEVSTACK_REDIS_URL (LiveQuery pub/sub
+//   through Redis, so a save through any instance reaches the subscribers of every instance; unset: in-process
+//   pub/sub, one instance only), DEVSTACK_IDEMPOTENCY_PURGE_SECONDS (interval of the _Idempotency purge,
+//   default 5; "0" turns it off).
 // The process's working directory must be the state directory: the files adapter (files.js) writes
 // under ./files, ./files-meta and ./ipfs, so every instance started from it serves the same files.
 //
 // Several instances may run over one database (up.sh starts two). For that:
 // - databaseOptions.enableSchemaHooks: a schema change made through one instance reaches the
 //   others' schema caches (Postgres LISTEN/NOTIFY) instead of waiting for their restart;
+// - LiveQuery publishes and subscribes through Redis (liveQuery for the publisher in the API,
+//   liveQueryServerOptions for the LiveQuery server's subscriber; parse-server's RedisPubSub, what redisURL
+//   selects, with its publish failures caught: see pubsub.js): with the default in-process pub/sub a save
+//   through instance 2 never reaches a subscriber of instance 1;
+// - expired _Idempotency rows are purged on a schedule (idempotency.js): parse-server's Postgres adapter
+//   creates idempotency_delete_expired_records() but never calls it, so the table grows by one row per write;
 // - the start-up initialisation (tables, indexes, CREATE OR REPLACE FUNCTION) runs under a
 //   Postgres advisory lock, one instance at a time: run concurrently, two instances can fail
 //   with "tuple concurrently updated" and exit.
@@ -21,6 +30,8 @@ const { moralisEth, moralisSol } = require('./auth');
 const { ensureClasses } = require('./tickets');
 const { JsonLineMailAdapter } = require('./mail');
 const { DevFilesAdapter, ipfsMiddleware } = require('./files');
+const { scheduleIdempotencyPurge } = require('./idempotency');
+const { safeRedisPubSub } = require('./pubsub');
 
 function required(name) {
   const v = process.env[name];
@@ -42,6 +53,12 @@ const serverURL = `http://${host}:${port}${mountPath}`;
 // Files: FileSystemAdapter plus metadata, tags and IPFS (see files.js); the IPFS gateway is /ipfs/{cid} here.
 const filesAdapter = new DevFilesAdapter();
 const liveQueryEnabled = process.env.DEVSTACK_LIVEQUERY !== '0';
+const redisURL = process.env.DEVSTACK_REDIS_URL || '';
+const purgeSeconds = Number(process.env.DEVSTACK_IDEMPOTENCY_PURGE_SECONDS || '5');
+if (!Number.isFinite(purgeSeconds) || purgeSeconds < 0) {
+  console.error(`devstack server: DEVSTACK_IDEMPOTENCY_PURGE_SECONDS ${process.env.DEVSTACK_IDEMPOTENCY_PURGE_SECONDS} is not a number of seconds`);
+  process.exit(2);
+}
 const liveQueryClasses = (process.env.DEVSTACK_LIVEQUERY_CLASSES || 'LiveItem,LiveNote')
   .split(',')
   .map(s => s.trim())
@@ -87,10 +104,39 @@ const options = {
     moralisEth: { module: moralisEth },
     moralisSol: { module: moralisSol },
   },
-  liveQuery: liveQueryEnabled ? { classNames: liveQueryClasses } : undefined,
+  // The publisher (every instance's API publishes its saves) and the LiveQuery server's subscriber share Redis:
+  // parse-server's RedisPubSub (what liveQuery.redisURL selects) with publish failures caught (pubsub.js).
+  liveQuery: liveQueryEnabled
+    ? { classNames: liveQueryClasses, ...(redisURL ? { pubSubAdapter: safeRedisPubSub(redisURL) } : {}) }
+    : undefined,
   startLiveQueryServer: liveQueryEnabled,
+  liveQueryServerOptions:
+    liveQueryEnabled && redisURL
+      ? { pubSubAdapter: safeRedisPubSub(redisURL, { onSubscriberResume: () => resumeLiveQueryClients() }) }
+      : undefined,
   logLevel: process.env.DEVSTACK_LOG_LEVEL || 'info',
 };
+
+// The LiveQuery server, once started (main).
+let liveQueryServer;
+
+// resumeLiveQueryClients closes every websocket of this LiveQuery server (close code 1012, service restart):
+// called when its Redis subscription is back after a loss, so each client reconnects, subscribes again and
+// re-runs its queries instead of silently missing what was published meanwhile.
+function resumeLiveQueryClients() {
+  if (!liveQueryServer || !liveQueryServer.clients) {
+    return;
+  }
+  let n = 0;
+  for (const client of liveQueryServer.clients.values()) {
+    const ws = client.parseWebSocket && client.parseWebSocket.ws;
+    if (ws && typeof ws.close === 'function') {
+      ws.close(1012, 'LiveQuery pub/sub resumed: reconnect and re-run your queries');
+      n++;
+    }
+  }
+  console.error(`devstack server: closed ${n} LiveQuery connections so that their clients catch up`);
+}
 
 // An arbitrary constant: the advisory lock's key, shared by every devstack instance.
 const INIT_LOCK_KEY = 7316024011;
@@ -123,17 +169,25 @@ async function main() {
   // startLiveQueryServer, runs ParseServer.createLiveQueryServer(httpServer) on the same HTTP
   // server (ws://host:port/parse).
   const server = await withInitLock(() => ParseServer.startApp(options));
+  liveQueryServer = server.liveQueryServer;
   // parse-server's own SIGTERM/SIGINT handler closes the servers but can leave the process running
   // (database pool, timers); give it a second to finish in-flight requests, then exit.
   for (const sig of ['SIGTERM', 'SIGINT']) {
     process.on(sig, () => setTimeout(() => process.exit(0), 1000).unref());
   }
+  if (purgeSeconds > 0) {
+    scheduleIdempotencyPurge(options.databaseURI, purgeSeconds * 1000);
+  }
   if (process.env.DEVSTACK_PID_FILE) {
-    fs.writeFileSync(process.env.DEVSTACK_PID_FILE, `${process.pid}\n`);
+    // Line 2 is the Redis the instance was started with: up.sh restarts an instance whose Redis moved.
+    fs.writeFileSync(process.env.DEVSTACK_PID_FILE, `${process.pid}\n${redisURL}\n`);
   }
   console.log(
     `devstack server: parse-server ${require('parse-server/package.json').version} on ${serverURL}, ` +
-      (liveQueryEnabled ? `LiveQuery classes ${liveQueryClasses.join(',')}` : 'no LiveQuery server')
+      (liveQueryEnabled
+        ? `LiveQuery classes ${liveQueryClasses.join(',')} (pub/sub ${redisURL ? 'through ' + redisURL : 'in process'})`
+        : 'no LiveQuery server') +
+      (purgeSeconds > 0 ? `, _Idempotency purged every ${purgeSeconds} s` : '')
   );
   return server;
 }
