@@ -2,7 +2,11 @@ package authserver
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -45,6 +49,19 @@ type BackendConfig struct {
 // authData without one, so the endpoint stays the one door in and a captured message signs in nowhere. A sign-in
 // that loses a race with a concurrent first sign-in of the same wallet is retried with a new ticket (auth.SignIn).
 // Without a master key no ticket is sent (for backends whose adapters do not ask for one).
+//
+// # Sessions of this endpoint only
+//
+// A backend session made anywhere else (an SDK client signing in against the backend directly, with a ticket of
+// the backend's public function moralisAuthRequestMessage, perhaps for a text a phisher made look like this
+// endpoint's sign-in message) must not work here. So, with a master key configured, every session this backend
+// makes is recorded in class DefaultSessionClass (one object per session, empty ACL, holding an HMAC of the
+// session token keyed by the master key, so nobody without the master key can record one), and Me, Link and Unlink
+// accept a session token only when the backend confirms it (users/me) and its record exists: any other session is
+// refused as "Invalid session token" (code 209, 401). The record is checked alongside users/me, so it adds no
+// latency; a sign-in makes one more write. Records are kept for DefaultSessionRecordTTL (a sign-in after that is
+// needed even if the backend's session lives longer), deleted at sign-out, and expired ones are purged by the
+// local stack's server. Without a master key nothing is recorded and any session the backend confirms is accepted.
 type ClientBackend struct {
 	cfg     client.Config
 	base    *client.Client
@@ -52,6 +69,15 @@ type ClientBackend struct {
 	chain   auth.ContractCaller
 	wallets keyedMutex // one sign-in per wallet at a time
 }
+
+// DefaultSessionClass is the backend class where ClientBackend records the sessions it made (see ClientBackend).
+// Its objects have an empty ACL; give the class master-key-only class-level permissions and an index on "key" (the
+// local stack does both).
+const DefaultSessionClass = "MoralisAuthSession"
+
+// DefaultSessionRecordTTL is how long ClientBackend keeps the record of a session it made: parse-server's default
+// session length (one year) and a day.
+const DefaultSessionRecordTTL = 366 * 24 * time.Hour
 
 // NewClientBackend checks cfg and makes a ClientBackend. An invalid client configuration is an error.
 func NewClientBackend(cfg BackendConfig) (*ClientBackend, error) {
@@ -89,7 +115,84 @@ func (b *ClientBackend) SignIn(ctx context.Context, m auth.SignedMessage) (*Sess
 	if err != nil {
 		return nil, mapClientError(err)
 	}
+	if err := b.recordSession(ctx, u.SessionToken()); err != nil {
+		// A session this endpoint would refuse is of no use: end it (on a context of its own, as ctx may be over).
+		lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		if lerr := b.base.WithSessionToken(u.SessionToken()).Users.LogOut(lctx); lerr != nil {
+			err = errors.Join(err, lerr)
+		}
+		return nil, mapClientError(err)
+	}
 	return &Session{User: PublicUserOf(u), SessionToken: u.SessionToken()}, nil
+}
+
+// AdoptSession records tok, a backend session made elsewhere (a password sign-in, the SDK's direct wallet
+// sign-in), as one of this endpoint's, so that Me, Link, Unlink and the Handler's session checks accept it (see
+// "Sessions of this endpoint only"). Adopt only a session whose owner the caller has authenticated itself. Without
+// a master key it does nothing: every session the backend confirms is accepted then.
+func (b *ClientBackend) AdoptSession(ctx context.Context, tok string) error {
+	if tok == "" {
+		return errors.New("authserver: AdoptSession needs a session token")
+	}
+	return b.recordSession(ctx, tok)
+}
+
+// errForeignSession is a session the backend knows but this endpoint did not make.
+var errForeignSession = errors.New("authserver: the session was not made by this endpoint")
+
+// sessionKey is the HMAC-SHA256 of tok keyed by the master key, in hex: what the record of tok holds.
+func (b *ClientBackend) sessionKey(tok string) string {
+	mac := hmac.New(sha256.New, []byte(b.cfg.MasterKey))
+	mac.Write([]byte("moralis-go authserver session\x00"))
+	mac.Write([]byte(tok))
+	return hex.EncodeToString(mac.Sum(nil))
+}
+
+// recordSession records tok as a session of this endpoint (with a master key; without one it does nothing).
+func (b *ClientBackend) recordSession(ctx context.Context, tok string) error {
+	if !b.base.HasMasterKey() {
+		return nil
+	}
+	o := parse.NewObject(DefaultSessionClass)
+	o.Set("key", b.sessionKey(tok))
+	o.Set("expiresAt", time.Now().Add(DefaultSessionRecordTTL).UTC())
+	o.SetACL(parse.NewACL())
+	if err := b.base.WithMasterKey().Objects.Save(ctx, o); err != nil {
+		return fmt.Errorf("authserver: recording the session: %w", err)
+	}
+	return nil
+}
+
+// sessionRecords returns the ids of tok's records (none: errForeignSession).
+func (b *ClientBackend) sessionRecords(ctx context.Context, tok string) ([]string, error) {
+	var resp struct {
+		Results []struct {
+			ObjectID  string `json:"objectId"`
+			ExpiresAt struct {
+				ISO string `json:"iso"`
+			} `json:"expiresAt"`
+		} `json:"results"`
+	}
+	where := map[string]any{"key": b.sessionKey(tok)}
+	err := b.base.WithMasterKey().Request(ctx, "GET", "classes/"+DefaultSessionClass,
+		map[string]any{"where": where, "limit": 10, "keys": "expiresAt"}, &resp)
+	if errors.Is(err, parse.ErrInvalidClassName) {
+		return nil, errForeignSession // no session was ever recorded
+	}
+	if err != nil {
+		return nil, fmt.Errorf("authserver: checking the session: %w", err)
+	}
+	var ids []string
+	for _, r := range resp.Results {
+		if t, err := time.Parse(time.RFC3339Nano, r.ExpiresAt.ISO); err == nil && time.Now().Before(t) {
+			ids = append(ids, r.ObjectID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil, errForeignSession
+	}
+	return ids, nil
 }
 
 // withTicket returns m with a new one-time ticket for it when the backend client has the master key. An EVM
@@ -107,11 +210,31 @@ func (b *ClientBackend) withTicket(ctx context.Context, m auth.SignedMessage) (a
 	return m, nil
 }
 
+// me returns the user of tok, a session the backend confirms and (with a master key) this endpoint made. The
+// record is looked up while users/me runs.
 func (b *ClientBackend) me(ctx context.Context, tok string) (*client.Client, *client.User, error) {
+	var recErr error
+	done := make(chan struct{})
+	if b.base.HasMasterKey() {
+		go func() {
+			defer close(done)
+			_, recErr = b.sessionRecords(ctx, tok)
+		}()
+	} else {
+		close(done)
+	}
 	view := b.base.WithSessionToken(tok)
 	u, err := view.Users.Me(ctx)
+	<-done
 	if err != nil {
 		return nil, nil, mapClientError(err)
+	}
+	if errors.Is(recErr, errForeignSession) {
+		return nil, nil, &BackendError{Status: http.StatusUnauthorized, Code: CodeInvalidSessionToken,
+			Message: "Invalid session token", Err: recErr}
+	}
+	if recErr != nil {
+		return nil, nil, mapClientError(recErr)
 	}
 	return view, u, nil
 }
@@ -155,9 +278,26 @@ func (b *ClientBackend) Me(ctx context.Context, tok string) (*PublicUser, error)
 	return &p, nil
 }
 
-// SignOut implements Backend (POST logout with the session token).
+// SignOut implements Backend (POST logout with the session token), and deletes the session's record.
 func (b *ClientBackend) SignOut(ctx context.Context, tok string) error {
-	return mapClientError(b.base.WithSessionToken(tok).Users.LogOut(ctx))
+	if err := b.base.WithSessionToken(tok).Users.LogOut(ctx); err != nil {
+		return mapClientError(err)
+	}
+	if !b.base.HasMasterKey() {
+		return nil
+	}
+	ids, err := b.sessionRecords(ctx, tok)
+	if errors.Is(err, errForeignSession) {
+		return nil
+	}
+	if err != nil {
+		return mapClientError(err)
+	}
+	objs := make([]*parse.Object, len(ids))
+	for i, id := range ids {
+		objs[i] = parse.NewObjectWithID(DefaultSessionClass, id)
+	}
+	return mapClientError(b.base.WithMasterKey().Objects.DestroyAll(ctx, objs))
 }
 
 // PublicUserOf copies the fields of u that may be shown to a browser (never authData, never keys); Accounts and

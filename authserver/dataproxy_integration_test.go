@@ -46,6 +46,10 @@ func TestIntegrationDataProxyQueriesAndFunctionsAsTheUser(t *testing.T) {
 		if err := dc.Users.SignUp(ctx, u); err != nil {
 			t.Fatal(err)
 		}
+		// A password session, made at the backend: the endpoint accepts it once adopted (ClientBackend.AdoptSession).
+		if err := be.AdoptSession(ctx, u.SessionToken()); err != nil {
+			t.Fatal(err)
+		}
 		return u
 	}
 	a, b := signUp("ann"), signUp("bob")

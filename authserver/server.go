@@ -1,12 +1,10 @@
 package authserver
 
 import (
-	"crypto/tls"
 	"errors"
 	"log"
 	"net"
 	"net/http"
-	"sync"
 	"time"
 )
 
@@ -35,10 +33,15 @@ type ServerConfig struct {
 	IdleTimeout time.Duration
 	// MaxHeaderBytes bounds the request line and headers; default DefaultMaxHeaderBytes (Go's own is 1 MiB).
 	MaxHeaderBytes int
-	// MaxConns caps the open connections; default DefaultMaxConns. At the cap the longest-idle keep-alive
-	// connection is closed to make room; when none is idle, accepting waits until one closes.
+	// MaxConns caps the open connections; default DefaultMaxConns. At the cap a newcomer takes the place of a
+	// connection doing the least useful work: one that has not sent a byte, then one still sending its request's
+	// headers, then an idle keep-alive one, taken from the client address holding the most connections. A client
+	// address gets no more than its share of the cap (MaxConns divided by the addresses holding connections): a
+	// newcomer from an address at its share, or that could only displace a client holding about as many as it
+	// does, is closed at once. Connections serving a request (or hijacked, such as live streams) are never closed;
+	// when every connection is, accepting waits until one closes. See Server for the whole rule.
 	MaxConns int
-	// MaxConnsPerClient caps the open connections of one client IP address (IPv6: its /64); default
+	// MaxConnsPerClient caps the open connections of one client IP address (IPv6: its /64) at any load; default
 	// DefaultMaxConnsPerClient. Connections over it are closed as soon as they are accepted.
 	MaxConnsPerClient int
 	// ErrorLog receives the server's errors; default nil: the log package's standard logger.
@@ -49,6 +52,25 @@ type ServerConfig struct {
 // ServerConfig, and a connection cap (overall and per client) applied by its Serve methods, so idle or slow
 // connections cannot use up the process's file descriptors and starve real sign-ins. Make it with NewServer;
 // Shutdown, Close and the other *http.Server methods work as usual. Safe for concurrent use.
+//
+// # Connections at the cap
+//
+// Each open connection is in one of four classes, from the least useful to the most: silent (accepted, not a
+// byte received), header (bytes of a request received, its headers not complete: a slow client or a slow-header
+// attack), idle (a keep-alive connection between requests) and busy (a request being served, or a hijacked
+// connection). When a connection arrives at MaxConns, from a client address A that holds n connections:
+//
+//  1. if n is at or over A's share, ceil(MaxConns / the number of addresses holding connections, A included),
+//     the newcomer is closed;
+//  2. otherwise a connection of another address holding at least n+2 connections is closed to make room: the
+//     least useful class first, within it the address holding the most, then the oldest (a newcomer from an
+//     address holding none may take the place of any silent, header or idle connection);
+//  3. when no connection is silent, header or idle, accepting waits until one closes; when some are but none
+//     may be taken (every holder has about as many as A), the newcomer is closed.
+//
+// So many addresses that open connections and send nothing (re-dialling as they are closed) end up holding an
+// even share of the cap each, and a client new to the server still gets a connection at once, as long as
+// anything but busy connections fills the cap.
 type Server struct {
 	*http.Server
 	guard *connGuard
@@ -130,138 +152,4 @@ func (s *Server) listen(def string) (net.Listener, error) {
 		addr = def
 	}
 	return net.Listen("tcp", addr)
-}
-
-// connGuard counts open connections overall and per client and knows which are idle (through the server's
-// ConnState hook), so at the cap it can close the longest-idle one instead of refusing newcomers.
-type connGuard struct {
-	max, perClient int
-
-	mu       sync.Mutex
-	cond     *sync.Cond
-	total    int
-	byClient map[string]int
-	idle     map[*guardedConn]time.Time
-}
-
-func newConnGuard(max, perClient int) *connGuard {
-	g := &connGuard{max: max, perClient: perClient, byClient: map[string]int{}, idle: map[*guardedConn]time.Time{}}
-	g.cond = sync.NewCond(&g.mu)
-	return g
-}
-
-func (g *connGuard) wrap(ln net.Listener) net.Listener { return &guardedListener{Listener: ln, g: g} }
-
-type guardedListener struct {
-	net.Listener
-	g      *connGuard
-	closed sync.Once
-	done   bool
-}
-
-// Accept returns the next connection that fits within the caps: one over its client's cap is closed at once;
-// at the overall cap the longest-idle connection is closed and Accept waits until a slot is free.
-func (l *guardedListener) Accept() (net.Conn, error) {
-	for {
-		c, err := l.Listener.Accept()
-		if err != nil {
-			return nil, err
-		}
-		key := clientAddr(c.RemoteAddr().String())
-		if !l.g.admit(l, key) {
-			c.Close()
-			continue
-		}
-		return &guardedConn{Conn: c, g: l.g, key: key}, nil
-	}
-}
-
-// Close closes the listener and wakes an Accept waiting for a slot.
-func (l *guardedListener) Close() error {
-	err := l.Listener.Close()
-	l.closed.Do(func() {
-		l.g.mu.Lock()
-		l.done = true
-		l.g.cond.Broadcast()
-		l.g.mu.Unlock()
-	})
-	return err
-}
-
-func (g *connGuard) admit(l *guardedListener, key string) bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	for {
-		if l.done || (g.perClient > 0 && g.byClient[key] >= g.perClient) {
-			return false
-		}
-		if g.max <= 0 || g.total < g.max {
-			break
-		}
-		g.evictIdleLocked()
-		g.cond.Wait()
-	}
-	g.total++
-	g.byClient[key]++
-	return true
-}
-
-// evictIdleLocked closes the longest-idle connection, if any. Its server goroutine then sees the connection
-// closed and releases the slot.
-func (g *connGuard) evictIdleLocked() {
-	var oldest *guardedConn
-	var since time.Time
-	for c, t := range g.idle {
-		if oldest == nil || t.Before(since) {
-			oldest, since = c, t
-		}
-	}
-	if oldest != nil {
-		delete(g.idle, oldest)
-		oldest.Conn.Close()
-	}
-}
-
-// track is the server's ConnState hook.
-func (g *connGuard) track(c net.Conn, st http.ConnState) {
-	if tc, ok := c.(*tls.Conn); ok {
-		c = tc.NetConn()
-	}
-	gc, ok := c.(*guardedConn)
-	if !ok {
-		return
-	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if st == http.StateIdle && !gc.released {
-		g.idle[gc] = time.Now()
-	} else {
-		delete(g.idle, gc)
-	}
-}
-
-// guardedConn releases its slot when closed (by the server, a hijacker or an eviction).
-type guardedConn struct {
-	net.Conn
-	g        *connGuard
-	key      string
-	once     sync.Once
-	released bool // under g.mu
-}
-
-// Close closes the connection and frees its slot.
-func (c *guardedConn) Close() error {
-	c.once.Do(func() {
-		g := c.g
-		g.mu.Lock()
-		c.released = true
-		g.total--
-		if g.byClient[c.key]--; g.byClient[c.key] <= 0 {
-			delete(g.byClient, c.key)
-		}
-		delete(g.idle, c)
-		g.cond.Broadcast()
-		g.mu.Unlock()
-	})
-	return c.Conn.Close()
 }

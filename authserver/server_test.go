@@ -15,7 +15,20 @@ import (
 // serveTest runs NewServer(h, c) on a loopback port until the test ends.
 func serveTest(t *testing.T, c ServerConfig) string {
 	t.Helper()
-	srv, err := NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") }), c)
+	_, addr := serveGuarded(t, c)
+	return addr
+}
+
+// serveGuarded is serveTest that also returns the server.
+func serveGuarded(t *testing.T, c ServerConfig) (*Server, string) {
+	t.Helper()
+	return serveHandler(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") }), c)
+}
+
+// serveHandler runs NewServer(h, c) on a loopback port until the test ends.
+func serveHandler(t *testing.T, h http.Handler, c ServerConfig) (*Server, string) {
+	t.Helper()
+	srv, err := NewServer(h, c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +44,7 @@ func serveTest(t *testing.T, c ServerConfig) string {
 			t.Errorf("Serve: %v", err)
 		}
 	})
-	return ln.Addr().String()
+	return srv, ln.Addr().String()
 }
 
 // dialFrom connects from the loopback address ip.
@@ -91,18 +104,16 @@ func TestServerConnectionCaps(t *testing.T) {
 	if !closedByServer(idle[0], 3*time.Second) {
 		t.Fatal("the longest-idle connection was not closed")
 	}
-	// A client past its own cap: the extra connections are closed as they arrive.
+}
+
+func TestServerConnectionsPerClient(t *testing.T) {
+	addr := serveTest(t, ServerConfig{MaxConns: 100, MaxConnsPerClient: 4})
+	// A client past its own cap, far from the overall cap: the extra connections are closed as they arrive.
 	var mine []net.Conn
 	for range 10 {
 		mine = append(mine, dialFrom(t, "127.6.0.4", addr))
 	}
-	closed := 0
-	for _, c := range mine {
-		if closedByServer(c, time.Second) {
-			closed++
-		}
-	}
-	if closed != 6 {
+	if closed := len(closedOnes(mine)); closed != 6 {
 		t.Fatalf("10 connections of one client with a cap of 4: %d closed, want 6", closed)
 	}
 }

@@ -177,8 +177,12 @@ func TestAttackIdleConnectionFlood(t *testing.T) {
 		}
 	})
 	closedNow := closedCount(extra, 2*time.Second) // well within the 10 s header time-out of the others
-	if closedNow != 100-authserver.DefaultMaxConnsPerClient {
-		t.Fatalf("one client's 100 silent connections: %d closed at once, want %d", closedNow, 100-authserver.DefaultMaxConnsPerClient)
+	// It keeps at most its per-client cap, and at most its share of the full server (1,024 over the addresses
+	// holding connections, itself included).
+	share := (authserver.DefaultMaxConns + ips) / (ips + 1)
+	if closedNow < 100-authserver.DefaultMaxConnsPerClient || 100-closedNow > share {
+		t.Fatalf("one client's 100 silent connections: %d closed at once, want at least %d and at most %d kept",
+			closedNow, 100-authserver.DefaultMaxConnsPerClient, share)
 	}
 	t.Logf("%d idle attacker connections closed to make room; %d of one client's 100 connections refused", closed, closedNow)
 }
@@ -395,6 +399,7 @@ func TestLiveStreamOutlivesServerTimeouts(t *testing.T) {
 		t.Fatal(err)
 	}
 	tok := u.SessionToken()
+	adopt(t, env, tok)
 	run := fmt.Sprintf("long%d", rand.Uint32())
 	hc := &http.Client{Timeout: time.Minute} // bounds the whole stream: a missing event fails, never hangs
 	resp := liveGet(t, hc, srv.base, `{"run":"`+run+`"}`, map[string]string{"Authorization": "Bearer " + tok})
@@ -548,4 +553,18 @@ func sortedMap(m map[string]float64) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// adopt has the endpoint accept tok, a session made at the backend directly (authserver.ClientBackend.AdoptSession
+// with the stack's master key, as the example's backend has): the endpoint accepts only sessions it made.
+func adopt(t *testing.T, env devstack.Env, tok string) {
+	t.Helper()
+	be, err := authserver.NewClientBackend(authserver.BackendConfig{Client: client.Config{ServerURL: env.ServerURL,
+		AppID: env.AppID, JavaScriptKey: env.JavaScriptKey, MasterKey: env.MasterKey}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := be.AdoptSession(t.Context(), tok); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -9,6 +9,12 @@
 // SIWE messages name -domain (default: the -addr host:port) and -uri (default http://DOMAIN). It serves through
 // authserver.NewServer (time-outs, a connection cap overall and per client) with the endpoint's default per-client rate
 // limits and nonce quota; /auth/live goes through the endpoint's GuardLive (rate limit, session confirmed first).
+//
+// Smart-contract wallets (ERC-1271, and ERC-6492 accounts not deployed yet) sign in when -chain-rpc (env
+// MORALIS_RPC_URL, which `make chain` writes) names an EVM JSON-RPC URL: the endpoint (authserver.Config.Chain) and
+// its backend (authserver.BackendConfig.Chain, before it asks for a contract-account ticket) verify such signatures
+// with one eth_call there. Give -chain-id the id of that chain (the local chain's is 1337). Without it, EOA
+// signatures only.
 package main
 
 import (
@@ -31,6 +37,7 @@ import (
 	"github.com/c13f5054/moralis-go/client"
 	"github.com/c13f5054/moralis-go/internal/devstack"
 	"github.com/c13f5054/moralis-go/query/live"
+	"github.com/ethereum/go-ethereum/ethclient"
 )
 
 func main() {
@@ -83,6 +90,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, logw io
 		liveURL   = fs.String("livequery", getenv("MORALIS_LIVEQUERY_URL"), "LiveQuery websocket URL; when set, /auth/live streams live queries to the signed-in user (env MORALIS_LIVEQUERY_URL)")
 		liveCls   = fs.String("live-classes", "LiveItem,LiveNote", "comma-separated classes /auth/live may watch")
 		dataFns   = fs.String("data-functions", "", "comma-separated cloud functions /auth/data/function may call (chain data: MORALIS_API_KEY, MORALIS_WEB3API_URL)")
+		chainRPC  = fs.String("chain-rpc", getenv("MORALIS_RPC_URL"), "EVM JSON-RPC URL; when set, smart-contract wallets (ERC-1271/6492) sign in, verified there (env MORALIS_RPC_URL)")
 	)
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -101,7 +109,17 @@ func run(ctx context.Context, args []string, getenv func(string) string, logw io
 	if err != nil {
 		return err
 	}
-	be, err := authserver.NewClientBackend(authserver.BackendConfig{Client: cfg, Flow: auth.Options{NoAddressObjects: *noAddrObj}})
+	var chain auth.ContractCaller // nil: EOA signatures only
+	if *chainRPC != "" {
+		ec, err := ethclient.DialContext(ctx, *chainRPC)
+		if err != nil {
+			return fmt.Errorf("-chain-rpc: %w", err)
+		}
+		defer ec.Close()
+		chain = ec
+	}
+	be, err := authserver.NewClientBackend(authserver.BackendConfig{Client: cfg, Flow: auth.Options{NoAddressObjects: *noAddrObj},
+		Chain: chain})
 	if err != nil {
 		return err
 	}
@@ -127,6 +145,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, logw io
 	h, err := authserver.NewHandler(be, authserver.Config{
 		AppID: cfg.AppID, Domain: *domain, URI: *uri, ChainID: *chainID, EVMMessageStyle: *style,
 		AllowedOrigins: allowed, InsecureCookie: *insecure, RateLimit: authserver.RateLimit{Burst: *burst, Every: *every},
+		Chain:   chain,
 		OnError: func(r *http.Request, err error) { logger.Printf("%s %s: %v", r.Method, r.URL.Path, err) },
 	})
 	if err != nil {

@@ -5,17 +5,24 @@
 //   - by the Go sign-in endpoint (authserver.ClientBackend with the master key), right after it has verified a signature
 //     and consumed its own nonce: the endpoint's one-time proof for the backend;
 //   - by the cloud function moralisAuthRequestMessage (cloud/authticket.js) for SDK clients that sign in against
-//     the backend directly: the message it returns ends with the ticket's secret.
+//     the backend directly: the message it returns ends with the ticket's secret. These tickets are marked public
+//     (field public), metered per client address and capped in number (cloud/authticket.js). A session they give
+//     works at the backend but not at the Go endpoint, which accepts only the sessions it recorded itself in
+//     MoralisAuthSession (authserver.ClientBackend): so a phisher who gets a victim to sign a text mimicking the
+//     endpoint's message through the public function gets nothing the endpoint lets in.
 // The adapter consumes a ticket with one DELETE ... WHERE (id, secret, chain, address, message, unexpired): the
 // database lets exactly one request delete a row, so a ticket signs in at most once, on every instance.
 //
 // The class is readable and writable by the master key only (class-level permissions set at start-up, empty ACL
 // on every row): nobody can read a ticket's secret, and nobody can mint one without the master key. The same
-// permissions are set on MoralisAuthNonce, the Go endpoint's shared nonce store (authserver.BackendNonceStore).
+// permissions are set on MoralisAuthNonce, the Go endpoint's shared nonce store (authserver.BackendNonceStore), and on
+// MoralisAuthSession, the Go endpoint's record of the sessions it made (with an index on its key).
+// Expired tickets, nonces and session records are purged on a schedule (startPurging).
 const crypto = require('crypto');
 
 const TICKET_CLASS = 'MoralisAuthTicket';
 const NONCE_CLASS = 'MoralisAuthNonce';
+const SESSION_CLASS = 'MoralisAuthSession';
 // A ticket is its object id (10 characters, as parse-server makes them) followed by a secret of 22.
 const TICKET_ID_LENGTH = 10;
 const TICKET_SECRET_LENGTH = 22;
@@ -36,8 +43,16 @@ const MASTER_ONLY = {
 };
 
 const CLASS_FIELDS = {
-  [TICKET_CLASS]: { secret: 'String', expiresAt: 'Date', chain: 'String', address: 'String', message: 'String', contract: 'Boolean' },
+  [TICKET_CLASS]: { secret: 'String', expiresAt: 'Date', chain: 'String', address: 'String', message: 'String', contract: 'Boolean', public: 'Boolean', ip: 'String' },
   [NONCE_CLASS]: { secret: 'String', expiresAt: 'Date', chain: 'String', address: 'String', message: 'String' },
+  [SESSION_CLASS]: { key: 'String', expiresAt: 'Date' },
+};
+
+// Indexes the classes need (parse-server's schema format): the endpoint looks its session records up by key.
+// and the public function counts the unexpired tickets of a client address.
+const CLASS_INDEXES = {
+  [SESSION_CLASS]: { key_1: { key: 1 } },
+  [TICKET_CLASS]: { ip_1: { ip: 1 } },
 };
 
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -64,10 +79,16 @@ async function ensureClasses(config) {
         missing[field] = { type };
       }
     }
+    const indexes = {};
+    for (const [index, spec] of Object.entries(CLASS_INDEXES[name] || {})) {
+      if (!existing || !existing.indexes || !existing.indexes[index]) {
+        indexes[index] = spec;
+      }
+    }
     if (existing) {
-      await controller.updateClass(name, missing, MASTER_ONLY, undefined, config.database);
+      await controller.updateClass(name, missing, MASTER_ONLY, indexes, config.database);
     } else {
-      await controller.addClassIfNotExists(name, missing, MASTER_ONLY);
+      await controller.addClassIfNotExists(name, missing, MASTER_ONLY, indexes);
     }
   }
 }
@@ -106,20 +127,59 @@ async function consumeTicket(database, { ticket, chain, address, message, contra
   }
 }
 
-// PURGE_EVERY_MS is how often (at most) one process deletes expired tickets.
+// PURGE_EVERY_MS is how often (at most) one process deletes expired tickets, nonces and session records.
 const PURGE_EVERY_MS = 60 * 1000;
 let lastPurge = 0;
 
-// purgeExpired deletes the expired tickets (those issued and never used), at most once a minute per process; it
-// resolves to how many it deleted (0 when it skipped). Errors are the caller's to log: a failed purge only delays
-// the clean-up, it never lets a ticket through (consumeTicket checks the expiry itself).
+// purgeExpired deletes the expired tickets (those issued and never used), the expired nonces of the Go endpoint and
+// its expired session records, at most once per PURGE_EVERY_MS per process; it resolves to how many it deleted (0
+// when it skipped). Errors are the caller's to log: a failed purge only delays the clean-up, it never lets anything
+// through (consumeTicket and the endpoint check expiries themselves).
 async function purgeExpired(database, now = new Date()) {
   if (now.getTime() - lastPurge < PURGE_EVERY_MS) {
     return 0;
   }
   lastPurge = now.getTime();
+  let total = 0;
+  for (const className of [TICKET_CLASS, NONCE_CLASS, SESSION_CLASS]) {
+    try {
+      const n = await database.destroy(className, { expiresAt: { $lt: { __type: 'Date', iso: now.toISOString() } } }, {});
+      total += typeof n === 'number' ? n : 0;
+    } catch (err) {
+      if (!err || err.code !== 101) {
+        throw err;
+      }
+    }
+  }
+  return total;
+}
+
+// startPurging runs purgeExpired(getDatabase()) every PURGE_EVERY_MS (every intervalMs when given) until the process
+// ends, so expired rows go even when nobody signs in; failures are logged. It returns the timer (unref'd).
+function startPurging(getDatabase, intervalMs = PURGE_EVERY_MS) {
+  const timer = setInterval(() => {
+    let database;
+    try {
+      database = getDatabase();
+    } catch (err) {
+      console.error('wallet auth: no database to purge:', err && err.message);
+      return;
+    }
+    purgeExpired(database).catch(err => console.error('wallet auth: purging expired rows:', err && err.message));
+  }, intervalMs);
+  timer.unref();
+  return timer;
+}
+
+// countOutstanding resolves to the number of unexpired public tickets (those of moralisAuthRequestMessage), of the
+// client address ip when given, else of all.
+async function countOutstanding(database, { ip, now = new Date() } = {}) {
+  const where = { public: true, expiresAt: { $gt: { __type: 'Date', iso: now.toISOString() } } };
+  if (ip !== undefined) {
+    where.ip = ip;
+  }
   try {
-    const n = await database.destroy(TICKET_CLASS, { expiresAt: { $lt: { __type: 'Date', iso: now.toISOString() } } }, {});
+    const n = await database.find(TICKET_CLASS, where, { count: true, limit: 0 });
     return typeof n === 'number' ? n : 0;
   } catch (err) {
     if (err && err.code === 101) {
@@ -130,13 +190,17 @@ async function purgeExpired(database, now = new Date()) {
 }
 
 // issueTicket stores a ticket for chain, address and the message built by messageFor(secret), valid for ttlMs, and
-// returns {ticket, message, expiresAt}. Parse is the server's global (master key).
-async function issueTicket(Parse, { chain, address, messageFor, ttlMs = DEFAULT_TICKET_TTL_MS }) {
+// returns {ticket, message, expiresAt}; ip, when given, marks a ticket of the public function issued to that client
+// address. Parse is the server's global (master key).
+async function issueTicket(Parse, { chain, address, messageFor, ttlMs = DEFAULT_TICKET_TTL_MS, ip }) {
   const secret = randomAlnum(TICKET_SECRET_LENGTH);
   const message = messageFor(secret);
   const expiresAt = new Date(Date.now() + ttlMs);
   const o = new Parse.Object(TICKET_CLASS);
   o.set({ secret, expiresAt, chain, address, message });
+  if (ip !== undefined) {
+    o.set({ public: true, ip });
+  }
   o.setACL(new Parse.ACL());
   await o.save(null, { useMasterKey: true });
   if (typeof o.id !== 'string' || o.id.length !== TICKET_ID_LENGTH) {
@@ -148,11 +212,14 @@ async function issueTicket(Parse, { chain, address, messageFor, ttlMs = DEFAULT_
 module.exports = {
   TICKET_CLASS,
   NONCE_CLASS,
+  SESSION_CLASS,
   MASTER_ONLY,
   DEFAULT_TICKET_TTL_MS,
   ensureClasses,
   consumeTicket,
   purgeExpired,
+  startPurging,
+  countOutstanding,
   issueTicket,
   randomAlnum,
 };

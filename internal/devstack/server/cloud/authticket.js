@@ -6,6 +6,15 @@
 // moralisEth / moralisSol adapters consume at sign-in. Params: chain ("evm" default, or "solana"), address (0x + 40
 // hex digits, or a base58 ed25519 public key that can sign), text (optional, default "Moralis Authentication", at
 // most 1024 characters, no control characters but line feeds and tabs).
+//
+// The function is public (the JavaScript key), so it is metered by what it costs, the rows it leaves: a client address
+// may hold at most DEVSTACK_TICKET_MAX_PER_CLIENT (default 20) unexpired tickets it has not used (a sign-in deletes
+// its ticket, so a client that signs in as it asks is never limited), and beyond that gets 155 "Too many ticket
+// requests"; and at most DEVSTACK_TICKET_MAX_OUTSTANDING (default 10,000) unused public tickets may be unexpired at
+// once (beyond: 155 "Too many outstanding tickets"), so the table stays under about 10 MB. Expired tickets are purged
+// every minute (tickets.startPurging). Calls with the master key are not metered. Its tickets are marked public
+// (with the client address): the sessions they give work at the backend, and are refused by the Go endpoint, which
+// accepts only the sessions it made (authserver.ClientBackend).
 const tickets = require('../tickets');
 const { solanaPublicKey } = require('../auth');
 
@@ -16,6 +25,69 @@ const ttlMs = Number(process.env.DEVSTACK_TICKET_TTL_MS) > 0 ? Number(process.en
 function invalid(message) {
   return new Parse.Error(Parse.Error.VALIDATION_ERROR, message);
 }
+
+function envInt(name, def) {
+  const v = Number(process.env[name]);
+  return Number.isInteger(v) && v > 0 ? v : def;
+}
+
+const maxPerClient = envInt('DEVSTACK_TICKET_MAX_PER_CLIENT', 20);
+const maxOutstanding = envInt('DEVSTACK_TICKET_MAX_OUTSTANDING', 10000);
+
+// Per client address, in this process: calls between their count and their ticket's save (so concurrent calls
+// cannot all pass one count), and when an address was last refused (its calls in the next REFUSED_MS are refused
+// without a database query). Both maps are bounded.
+const inFlight = new Map();
+const refusedAt = new Map();
+const REFUSED_MS = 1000;
+const MAX_ADDRESSES = 100000;
+
+function refuse(ip, now) {
+  if (refusedAt.size >= MAX_ADDRESSES) {
+    for (const [k, t] of refusedAt) {
+      if (now - t >= REFUSED_MS) {
+        refusedAt.delete(k);
+      }
+    }
+    if (refusedAt.size >= MAX_ADDRESSES) {
+      refusedAt.clear();
+    }
+  }
+  refusedAt.set(ip, now);
+  return new Parse.Error(Parse.Error.REQUEST_LIMIT_EXCEEDED, 'Too many ticket requests');
+}
+
+// meter runs issue() for client address ip within the limits, or throws 155.
+async function meter(database, ip, issue) {
+  const now = Date.now();
+  if (now - (refusedAt.get(ip) || -Infinity) < REFUSED_MS) {
+    throw refuse(ip, refusedAt.get(ip));
+  }
+  const mine = inFlight.get(ip) || 0;
+  if (mine >= maxPerClient || inFlight.size >= MAX_ADDRESSES) {
+    throw refuse(ip, now);
+  }
+  inFlight.set(ip, mine + 1);
+  try {
+    if ((await tickets.countOutstanding(database, { ip })) + mine >= maxPerClient) {
+      throw refuse(ip, now);
+    }
+    if ((await tickets.countOutstanding(database)) >= maxOutstanding) {
+      throw new Parse.Error(Parse.Error.REQUEST_LIMIT_EXCEEDED, 'Too many outstanding tickets');
+    }
+    return await issue();
+  } finally {
+    const n = inFlight.get(ip) - 1;
+    if (n > 0) {
+      inFlight.set(ip, n);
+    } else {
+      inFlight.delete(ip);
+    }
+  }
+}
+
+// Expired rows go every minute, whether or not anybody signs in.
+tickets.startPurging(() => require('parse-server/lib/Config').get(Parse.applicationId).database);
 
 Parse.Cloud.define('moralisAuthRequestMessage', async req => {
   const p = req.params || {};
@@ -41,11 +113,16 @@ Parse.Cloud.define('moralisAuthRequestMessage', async req => {
     throw invalid('Invalid text');
   }
   const appId = req.config ? req.config.applicationId : Parse.applicationId;
-  const t = await tickets.issueTicket(Parse, {
-    chain,
-    address,
-    ttlMs,
-    messageFor: secret => `${text}\n\nId: ${appId}:${secret}`,
-  });
+  const database = req.config ? req.config.database : require('parse-server/lib/Config').get(appId).database;
+  const ip = req.ip || 'unknown';
+  const issue = () =>
+    tickets.issueTicket(Parse, {
+      chain,
+      address,
+      ttlMs,
+      ip,
+      messageFor: secret => `${text}\n\nId: ${appId}:${secret}`,
+    });
+  const t = req.master ? await issue() : await meter(database, ip, issue);
   return { message: t.message, ticket: t.ticket, expiresAt: t.expiresAt.toISOString() };
 });

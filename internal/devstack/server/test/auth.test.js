@@ -314,14 +314,15 @@ test('consumeTicket: one DELETE with every binding; no row, a missing table or a
   await assert.rejects(consumeTicket(db(() => { throw new Error('connection lost'); }), t), /connection lost/);
 });
 
-test('purgeExpired deletes expired tickets at most once a minute', async () => {
+test('purgeExpired deletes expired tickets, nonces and session records at most once a minute', async () => {
   const wheres = [];
   const db = { async destroy(cls, where) { wheres.push({ cls, where }); return 3; } };
   const t0 = new Date(Date.UTC(2030, 0, 1));
-  assert.equal(await purgeExpired(db, t0), 3);
-  assert.deepEqual(wheres[0], { cls: 'MoralisAuthTicket', where: { expiresAt: { $lt: { __type: 'Date', iso: t0.toISOString() } } } });
+  assert.equal(await purgeExpired(db, t0), 9);
+  const expired = { expiresAt: { $lt: { __type: 'Date', iso: t0.toISOString() } } };
+  assert.deepEqual(wheres, ['MoralisAuthTicket', 'MoralisAuthNonce', 'MoralisAuthSession'].map(cls => ({ cls, where: expired })));
   assert.equal(await purgeExpired(db, new Date(t0.getTime() + 30000)), 0);
-  assert.equal(wheres.length, 1);
+  assert.equal(wheres.length, 3);
   const none = { async destroy() { throw Object.assign(new Error('Object not found.'), { code: 101 }); } };
   assert.equal(await purgeExpired(none, new Date(t0.getTime() + 61000)), 0);
 });
