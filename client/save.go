@@ -8,6 +8,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/c13f5054/moralis-go/internal/objstate"
 	"github.com/c13f5054/moralis-go/parse"
 )
 
@@ -329,19 +330,7 @@ func objectValues(o *parse.Object) []any {
 	for _, k := range o.Keys() {
 		out = append(out, o.Get(k))
 	}
-	pending := o.PendingSnapshot()
-	keys := make([]string, 0, len(pending))
-	for k := range pending {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		op := pending[k]
-		out = append(out, op.Value)
-		out = append(out, op.Objects...)
-		out = append(out, op.Removed...)
-	}
-	return out
+	return append(out, objstate.Of(o).PendingValues()...)
 }
 
 // walk visits the objects in v (calling found for each), at any depth of arrays and maps.
