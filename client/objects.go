@@ -77,13 +77,24 @@ func (sv *ObjectsService) saveOne(ctx context.Context, s Saver) error {
 		return objstate.Of(o).ApplySaved(resp, sent)
 	}
 	if c.chooseIDs(o.ClassName()) {
+		resending := o.ProposedID() != ""
 		resp, id, err := c.createWithID(ctx, o, body, sessionToken)
 		if !errors.Is(err, errCustomIDsRefused) {
 			if err != nil {
+				if errors.Is(err, parse.ErrWriteInDoubt) && o.ProposedID() != "" {
+					objstate.Of(o).CreateInDoubt(sent)
+				}
 				return err
 			}
 			o.SetID(id)
-			return objstate.Of(o).ApplySaved(resp, sent)
+			if err := objstate.Of(o).ApplySaved(resp, sent); err != nil {
+				return err
+			}
+			if resending && len(o.DirtyKeys()) > 0 {
+				// The settled create was the first attempt's; the changes made since go out as an update.
+				return sv.saveOne(ctx, s)
+			}
+			return nil
 		}
 	}
 	rc := c.call(http.MethodPost, classPath(o.ClassName()), body)
@@ -227,6 +238,9 @@ func inDoubt(op string, err, lookupErr error) error {
 	if lookupErr != nil {
 		e.Message += " (reading it back failed: " + lookupErr.Error() + ")"
 	}
+	if strings.HasPrefix(op, "save new ") {
+		e.Message += "; to settle it, Save the object again (it resends the same create under the same id) or Fetch it (it reads the object by that id)"
+	}
 	return e
 }
 
@@ -263,7 +277,13 @@ func (sv *ObjectsService) fetch(ctx context.Context, s Saver, include []string) 
 		return &parse.Error{Code: parse.CodeMissingObjectID, Message: "Object does not have an ID", Op: "fetch"}
 	}
 	o := s.ParseObject()
-	if o.ID() == "" {
+	id := o.ID()
+	if id == "" {
+		// A create in doubt is read by the id it was sent with: found, the create is settled (the object takes
+		// its id, and the changes made since stay pending); not found, it stays in doubt.
+		id = o.ProposedID()
+	}
+	if id == "" {
 		return &parse.Error{Code: parse.CodeMissingObjectID, Message: "Object does not have an ID", Op: "fetch " + o.ClassName()}
 	}
 	var params map[string]any
@@ -271,7 +291,7 @@ func (sv *ObjectsService) fetch(ctx context.Context, s Saver, include []string) 
 		params = map[string]any{"include": strings.Join(include, ",")}
 	}
 	var resp map[string]any
-	if err := c.do(ctx, c.call(http.MethodGet, objectPath(o.ClassName(), o.ID()), params), &resp); err != nil {
+	if err := c.do(ctx, c.call(http.MethodGet, objectPath(o.ClassName(), id), params), &resp); err != nil {
 		return err
 	}
 	return mergeFetched(o, resp)
@@ -729,11 +749,15 @@ func (s *ObjectsService) saveFlat(ctx context.Context, objs []*parse.Object) []e
 			}
 			if aerr := objstate.Of(objs[i]).ApplySaved(answers[k], sent[k]); aerr != nil {
 				errs[i] = aerr
+			} else if items[k].resend && len(objs[i].DirtyKeys()) > 0 {
+				// The settled create was the first attempt's; the changes made since go out as an update.
+				single = append(single, i)
 			}
 		case items[k].resend && !errors.Is(err, parse.ErrWriteInDoubt):
 			// An earlier save may have stored the object under this id (as for Save, see createWithID): whatever
 			// this attempt answered, the outcome is unknown, and the object keeps its proposed id.
 			errs[i] = inDoubt(fmt.Sprintf("save new %s %s", items[k].className, items[k].newID), err, nil)
+			objstate.Of(objs[i]).CreateInDoubt(sent[k])
 		case refusesCustomIDs(err):
 			// The server assigns ids itself: nothing was stored; save the object one by one.
 			c.server.noCustomIDs.Store(true)
@@ -741,6 +765,7 @@ func (s *ObjectsService) saveFlat(ctx context.Context, objs []*parse.Object) []e
 			single = append(single, i)
 		case errors.Is(err, parse.ErrWriteInDoubt):
 			errs[i] = err // the object keeps its proposed id: saving it again cannot make a second object
+			objstate.Of(objs[i]).CreateInDoubt(sent[k])
 		default:
 			objstate.Of(objs[i]).SetProposedID("")
 			errs[i] = err

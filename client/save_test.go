@@ -110,6 +110,12 @@ func (m *memServer) reply(r idReq) (int, string) {
 		if cls == m.loseClass {
 			return 502, "bad gateway"
 		}
+		if cls, id, one := strings.Cut(cls, "/"); one { // one object
+			if row := m.rows[cls][id]; row != nil {
+				return out(200, row)
+			}
+			return out(404, map[string]any{"code": 101, "error": "Object not found."})
+		}
 		var where map[string]any
 		switch w := r.Body["where"].(type) {
 		case map[string]any:
@@ -526,4 +532,44 @@ func TestFetchWithIncludeSendsInclude(t *testing.T) {
 	require.NoError(t, c.Objects.Fetch(context.Background(), p))
 	_, has := srv.reqs[1].Body["include"]
 	assert.False(t, has)
+}
+
+// Edits made after a create in doubt are never lost (issue #30): the resend sends the first attempt's changes
+// under the same id, which the server refuses as a duplicate (the first attempt was stored); settled, the object
+// takes the stored row, and the later changes go out as an update in the same SaveAll, so the server agrees with
+// the object once it reports success. Fetch settles a create in doubt through its proposed id.
+func TestEditsAfterACreateInDoubtAreSaved(t *testing.T) {
+	for _, via := range []string{"save", "fetch"} {
+		t.Run(via, func(t *testing.T) {
+			m := &memServer{loseClass: "Thing"}
+			c, _ := memClient(t, m)
+			ctx := context.Background()
+			o := parse.NewObject("Thing")
+			require.NoError(t, o.Set("tag", "A"))
+			require.NoError(t, o.Increment("k", 1))
+			err := c.Objects.SaveAll(ctx, []*parse.Object{o})
+			require.ErrorIs(t, err, parse.ErrWriteInDoubt)
+			assert.Contains(t, err.Error(), "Fetch it")
+			id := o.ProposedID()
+			require.Contains(t, m.rows["Thing"], id, "the first attempt was applied")
+			m.loseClass = ""
+
+			require.NoError(t, o.Set("tag", "B"))
+			require.NoError(t, o.Set("b", 2))
+			require.NoError(t, o.Increment("k", 1)) // the same op as the first attempt's: still a later change
+			if via == "fetch" {
+				require.NoError(t, c.Objects.Fetch(ctx, o))
+				assert.Equal(t, id, o.ID(), "Fetch settled the create")
+				assert.Equal(t, []string{"b", "k", "tag"}, o.DirtyKeys(), "the later changes stay pending")
+			}
+			require.NoError(t, c.Objects.SaveAll(ctx, []*parse.Object{o}))
+			assert.Equal(t, id, o.ID())
+			assert.Empty(t, o.DirtyKeys())
+			row := m.rows["Thing"][id]
+			assert.Equal(t, "B", row["tag"])
+			assert.EqualValues(t, 2, row["b"])
+			assert.Len(t, m.rows["Thing"], 1)
+			assert.Equal(t, "B", o.String("tag"))
+		})
+	}
 }

@@ -21,7 +21,8 @@ type Object struct {
 	className string
 	id        string
 	localID   string
-	proposed  string // the id a create in doubt was sent with; the next create sends it again
+	proposed  string        // the id a create in doubt was sent with; the next create sends it again
+	doubt     map[string]Op // the changes a create in doubt sent: a resend sends them again, and only them
 	createdAt time.Time
 	updatedAt time.Time
 	server    map[string]any // the last values the server sent (or that a save stored)
@@ -328,8 +329,12 @@ func (o *Object) DirtyKeys() []string {
 
 // saveBody is the wire body of the next save: only the changed fields.
 func (o *Object) saveBody() (map[string]any, error) {
-	body := make(map[string]any, len(o.pending))
-	for k, op := range o.pending {
+	ops := o.pending
+	if o.id == "" && o.doubt != nil {
+		ops = o.doubt // a create in doubt is sent again as it was first sent
+	}
+	body := make(map[string]any, len(ops))
+	for k, op := range ops {
 		if reserved[k] {
 			return nil, fmt.Errorf("%s: %w", k, ErrInvalidKey)
 		}
@@ -348,6 +353,51 @@ func (o *Object) saveBody() (map[string]any, error) {
 // pendingSnapshot returns the unsaved changes, taken before a save and given back to applySaved or dropSent.
 func (o *Object) pendingSnapshot() map[string]Op { return maps.Clone(o.pending) }
 
+// createInDoubt records that a create which sent the changes in sent has an unknown outcome (its proposed id
+// is set). Those changes leave pending and show as the object's values; changes made afterwards are pending on
+// top of them. Until the create is settled, the next create sends exactly these changes again (saveBody), so
+// whichever attempt the server applied, it stored the same row; the later changes go out as an update after it.
+// A resend of a create already in doubt changes nothing.
+func (o *Object) createInDoubt(sent map[string]Op) {
+	if o.doubt != nil || o.id != "" {
+		return
+	}
+	o.ensure()
+	o.doubt = maps.Clone(sent)
+	if o.doubt == nil {
+		o.doubt = map[string]Op{}
+	}
+	for k, op := range sent {
+		o.takeSent(k, op)
+		o.refresh(k)
+	}
+}
+
+// doubtSent marks a snapshot of a create in doubt being sent again: settled, it takes the server's answer and
+// leaves every pending change pending (they were made after the first attempt and were not sent).
+type doubtSent map[string]Op
+
+// takeSent makes a sent change part of the server's values, and no longer pending unless it changed since.
+func (o *Object) takeSent(k string, op Op) {
+	if !op.isRelation() {
+		if op.removesField() {
+			delete(o.server, k)
+		} else if v, err := op.applyTo(o.server[k], true); err == nil {
+			o.server[k] = v
+		}
+	}
+	if cur, ok := o.pending[k]; ok && sameOp(cur, op) {
+		delete(o.pending, k)
+	}
+}
+
+// settled forgets a create in doubt once the object has its id.
+func (o *Object) settled() {
+	if o.id != "" {
+		o.doubt = nil
+	}
+}
+
 // pendingValues lists the values the unsaved changes hold, by key order.
 func (o *Object) pendingValues() []any {
 	var out []any
@@ -365,17 +415,9 @@ func (o *Object) pendingValues() []any {
 // computed, such as the result of Increment or Add) is merged over them.
 func (o *Object) applySaved(resp map[string]any, sent map[string]Op) error {
 	o.ensure()
+	defer o.settled()
 	for k, op := range sent {
-		if !op.isRelation() {
-			if op.removesField() {
-				delete(o.server, k)
-			} else if v, err := op.applyTo(o.server[k], true); err == nil {
-				o.server[k] = v
-			}
-		}
-		if cur, ok := o.pending[k]; ok && sameOp(cur, op) {
-			delete(o.pending, k)
-		}
+		o.takeSent(k, op)
 	}
 	if err := o.setFromServer(resp); err != nil {
 		return err
@@ -413,6 +455,7 @@ func sameOp(a, b Op) bool {
 // mergeServer replaces the object's server state with a full server answer (a fetch), keeping unsaved changes on
 // top of it.
 func (o *Object) mergeServer(resp map[string]any) error {
+	defer o.settled()
 	o.server = make(map[string]any, len(resp))
 	if err := o.setFromServer(resp); err != nil {
 		return err
@@ -549,6 +592,7 @@ func (o *Object) Clone() *Object {
 	c.server = maps.Clone(o.server)
 	c.pending = maps.Clone(o.pending)
 	c.est = maps.Clone(o.est)
+	c.doubt = maps.Clone(o.doubt)
 	if a, ok := c.server["ACL"].(*ACL); ok {
 		c.server["ACL"] = a.Clone()
 	}

@@ -20,11 +20,28 @@ func init() {
 type objState struct{ o *Object }
 
 func (s objState) SaveBody() (map[string]any, error) { return s.o.saveBody() }
-func (s objState) Snapshot() objstate.Sent           { return s.o.pendingSnapshot() }
+func (s objState) Snapshot() objstate.Sent {
+	if s.o.id == "" && s.o.doubt != nil {
+		return doubtSent(s.o.doubt)
+	}
+	return s.o.pendingSnapshot()
+}
 func (s objState) ApplySaved(resp map[string]any, sent objstate.Sent) error {
+	if _, ok := sent.(doubtSent); ok {
+		return s.o.applySaved(resp, nil) // the tentative values take the answer; later changes stay pending
+	}
 	return s.o.applySaved(resp, sentOps(sent))
 }
-func (s objState) DropSent(sent objstate.Sent)           { s.o.dropSent(sentOps(sent)) }
+func (s objState) DropSent(sent objstate.Sent) {
+	if _, ok := sent.(doubtSent); !ok {
+		s.o.dropSent(sentOps(sent))
+	}
+}
+func (s objState) CreateInDoubt(sent objstate.Sent) {
+	if _, ok := sent.(doubtSent); !ok {
+		s.o.createInDoubt(sentOps(sent))
+	}
+}
 func (s objState) MergeServer(resp map[string]any) error { return s.o.mergeServer(resp) }
 func (s objState) SetProposedID(id string)               { s.o.setProposedID(id) }
 func (s objState) Forget(key string)                     { s.o.forget(key) }

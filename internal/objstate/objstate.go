@@ -23,6 +23,12 @@ type State interface {
 	// DropSent gives up the changes in sent after a save whose outcome is unknown: they are no longer pending,
 	// and the fields show the last values the server sent.
 	DropSent(sent Sent)
+	// CreateInDoubt records that a create which sent the changes in sent (a Snapshot) has an unknown outcome,
+	// its proposed id set: those changes leave pending and show as the object's values, and until the create
+	// is settled (its id known: ApplySaved or MergeServer with an objectId) SaveBody and Snapshot give that first
+	// attempt again, so a resend stores the same row whichever attempt the server applied. Changes made after it
+	// stay pending through the settled resend and go out as an update. A snapshot of a resend changes nothing.
+	CreateInDoubt(sent Sent)
 	// MergeServer replaces the server state with a full server answer (a fetch), keeping unsaved changes on top.
 	MergeServer(resp map[string]any) error
 	// SetProposedID records the id a create was sent with ("" clears it).
