@@ -15,6 +15,7 @@ import (
 
 	"github.com/c13f5054/moralis-go/client"
 	"github.com/c13f5054/moralis-go/internal/ed25519vec"
+	"github.com/c13f5054/moralis-go/internal/objstate"
 	"github.com/c13f5054/moralis-go/parse"
 	"github.com/c13f5054/moralis-go/signer"
 )
@@ -214,7 +215,7 @@ func TestLinkUnlinkWire(t *testing.T) {
 	f, c := newFakeParse(t)
 	ctx := context.Background()
 	u := client.UserFromObject(parse.NewObjectWithID(client.UserClass, "u1"))
-	if err := u.MergeServer(map[string]any{"objectId": "u1", "sessionToken": "r:abc", "accounts": []any{"0xaaaa000000000000000000000000000000000001"},
+	if err := objstate.Of(u).MergeServer(map[string]any{"objectId": "u1", "sessionToken": "r:abc", "accounts": []any{"0xaaaa000000000000000000000000000000000001"},
 		"ethAddress": "0xaaaa000000000000000000000000000000000001",
 		"authData":   map[string]any{ProviderEth: map[string]any{"id": "0xaaaa000000000000000000000000000000000001"}}}); err != nil {
 		t.Fatal(err)

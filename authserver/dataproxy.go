@@ -59,7 +59,7 @@ type ChainData interface {
 // DataBackend runs a signed-in user's backend requests with that user's session token, so the backend's ACLs and
 // class-level permissions apply. ClientDataBackend implements it; tests use fakes. Safe for concurrent use.
 type DataBackend interface {
-	RunQuery(ctx context.Context, sessionToken string, req *query.Request) (*query.Response, error)
+	RunQuery(ctx context.Context, sessionToken string, req *parse.QueryRequest) (*parse.QueryResponse, error)
 	CallFunction(ctx context.Context, sessionToken, name string, params map[string]any) (json.RawMessage, error)
 }
 
@@ -85,7 +85,7 @@ func (b *ClientDataBackend) check() error {
 }
 
 // RunQuery runs req as the user of sessionToken.
-func (b *ClientDataBackend) RunQuery(ctx context.Context, tok string, req *query.Request) (*query.Response, error) {
+func (b *ClientDataBackend) RunQuery(ctx context.Context, tok string, req *parse.QueryRequest) (*parse.QueryResponse, error) {
 	if err := b.check(); err != nil {
 		return nil, err
 	}

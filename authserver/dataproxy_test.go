@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/c13f5054/moralis-go/parse"
-	"github.com/c13f5054/moralis-go/query"
 	"github.com/c13f5054/moralis-go/web3api"
 	"github.com/c13f5054/moralis-go/web3api/web3apitest"
 )
@@ -27,7 +26,7 @@ const (
 // fakeDataBackend records the calls that reach it.
 type fakeDataBackend struct {
 	mu      sync.Mutex
-	queries []*query.Request
+	queries []*parse.QueryRequest
 	tokens  []string
 	funcs   []string
 	params  []map[string]any
@@ -35,7 +34,7 @@ type fakeDataBackend struct {
 	results []json.RawMessage
 }
 
-func (f *fakeDataBackend) RunQuery(_ context.Context, tok string, req *query.Request) (*query.Response, error) {
+func (f *fakeDataBackend) RunQuery(_ context.Context, tok string, req *parse.QueryRequest) (*parse.QueryResponse, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.queries = append(f.queries, req)
@@ -43,7 +42,7 @@ func (f *fakeDataBackend) RunQuery(_ context.Context, tok string, req *query.Req
 	if f.err != nil {
 		return nil, f.err
 	}
-	res := &query.Response{Results: f.results}
+	res := &parse.QueryResponse{Results: f.results}
 	if c, _ := req.Params["count"].(int); c == 1 {
 		res.Count, res.HasCount = len(f.results), true
 	}

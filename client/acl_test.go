@@ -3,9 +3,11 @@ package client
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/c13f5054/moralis-go/parse"
 	"net/http"
 	"testing"
+
+	"github.com/c13f5054/moralis-go/internal/objstate"
+	"github.com/c13f5054/moralis-go/parse"
 )
 
 // The ACL wire form travels unchanged through a save.
@@ -72,7 +74,7 @@ func ExampleApplyDefaultACL() {
 	post, draft := parse.NewObject("Post"), parse.NewObject("Post")
 	draft.SetACL(parse.NewUserACL("authorId"))
 	fmt.Println(ApplyDefaultACL(acl, post, draft))
-	body, _ := post.SaveBody()
+	body, _ := objstate.Of(post).SaveBody()
 	b, _ = json.Marshal(body)
 	fmt.Println(string(b))
 	// Output:

@@ -22,6 +22,7 @@ import (
 
 	"github.com/c13f5054/moralis-go/client"
 	"github.com/c13f5054/moralis-go/internal/devstack"
+	"github.com/c13f5054/moralis-go/internal/objstate"
 	"github.com/c13f5054/moralis-go/parse"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -540,7 +541,7 @@ func TestIdentitySchemaLifecycle(t *testing.T) {
 	assert.Equal(t, at, got.Time("at"))
 	o.Set("score", "not a number")
 	require.ErrorIs(t, user.Objects.Save(ctx, o), parse.ErrIncorrectType)
-	o.Forget("score")
+	objstate.Of(o).Forget("score")
 
 	// Update: add and delete fields.
 	read.AddString("extra").DeleteField("meta").DeleteIndex("by_score_title")

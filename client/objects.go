@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/c13f5054/moralis-go/internal/httpx"
+	"github.com/c13f5054/moralis-go/internal/objstate"
 	"github.com/c13f5054/moralis-go/internal/randid"
 	"github.com/c13f5054/moralis-go/internal/rest"
 	"github.com/c13f5054/moralis-go/internal/wirejson"
@@ -53,8 +54,8 @@ func (sv *ObjectsService) saveOne(ctx context.Context, s Saver) error {
 	if o.ID() == "" && c.cfg.DefaultACL != nil && o.ACL() == nil {
 		o.SetACL(c.cfg.DefaultACL.Clone())
 	}
-	sent := o.PendingSnapshot()
-	body, err := o.SaveBody()
+	sent := objstate.Of(o).Snapshot()
+	body, err := objstate.Of(o).SaveBody()
 	if err != nil {
 		return fmt.Errorf("moralis: save %s: %w", o.ClassName(), err)
 	}
@@ -68,21 +69,32 @@ func (sv *ObjectsService) saveOne(ctx context.Context, s Saver) error {
 		var resp map[string]any
 		if err := c.do(ctx, rc, &resp); err != nil {
 			if errors.Is(err, parse.ErrWriteInDoubt) {
-				o.DropSent(sent)
+				objstate.Of(o).DropSent(sent)
 				return fmt.Errorf("moralis: save %s %s: %w", o.ClassName(), o.ID(), err)
 			}
 			return err
 		}
-		return o.ApplySaved(resp, sent)
+		return objstate.Of(o).ApplySaved(resp, sent)
 	}
 	if c.chooseIDs(o.ClassName()) {
+		resending := o.ProposedID() != ""
 		resp, id, err := c.createWithID(ctx, o, body, sessionToken)
 		if !errors.Is(err, errCustomIDsRefused) {
 			if err != nil {
+				if errors.Is(err, parse.ErrWriteInDoubt) && o.ProposedID() != "" {
+					objstate.Of(o).CreateInDoubt(sent)
+				}
 				return err
 			}
 			o.SetID(id)
-			return o.ApplySaved(resp, sent)
+			if err := objstate.Of(o).ApplySaved(resp, sent); err != nil {
+				return err
+			}
+			if resending && len(o.DirtyKeys()) > 0 {
+				// The settled create was the first attempt's; the changes made since go out as an update.
+				return sv.saveOne(ctx, s)
+			}
+			return nil
 		}
 	}
 	rc := c.call(http.MethodPost, classPath(o.ClassName()), body)
@@ -94,7 +106,7 @@ func (sv *ObjectsService) saveOne(ctx context.Context, s Saver) error {
 		}
 		return err
 	}
-	return o.ApplySaved(resp, sent)
+	return objstate.Of(o).ApplySaved(resp, sent)
 }
 
 // userSession makes a save of a user object act as that user when the view has no session of its own.
@@ -121,7 +133,7 @@ func proposeID(o *parse.Object) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	o.SetProposedID(id)
+	objstate.Of(o).SetProposedID(id)
 	return id, nil
 }
 
@@ -168,14 +180,14 @@ func (c *Client) createWithID(ctx context.Context, o *parse.Object, body map[str
 		}
 		if refusesCustomIDs(err) && !doubt {
 			c.server.noCustomIDs.Store(true)
-			o.SetProposedID("")
+			objstate.Of(o).SetProposedID("")
 			return nil, "", errCustomIDsRefused
 		}
 		if !mayHaveCreated(err) && !(doubt && errors.Is(err, parse.ErrDuplicateValue)) {
 			if doubt {
 				return nil, "", inDoubt(fmt.Sprintf("save new %s %s", className, id), err, nil)
 			}
-			o.SetProposedID("") // definitely not stored: a later save may choose afresh
+			objstate.Of(o).SetProposedID("") // definitely not stored: a later save may choose afresh
 			return nil, "", err
 		}
 		doubt = true
@@ -226,6 +238,9 @@ func inDoubt(op string, err, lookupErr error) error {
 	if lookupErr != nil {
 		e.Message += " (reading it back failed: " + lookupErr.Error() + ")"
 	}
+	if strings.HasPrefix(op, "save new ") {
+		e.Message += "; to settle it, Save the object again (it resends the same create under the same id) or Fetch it (it reads the object by that id)"
+	}
 	return e
 }
 
@@ -262,7 +277,13 @@ func (sv *ObjectsService) fetch(ctx context.Context, s Saver, include []string) 
 		return &parse.Error{Code: parse.CodeMissingObjectID, Message: "Object does not have an ID", Op: "fetch"}
 	}
 	o := s.ParseObject()
-	if o.ID() == "" {
+	id := o.ID()
+	if id == "" {
+		// A create in doubt is read by the id it was sent with: found, the create is settled (the object takes
+		// its id, and the changes made since stay pending); not found, it stays in doubt.
+		id = o.ProposedID()
+	}
+	if id == "" {
 		return &parse.Error{Code: parse.CodeMissingObjectID, Message: "Object does not have an ID", Op: "fetch " + o.ClassName()}
 	}
 	var params map[string]any
@@ -270,7 +291,7 @@ func (sv *ObjectsService) fetch(ctx context.Context, s Saver, include []string) 
 		params = map[string]any{"include": strings.Join(include, ",")}
 	}
 	var resp map[string]any
-	if err := c.do(ctx, c.call(http.MethodGet, objectPath(o.ClassName(), o.ID()), params), &resp); err != nil {
+	if err := c.do(ctx, c.call(http.MethodGet, objectPath(o.ClassName(), id), params), &resp); err != nil {
 		return err
 	}
 	return mergeFetched(o, resp)
@@ -280,11 +301,11 @@ func (sv *ObjectsService) fetch(ctx context.Context, s Saver, include []string) 
 // session token (users/{id} does not send it back).
 func mergeFetched(o *parse.Object, resp map[string]any) error {
 	tok, _ := o.Get("sessionToken").(string)
-	if err := o.MergeServer(resp); err != nil {
+	if err := objstate.Of(o).MergeServer(resp); err != nil {
 		return err
 	}
 	if tok != "" && !o.Has("sessionToken") {
-		return o.ApplySaved(map[string]any{"sessionToken": tok}, nil)
+		return objstate.Of(o).ApplySaved(map[string]any{"sessionToken": tok}, nil)
 	}
 	return nil
 }
@@ -304,7 +325,7 @@ func (sv *ObjectsService) Destroy(ctx context.Context, s Saver) error {
 	return err
 }
 
-// RunQuery runs an encoded query against the backend; it makes *Client a query.Runner.
+// RunQuery runs an encoded query against the backend; it makes *Client a parse.QueryRunner.
 func (c *Client) RunQuery(ctx context.Context, req *parse.QueryRequest) (*parse.QueryResponse, error) {
 	if req == nil || req.ClassName == "" {
 		return nil, errors.New("moralis: query without a class name")
@@ -676,7 +697,7 @@ func (s *ObjectsService) saveFlat(ctx context.Context, objs []*parse.Object) []e
 	var (
 		items  []batchItem
 		index  []int
-		sent   []map[string]parse.Op
+		sent   []objstate.Sent
 		single []int                     // objects saved one by one
 		first  = map[*parse.Object]int{} // an object listed twice is saved once
 		dups   [][2]int                  // (repeat, first)
@@ -703,7 +724,7 @@ func (s *ObjectsService) saveFlat(ctx context.Context, objs []*parse.Object) []e
 			single = append(single, i)
 			continue
 		}
-		body, err := o.SaveBody()
+		body, err := objstate.Of(o).SaveBody()
 		if err != nil {
 			errs[i] = fmt.Errorf("moralis: save %s: %w", o.ClassName(), err)
 			continue
@@ -716,7 +737,7 @@ func (s *ObjectsService) saveFlat(ctx context.Context, objs []*parse.Object) []e
 		body["objectId"] = it.newID
 		items = append(items, it)
 		index = append(index, i)
-		sent = append(sent, o.PendingSnapshot())
+		sent = append(sent, objstate.Of(o).Snapshot())
 	}
 	answers, berrs := c.runBatch(ctx, items)
 	c.settleCreates(ctx, items, answers, berrs)
@@ -726,22 +747,27 @@ func (s *ObjectsService) saveFlat(ctx context.Context, objs []*parse.Object) []e
 			if items[k].newID != "" {
 				objs[i].SetID(items[k].newID)
 			}
-			if aerr := objs[i].ApplySaved(answers[k], sent[k]); aerr != nil {
+			if aerr := objstate.Of(objs[i]).ApplySaved(answers[k], sent[k]); aerr != nil {
 				errs[i] = aerr
+			} else if items[k].resend && len(objs[i].DirtyKeys()) > 0 {
+				// The settled create was the first attempt's; the changes made since go out as an update.
+				single = append(single, i)
 			}
 		case items[k].resend && !errors.Is(err, parse.ErrWriteInDoubt):
 			// An earlier save may have stored the object under this id (as for Save, see createWithID): whatever
 			// this attempt answered, the outcome is unknown, and the object keeps its proposed id.
 			errs[i] = inDoubt(fmt.Sprintf("save new %s %s", items[k].className, items[k].newID), err, nil)
+			objstate.Of(objs[i]).CreateInDoubt(sent[k])
 		case refusesCustomIDs(err):
 			// The server assigns ids itself: nothing was stored; save the object one by one.
 			c.server.noCustomIDs.Store(true)
-			objs[i].SetProposedID("")
+			objstate.Of(objs[i]).SetProposedID("")
 			single = append(single, i)
 		case errors.Is(err, parse.ErrWriteInDoubt):
 			errs[i] = err // the object keeps its proposed id: saving it again cannot make a second object
+			objstate.Of(objs[i]).CreateInDoubt(sent[k])
 		default:
-			objs[i].SetProposedID("")
+			objstate.Of(objs[i]).SetProposedID("")
 			errs[i] = err
 		}
 	}

@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/c13f5054/moralis-go/parse"
 	"net/http"
 	"testing"
+
+	"github.com/c13f5054/moralis-go/internal/objstate"
+	"github.com/c13f5054/moralis-go/parse"
 )
 
 func TestRoleNameValidationNeverSends(t *testing.T) {
@@ -54,7 +56,7 @@ func TestRoleNameValidationNeverSends(t *testing.T) {
 	}
 	// Name changed after the first save.
 	saved := RoleFromObject(parse.NewObjectWithID(RoleClass, "R0"))
-	saved.MergeServer(map[string]any{"objectId": "R0", "name": "Old"})
+	objstate.Of(saved).MergeServer(map[string]any{"objectId": "R0", "name": "Old"})
 	if err := saved.SetName("New"); !errors.Is(err, ErrRoleNameSaved) {
 		t.Fatalf("SetName on a saved role: %v", err)
 	}
@@ -253,7 +255,7 @@ func ExampleNewRole() {
 		fmt.Println(err)
 		return
 	}
-	body, _ := role.SaveBody()
+	body, _ := objstate.Of(role).SaveBody()
 	b, _ := json.Marshal(body)
 	fmt.Println(string(b))
 

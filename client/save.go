@@ -8,6 +8,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/c13f5054/moralis-go/internal/objstate"
 	"github.com/c13f5054/moralis-go/parse"
 )
 
@@ -129,7 +130,10 @@ func describe(o *parse.Object) string {
 // chose, so sending it again cannot make a second object; an update is sent again after an ambiguous failure
 // only when that cannot apply it twice. When the outcome stays unknown the error matches ErrWriteInDoubt and
 // names the object; an update's sent changes are then no longer pending (a later Save will not apply them a
-// second time) and its fields show the last values the server sent: Fetch it to see what the server stored. On
+// second time) and its fields show the last values the server sent: Fetch it to see what the server stored. A
+// create in doubt keeps its sent changes as that attempt: the next Save sends the same create under the same id
+// (Object.ProposedID) and then, once it is settled, the changes made since as an update; Fetch settles it too,
+// reading the object by its proposed id. On
 // any other error the object keeps its unsaved changes. When objects it points to were not saved, the error is
 // a *NestedError (errors.Is(err, ErrNestedNotSaved) when the object itself was therefore not sent).
 //
@@ -329,19 +333,7 @@ func objectValues(o *parse.Object) []any {
 	for _, k := range o.Keys() {
 		out = append(out, o.Get(k))
 	}
-	pending := o.PendingSnapshot()
-	keys := make([]string, 0, len(pending))
-	for k := range pending {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		op := pending[k]
-		out = append(out, op.Value)
-		out = append(out, op.Objects...)
-		out = append(out, op.Removed...)
-	}
-	return out
+	return append(out, objstate.Of(o).PendingValues()...)
 }
 
 // walk visits the objects in v (calling found for each), at any depth of arrays and maps.

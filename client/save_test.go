@@ -24,6 +24,7 @@ type memServer struct {
 	writes    []string                             // "POST Class" / "PUT Class id", in the order applied
 	failClass string
 	loseClass string
+	loseOne   bool // lose the answers of single (not /batch) writes, after applying them
 }
 
 func (m *memServer) write(method, path string, body map[string]any) (int, map[string]any) {
@@ -107,8 +108,14 @@ func (m *memServer) reply(r idReq) (int, string) {
 	}
 	if method == "GET" {
 		cls := strings.TrimPrefix(r.Path, "classes/")
-		if cls == m.loseClass {
+		if c, _, _ := strings.Cut(cls, "/"); c == m.loseClass {
 			return 502, "bad gateway"
+		}
+		if cls, id, one := strings.Cut(cls, "/"); one { // one object
+			if row := m.rows[cls][id]; row != nil {
+				return out(200, row)
+			}
+			return out(404, map[string]any{"code": 101, "error": "Object not found."})
 		}
 		var where map[string]any
 		switch w := r.Body["where"].(type) {
@@ -134,6 +141,9 @@ func (m *memServer) reply(r idReq) (int, string) {
 		}
 	}
 	status, a := m.write(method, "/parse/"+r.Path, body)
+	if m.loseOne {
+		return 502, "bad gateway"
+	}
 	return out(status, a)
 }
 
@@ -526,4 +536,50 @@ func TestFetchWithIncludeSendsInclude(t *testing.T) {
 	require.NoError(t, c.Objects.Fetch(context.Background(), p))
 	_, has := srv.reqs[1].Body["include"]
 	assert.False(t, has)
+}
+
+// Edits made after a create in doubt are never lost (issue #30): the resend sends the first attempt's changes
+// under the same id, which the server refuses as a duplicate (the first attempt was stored); settled, the object
+// takes the stored row, and the later changes go out as an update in the same SaveAll, so the server agrees with
+// the object once it reports success. Fetch settles a create in doubt through its proposed id.
+func TestEditsAfterACreateInDoubtAreSaved(t *testing.T) {
+	for _, via := range []string{"saveall", "fetch", "save"} {
+		t.Run(via, func(t *testing.T) {
+			m := &memServer{loseClass: "Thing", loseOne: via == "save"}
+			c, _ := memClient(t, m)
+			ctx := context.Background()
+			save := func(o *parse.Object) error {
+				if via == "save" {
+					return c.Objects.Save(ctx, o)
+				}
+				return c.Objects.SaveAll(ctx, []*parse.Object{o})
+			}
+			o := parse.NewObject("Thing")
+			require.NoError(t, o.Set("tag", "A"))
+			require.NoError(t, o.Increment("k", 1))
+			err := save(o)
+			require.ErrorIs(t, err, parse.ErrWriteInDoubt)
+			assert.Contains(t, err.Error(), "Fetch it")
+			id := o.ProposedID()
+			require.Contains(t, m.rows["Thing"], id, "the first attempt was applied")
+			m.loseClass, m.loseOne = "", false
+
+			require.NoError(t, o.Set("tag", "B"))
+			require.NoError(t, o.Set("b", 2))
+			require.NoError(t, o.Increment("k", 1)) // the same op as the first attempt's: still a later change
+			if via == "fetch" {
+				require.NoError(t, c.Objects.Fetch(ctx, o))
+				assert.Equal(t, id, o.ID(), "Fetch settled the create")
+				assert.Equal(t, []string{"b", "k", "tag"}, o.DirtyKeys(), "the later changes stay pending")
+			}
+			require.NoError(t, save(o))
+			assert.Equal(t, id, o.ID())
+			assert.Empty(t, o.DirtyKeys())
+			row := m.rows["Thing"][id]
+			assert.Equal(t, "B", row["tag"])
+			assert.EqualValues(t, 2, row["b"])
+			assert.Len(t, m.rows["Thing"], 1)
+			assert.Equal(t, "B", o.String("tag"))
+		})
+	}
 }

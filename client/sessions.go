@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/c13f5054/moralis-go/parse"
 	"net/http"
 	"time"
+
+	"github.com/c13f5054/moralis-go/internal/objstate"
+	"github.com/c13f5054/moralis-go/parse"
 )
 
 // SessionClass is the backend's session class (REST route "sessions").
@@ -74,7 +76,7 @@ func (s *SessionsService) Current(ctx context.Context) (*Session, error) {
 		return nil, err
 	}
 	o := parse.NewObject(SessionClass)
-	if err := o.MergeServer(resp); err != nil {
+	if err := objstate.Of(o).MergeServer(resp); err != nil {
 		return nil, fmt.Errorf("moralis: sessions/me: %w", err)
 	}
 	if o.ID() == "" {

@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/c13f5054/moralis-go/internal/httpx"
+	"github.com/c13f5054/moralis-go/internal/objstate"
 	"github.com/c13f5054/moralis-go/parse"
 )
 
@@ -114,7 +115,7 @@ func (c *Client) userFromAnswer(resp map[string]any, into *User) (*User, error) 
 	if into == nil {
 		into = NewUser()
 	}
-	if err := into.MergeServer(resp); err != nil {
+	if err := objstate.Of(into.Object).MergeServer(resp); err != nil {
 		return nil, err
 	}
 	if into.ID() == "" {
@@ -141,7 +142,7 @@ func (s *UsersService) SignUp(ctx context.Context, u *User) error {
 	if err := c.Objects.Save(ctx, u); err != nil {
 		return err
 	}
-	u.Forget("password")
+	objstate.Of(u.Object).Forget("password")
 	return nil
 }
 
@@ -255,7 +256,7 @@ func (c *Client) setAuthData(ctx context.Context, u *User, provider string, data
 	if err := c.do(ctx, rc, &resp); err != nil {
 		return err
 	}
-	if err := u.ApplySaved(resp, nil); err != nil {
+	if err := objstate.Of(u.Object).ApplySaved(resp, nil); err != nil {
 		return err
 	}
 	ad := u.AuthData()
@@ -267,7 +268,7 @@ func (c *Client) setAuthData(ctx context.Context, u *User, provider string, data
 	} else {
 		ad[provider] = data
 	}
-	return u.ApplySaved(map[string]any{"authData": ad}, nil)
+	return objstate.Of(u.Object).ApplySaved(map[string]any{"authData": ad}, nil)
 }
 
 // Me returns the user of the view's session token (GET users/me). A bad token gives ErrInvalidSessionToken.
@@ -285,7 +286,7 @@ func (s *UsersService) Me(ctx context.Context) (*User, error) {
 		return nil, err
 	}
 	if u.SessionToken() == "" {
-		if err := u.ApplySaved(map[string]any{"sessionToken": c.sessionToken}, nil); err != nil {
+		if err := objstate.Of(u.Object).ApplySaved(map[string]any{"sessionToken": c.sessionToken}, nil); err != nil {
 			return nil, err
 		}
 	}

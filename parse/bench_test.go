@@ -41,7 +41,7 @@ func BenchmarkSaveBody(b *testing.B) {
 		o.Set("playerName", "Sean")
 		o.Set("at", at)
 		o.Increment("score", 1)
-		body, err := o.SaveBody()
+		body, err := o.saveBody()
 		if err != nil {
 			b.Fatal(err)
 		}

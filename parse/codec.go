@@ -29,6 +29,13 @@ func Encode(v any) (any, error) {
 			return nil, nil
 		}
 		return Encode(*x)
+	case *Object:
+		return x.encodeRef()
+	case interface{ ParseObject() *Object }: // a type that embeds an object (client.User, client.Role)
+		if rv := reflect.ValueOf(x); rv.Kind() == reflect.Pointer && rv.IsNil() {
+			return nil, nil
+		}
+		return x.ParseObject().encodeRef()
 	case Encoder:
 		return x.EncodeParse()
 	case Op:

@@ -8,8 +8,8 @@ import (
 	"github.com/c13f5054/moralis-go/parse"
 )
 
-// Field changes are kept until a save; two changes of one field merge as the Parse JS SDK merges them, and
-// SaveBody shows what a save would send.
+// Field changes are kept until a save; two changes of one field merge as the Parse JS SDK merges them, and the
+// fields show the values after the changes.
 func ExampleObject() {
 	o := parse.NewObject("GameScore")
 	_ = o.Set("player", "alice")
@@ -20,13 +20,11 @@ func ExampleObject() {
 	err = o.Remove("tags", "slow") // Parse cannot merge Remove after Add: refused, nothing changes
 	fmt.Println(errors.Is(err, parse.ErrCannotMerge))
 
-	body, _ := o.SaveBody()
-	b, _ := json.Marshal(body)
-	fmt.Println(string(b))
+	fmt.Println(o.DirtyKeys(), o.Int("score"), o.Strings("tags"))
 	// Output:
 	// <nil>
 	// true
-	// {"player":"alice","score":{"__op":"Increment","amount":15},"tags":{"__op":"Add","objects":["fast"]}}
+	// [player score tags] 15 [fast]
 }
 
 // Every backend error is a *parse.Error: errors.Is matches it by code, errors.As gives its details.

@@ -21,7 +21,8 @@ type Object struct {
 	className string
 	id        string
 	localID   string
-	proposed  string // the id a create in doubt was sent with; the next create sends it again
+	proposed  string        // the id a create in doubt was sent with; the next create sends it again
+	doubt     map[string]Op // the changes a create in doubt sent: a resend sends them again, and only them
 	createdAt time.Time
 	updatedAt time.Time
 	server    map[string]any // the last values the server sent (or that a save stored)
@@ -65,14 +66,14 @@ func (o *Object) ProposedID() string {
 	return o.proposed
 }
 
-// SetProposedID records the id a create was sent with (used by the client).
-func (o *Object) SetProposedID(id string) { o.proposed = id }
+// setProposedID records the id a create was sent with (the client, through internal/objstate).
+func (o *Object) setProposedID(id string) { o.proposed = id }
 
 // LocalID is the id the local store gave an object saved while offline ("" otherwise).
 func (o *Object) LocalID() string { return o.localID }
 
-// SetLocalID sets the local id (used by the store).
-func (o *Object) SetLocalID(id string) { o.localID = id }
+// setLocalID sets the local id (the store, through internal/objstate).
+func (o *Object) setLocalID(id string) { o.localID = id }
 
 // CreatedAt is when the server created the object (zero until saved).
 func (o *Object) CreatedAt() time.Time { return o.createdAt }
@@ -83,8 +84,11 @@ func (o *Object) UpdatedAt() time.Time { return o.updatedAt }
 // Pointer returns a pointer to this object.
 func (o *Object) Pointer() Pointer { return Pointer{ClassName: o.className, ObjectID: o.id} }
 
-// EncodeParse encodes the object as a value inside another: a Pointer. It must have been saved.
-func (o *Object) EncodeParse() (any, error) {
+// encodeRef encodes the object as a value inside another: a Pointer. It must have been saved.
+func (o *Object) encodeRef() (any, error) {
+	if o == nil {
+		return nil, nil
+	}
 	if o.id == "" {
 		return nil, fmt.Errorf("parse: cannot reference an unsaved %s object; save it first", o.className)
 	}
@@ -323,10 +327,14 @@ func (o *Object) DirtyKeys() []string {
 	return keys
 }
 
-// SaveBody is the wire body of the next save: only the changed fields.
-func (o *Object) SaveBody() (map[string]any, error) {
-	body := make(map[string]any, len(o.pending))
-	for k, op := range o.pending {
+// saveBody is the wire body of the next save: only the changed fields.
+func (o *Object) saveBody() (map[string]any, error) {
+	ops := o.pending
+	if o.id == "" && o.doubt != nil {
+		ops = o.doubt // a create in doubt is sent again as it was first sent
+	}
+	body := make(map[string]any, len(ops))
+	for k, op := range ops {
 		if reserved[k] {
 			return nil, fmt.Errorf("%s: %w", k, ErrInvalidKey)
 		}
@@ -342,25 +350,74 @@ func (o *Object) SaveBody() (map[string]any, error) {
 	return body, nil
 }
 
-// PendingSnapshot returns the unsaved changes, taken before a save and given back to ApplySaved or DropSent.
-func (o *Object) PendingSnapshot() map[string]Op { return maps.Clone(o.pending) }
+// pendingSnapshot returns the unsaved changes, taken before a save and given back to applySaved or dropSent.
+func (o *Object) pendingSnapshot() map[string]Op { return maps.Clone(o.pending) }
 
-// ApplySaved records a successful save: the changes that were sent (sent is the snapshot taken before the save)
+// createInDoubt records that a create which sent the changes in sent has an unknown outcome (its proposed id
+// is set). Those changes leave pending and show as the object's values; changes made afterwards are pending on
+// top of them. Until the create is settled, the next create sends exactly these changes again (saveBody), so
+// whichever attempt the server applied, it stored the same row; the later changes go out as an update after it.
+// A resend of a create already in doubt changes nothing.
+func (o *Object) createInDoubt(sent map[string]Op) {
+	if o.doubt != nil || o.id != "" {
+		return
+	}
+	o.ensure()
+	o.doubt = maps.Clone(sent)
+	if o.doubt == nil {
+		o.doubt = map[string]Op{}
+	}
+	for k, op := range sent {
+		o.takeSent(k, op)
+		o.refresh(k)
+	}
+}
+
+// doubtSent marks a snapshot of a create in doubt being sent again: settled, it takes the server's answer and
+// leaves every pending change pending (they were made after the first attempt and were not sent).
+type doubtSent map[string]Op
+
+// takeSent makes a sent change part of the server's values, and no longer pending unless it changed since.
+func (o *Object) takeSent(k string, op Op) {
+	if !op.isRelation() {
+		if op.removesField() {
+			delete(o.server, k)
+		} else if v, err := op.applyTo(o.server[k], true); err == nil {
+			o.server[k] = v
+		}
+	}
+	if cur, ok := o.pending[k]; ok && sameOp(cur, op) {
+		delete(o.pending, k)
+	}
+}
+
+// settled forgets a create in doubt once the object has its id.
+func (o *Object) settled() {
+	if o.id != "" {
+		o.doubt = nil
+	}
+}
+
+// pendingValues lists the values the unsaved changes hold, by key order.
+func (o *Object) pendingValues() []any {
+	var out []any
+	for _, k := range o.DirtyKeys() {
+		op := o.pending[k]
+		out = append(out, op.Value)
+		out = append(out, op.Objects...)
+		out = append(out, op.Removed...)
+	}
+	return out
+}
+
+// applySaved records a successful save: the changes that were sent (sent is the snapshot taken before the save)
 // become the server's values, then the save answer (objectId, createdAt, updatedAt and the values the server
 // computed, such as the result of Increment or Add) is merged over them.
-func (o *Object) ApplySaved(resp map[string]any, sent map[string]Op) error {
+func (o *Object) applySaved(resp map[string]any, sent map[string]Op) error {
 	o.ensure()
+	defer o.settled()
 	for k, op := range sent {
-		if !op.isRelation() {
-			if op.removesField() {
-				delete(o.server, k)
-			} else if v, err := op.applyTo(o.server[k], true); err == nil {
-				o.server[k] = v
-			}
-		}
-		if cur, ok := o.pending[k]; ok && sameOp(cur, op) {
-			delete(o.pending, k)
-		}
+		o.takeSent(k, op)
 	}
 	if err := o.setFromServer(resp); err != nil {
 		return err
@@ -371,10 +428,10 @@ func (o *Object) ApplySaved(resp map[string]any, sent map[string]Op) error {
 	return nil
 }
 
-// DropSent gives up the changes that were sent by a save whose outcome is unknown: they are no longer pending (so
+// dropSent gives up the changes that were sent by a save whose outcome is unknown: they are no longer pending (so
 // a later save cannot apply them a second time) and the fields show the last values the server sent. Fetch the
 // object to learn what the server stored.
-func (o *Object) DropSent(sent map[string]Op) {
+func (o *Object) dropSent(sent map[string]Op) {
 	o.ensure()
 	for k, op := range sent {
 		if cur, ok := o.pending[k]; ok && sameOp(cur, op) {
@@ -395,9 +452,10 @@ func sameOp(a, b Op) bool {
 	return err1 == nil && err2 == nil && string(ja) == string(jb) && a.Kind == b.Kind
 }
 
-// MergeServer replaces the object's server state with a full server answer (a fetch), keeping unsaved changes on
+// mergeServer replaces the object's server state with a full server answer (a fetch), keeping unsaved changes on
 // top of it.
-func (o *Object) MergeServer(resp map[string]any) error {
+func (o *Object) mergeServer(resp map[string]any) error {
+	defer o.settled()
 	o.server = make(map[string]any, len(resp))
 	if err := o.setFromServer(resp); err != nil {
 		return err
@@ -534,6 +592,7 @@ func (o *Object) Clone() *Object {
 	c.server = maps.Clone(o.server)
 	c.pending = maps.Clone(o.pending)
 	c.est = maps.Clone(o.est)
+	c.doubt = maps.Clone(o.doubt)
 	if a, ok := c.server["ACL"].(*ACL); ok {
 		c.server["ACL"] = a.Clone()
 	}
@@ -554,8 +613,8 @@ func (o *Object) Clone() *Object {
 // saved by the same calls.
 func (o *Object) ParseObject() *Object { return o }
 
-// Forget drops a field locally, without recording a change (used to drop a password after sign-up).
-func (o *Object) Forget(key string) {
+// forget drops a field locally, without recording a change (used to drop a password after sign-up).
+func (o *Object) forget(key string) {
 	delete(o.server, key)
 	delete(o.est, key)
 	delete(o.pending, key)

@@ -43,7 +43,7 @@ func changes(numeric bool) map[string]step {
 
 func bodyJSON(t *testing.T, o *Object) string {
 	t.Helper()
-	b, err := o.SaveBody()
+	b, err := o.saveBody()
 	require.NoError(t, err)
 	j, err := json.Marshal(b["k"])
 	require.NoError(t, err)
@@ -125,7 +125,7 @@ func TestAddUniqueDeduplicatesItsValues(t *testing.T) {
 	r := NewObjectWithID("Item", "y")
 	require.NoError(t, r.AddRelation("k", pA))
 	require.NoError(t, r.RemoveRelation("k", pA))
-	b, _ := r.SaveBody()
+	b, _ := r.saveBody()
 	j, _ := json.Marshal(b["k"])
 	assert.JSONEq(t, `{"__op":"RemoveRelation","objects":[{"__type":"Pointer","className":"Item","objectId":"a"}]}`, string(j))
 }
@@ -139,7 +139,7 @@ func TestTwoIncrementsShowTheSumOnce(t *testing.T) {
 	assert.Equal(t, 13.0, o.Get("k"))
 	assert.Equal(t, `{"__op":"Increment","amount":3}`, bodyJSON(t, o))
 	// The save answer carries the server's value; the object then shows exactly that.
-	require.NoError(t, o.ApplySaved(map[string]any{"k": 13.0, "updatedAt": "2026-01-01T00:00:00.000Z"}, o.PendingSnapshot()))
+	require.NoError(t, o.applySaved(map[string]any{"k": 13.0, "updatedAt": "2026-01-01T00:00:00.000Z"}, o.pendingSnapshot()))
 	assert.Equal(t, 13.0, o.Get("k"))
 	assert.Empty(t, o.DirtyKeys())
 }

@@ -67,7 +67,7 @@ func TestOpsMergeAndEstimate(t *testing.T) {
 	o.Increment("n", 2)
 	o.Increment("n", 3)
 	assert.Equal(t, 6.0, o.Get("n"))
-	body, err := o.SaveBody()
+	body, err := o.saveBody()
 	require.NoError(t, err)
 	assert.Equal(t, 6.0, body["n"], "a value followed by an op is sent as the value")
 
@@ -78,7 +78,7 @@ func TestOpsMergeAndEstimate(t *testing.T) {
 	p.AddUnique("tags", "a", "b")
 	p.Remove("gone", "z")
 	p.Unset("old")
-	body, err = p.SaveBody()
+	body, err = p.saveBody()
 	require.NoError(t, err)
 	b, _ := json.Marshal(body)
 	assert.JSONEq(t, `{"n":{"__op":"Increment","amount":5},"tags":{"__op":"AddUnique","objects":["a","b"]},"gone":{"__op":"Remove","objects":["z"]},"old":{"__op":"Delete"}}`, string(b))
@@ -88,7 +88,7 @@ func TestSaveBodyRejectsBadKeys(t *testing.T) {
 	for _, k := range []string{"objectId", "createdAt", "$bad", "1x", "a-b", ""} {
 		o := NewObject("T")
 		o.Set(k, 1)
-		_, err := o.SaveBody()
+		_, err := o.saveBody()
 		assert.Error(t, err, k)
 	}
 }
@@ -96,9 +96,9 @@ func TestSaveBodyRejectsBadKeys(t *testing.T) {
 func TestApplySavedKeepsLaterChanges(t *testing.T) {
 	o := NewObject("T")
 	o.Set("a", 1.0)
-	sent := o.PendingSnapshot()
+	sent := o.pendingSnapshot()
 	o.Set("b", 2.0) // changed while the save was in flight
-	require.NoError(t, o.ApplySaved(map[string]any{"objectId": "id1", "createdAt": "2026-01-01T00:00:00.000Z"}, sent))
+	require.NoError(t, o.applySaved(map[string]any{"objectId": "id1", "createdAt": "2026-01-01T00:00:00.000Z"}, sent))
 	assert.Equal(t, "id1", o.ID())
 	assert.Equal(t, []string{"b"}, o.DirtyKeys())
 }

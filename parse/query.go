@@ -5,13 +5,14 @@ import (
 	"encoding/json"
 )
 
-// QueryRunner runs an encoded query; query.Runner is this interface. Implementations must be safe for
+// QueryRunner runs an encoded query: *client.Client against the backend, the local store (store.Store) against
+// pinned objects; package query's Find, First, All and the rest take one. Implementations must be safe for
 // concurrent use.
 type QueryRunner interface {
 	RunQuery(ctx context.Context, req *QueryRequest) (*QueryResponse, error)
 }
 
-// QueryRequest is a query in its wire form (query.Request).
+// QueryRequest is a query in its wire form, as package query builds it (Query.Request).
 type QueryRequest struct {
 	// ClassName is the class queried.
 	ClassName string
@@ -32,7 +33,7 @@ type QueryRequest struct {
 	Arrived func(results int, lastObjectID string)
 }
 
-// QueryResponse is a runner's answer (query.Response).
+// QueryResponse is a runner's answer.
 type QueryResponse struct {
 	// Results are the raw JSON results (objects, or values for distinct).
 	Results []json.RawMessage

@@ -12,7 +12,7 @@ import (
 func TestObjectRelation(t *testing.T) {
 	// Known from the server's value.
 	o := NewObjectWithID("Post", "p1")
-	require.NoError(t, o.MergeServer(map[string]any{"likes": map[string]any{"__type": "Relation", "className": "_User"}, "title": "x"}))
+	require.NoError(t, o.mergeServer(map[string]any{"likes": map[string]any{"__type": "Relation", "className": "_User"}, "title": "x"}))
 	r, err := o.Relation("likes")
 	require.NoError(t, err)
 	assert.Equal(t, Relation{ClassName: "_User", Parent: Pointer{ClassName: "Post", ObjectID: "p1"}, Key: "likes"}, r)
@@ -105,7 +105,7 @@ func TestObjectClassFromResult(t *testing.T) {
 // query.FromRequest.
 func ExampleRelation_Query() {
 	post := NewObjectWithID("Post", "p1")
-	_ = post.MergeServer(map[string]any{"likes": map[string]any{"__type": "Relation", "className": "_User"}})
+	_ = post.mergeServer(map[string]any{"likes": map[string]any{"__type": "Relation", "className": "_User"}})
 	likes, _ := post.Relation("likes")
 	req, _ := likes.Query()
 	b, _ := json.Marshal(req.Params)

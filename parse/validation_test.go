@@ -42,7 +42,7 @@ func TestACLRefusesEmptyUserAndRole(t *testing.T) {
 			assert.ErrorIs(t, err, c.target, "Encode fails")
 			o := NewObject("Doc")
 			o.SetACL(a)
-			_, err = o.SaveBody()
+			_, err = o.saveBody()
 			assert.ErrorIs(t, err, c.target, "a save body with it fails")
 			assert.ErrorIs(t, a.Clone().Err(), c.target, "a clone keeps the mistake")
 		})

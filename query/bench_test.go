@@ -29,7 +29,7 @@ type pageRunner struct {
 	peakHeap atomic.Uint64
 }
 
-func (p *pageRunner) RunQuery(_ context.Context, req *Request) (*Response, error) {
+func (p *pageRunner) RunQuery(_ context.Context, req *parse.QueryRequest) (*parse.QueryResponse, error) {
 	where, _ := req.Params["where"].(map[string]any)
 	start := 0
 	if c, ok := where["objectId"].(map[string]any); ok {
@@ -59,7 +59,7 @@ func (p *pageRunner) RunQuery(_ context.Context, req *Request) (*Response, error
 			}
 		}
 	}
-	return &Response{Results: res}, nil
+	return &parse.QueryResponse{Results: res}, nil
 }
 
 func leftPad(i int) string {

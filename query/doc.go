@@ -1,7 +1,9 @@
 // Package query builds backend queries and runs them, remotely or locally, with typed results.
 //
-// A query is made for a class and a result type, refined with constraints and options, and run through a Runner:
-// *client.Client runs it against the backend, the local store against pinned objects.
+// A query is made for a class and a result type, refined with constraints and options, and run through a
+// parse.QueryRunner: *client.Client runs it against the backend, the local store against pinned objects. The
+// runner's request and answer are parse.QueryRequest and parse.QueryResponse (the types live in parse, which
+// client, store and parse.Relation share; query has no other names for them).
 //
 //	q := query.New[*client.Object]("GameScore").
 //		GreaterThanOrEqualTo("score", 1000).
@@ -33,6 +35,6 @@
 // checking every value with the original client's messages, for code that receives queries as data.
 //
 // The wire form follows the Parse REST API: constraints become the where map ($lt, $in, $regex, $nearSphere,
-// $inQuery, ...), values are encoded with the Parse codecs (dates, pointers, GeoPoints), and Request carries the
-// parameters a Runner sends.
+// $inQuery, ...), values are encoded with the Parse codecs (dates, pointers, GeoPoints), and Query.Request returns
+// the parse.QueryRequest a runner is given.
 package query

@@ -45,7 +45,7 @@ var (
 	ErrInvalidClassName = errors.New("A ParseQuery must be constructed with a ParseObject or class name.")
 	// ErrNilQuery is returned when a method is called on a nil *Query.
 	ErrNilQuery = errors.New("query: nil query")
-	// ErrNilRunner is returned when a query is run with a nil Runner.
+	// ErrNilRunner is returned when a query is run with a nil parse.QueryRunner.
 	ErrNilRunner = errors.New("query: nil Runner")
 	// ErrReadPreference is returned for a read preference the server does not know.
 	ErrReadPreference = errors.New("Not supported read preference.")

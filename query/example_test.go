@@ -81,7 +81,7 @@ func ExampleFromJSON() {
 // pagesRunner serves ids a..e, ordered by objectId, honouring objectId > after and limit, and prints each request.
 type pagesRunner struct{}
 
-func (pagesRunner) RunQuery(_ context.Context, req *query.Request) (*query.Response, error) {
+func (pagesRunner) RunQuery(_ context.Context, req *parse.QueryRequest) (*parse.QueryResponse, error) {
 	b, _ := json.Marshal(req.Params)
 	fmt.Println("request:", string(b))
 	after := ""
@@ -94,7 +94,7 @@ func (pagesRunner) RunQuery(_ context.Context, req *query.Request) (*query.Respo
 			out = append(out, json.RawMessage(`{"objectId":"`+id+`","score":1}`))
 		}
 	}
-	return &query.Response{Results: out}, nil
+	return &parse.QueryResponse{Results: out}, nil
 }
 
 // Walking every match with All: keyset-paged by objectId, a first page of 100, then pages of 1,000.

@@ -6,33 +6,35 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+
+	"github.com/c13f5054/moralis-go/parse"
 )
 
 // fakeRunner records every request and answers with answer (or, when nil, with nothing).
 type fakeRunner struct {
 	mu     sync.Mutex
-	reqs   []*Request
-	answer func(ctx context.Context, req *Request) (*Response, error)
+	reqs   []*parse.QueryRequest
+	answer func(ctx context.Context, req *parse.QueryRequest) (*parse.QueryResponse, error)
 }
 
-func (f *fakeRunner) RunQuery(ctx context.Context, req *Request) (*Response, error) {
+func (f *fakeRunner) RunQuery(ctx context.Context, req *parse.QueryRequest) (*parse.QueryResponse, error) {
 	// Keep a deep copy: the test must see what was sent, whatever happens to req later.
 	b, _ := json.Marshal(req.Params)
 	var p map[string]any
 	_ = json.Unmarshal(b, &p)
 	f.mu.Lock()
-	f.reqs = append(f.reqs, &Request{ClassName: req.ClassName, Op: req.Op, Params: p, UseMasterKey: req.UseMasterKey})
+	f.reqs = append(f.reqs, &parse.QueryRequest{ClassName: req.ClassName, Op: req.Op, Params: p, UseMasterKey: req.UseMasterKey})
 	f.mu.Unlock()
 	if f.answer == nil {
-		return &Response{}, nil
+		return &parse.QueryResponse{}, nil
 	}
 	return f.answer(ctx, req)
 }
 
-func (f *fakeRunner) requests() []*Request {
+func (f *fakeRunner) requests() []*parse.QueryRequest {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return append([]*Request(nil), f.reqs...)
+	return append([]*parse.QueryRequest(nil), f.reqs...)
 }
 
 func rawResults(objs ...map[string]any) []json.RawMessage {
@@ -62,7 +64,7 @@ func newTable(n int) *table {
 	return t
 }
 
-func (t *table) answer(_ context.Context, req *Request) (*Response, error) {
+func (t *table) answer(_ context.Context, req *parse.QueryRequest) (*parse.QueryResponse, error) {
 	where, _ := req.Params["where"].(map[string]any)
 	after := ""
 	if c, ok := where["objectId"].(map[string]any); ok {
@@ -84,5 +86,5 @@ func (t *table) answer(_ context.Context, req *Request) (*Response, error) {
 	for i := start; i < end; i++ {
 		res = append(res, json.RawMessage(`{"objectId":"`+t.ids[i]+`","n":`+fmt.Sprint(i)+`,"createdAt":"2026-11-22T00:00:00.000Z"}`))
 	}
-	return &Response{Results: res}, nil
+	return &parse.QueryResponse{Results: res}, nil
 }

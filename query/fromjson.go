@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/c13f5054/moralis-go/parse"
 )
 
 // maxWhereDepth bounds the nesting of where clauses FromJSON accepts ($or inside $inQuery inside ...).
@@ -48,7 +50,7 @@ func FromJSON[T any](className string, data []byte) (*Query[T], error) {
 //	liked, err := q.Ascending("name").Find(ctx, c)
 //
 // The request is not changed, and the query keeps no reference to it.
-func FromRequest[T any](req *Request) (*Query[T], error) {
+func FromRequest[T any](req *parse.QueryRequest) (*Query[T], error) {
 	if req == nil {
 		return nil, errors.New("query: FromRequest: nil request")
 	}

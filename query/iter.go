@@ -7,6 +7,8 @@ import (
 	"iter"
 	"maps"
 	"sync"
+
+	"github.com/c13f5054/moralis-go/parse"
 )
 
 // DefaultBatchSize is the page size of Batches when BatchOptions.Size is 0: the spec's query batch iteration
@@ -63,7 +65,7 @@ func (o *BatchOptions) size() int {
 // sort, skip, or limit."). Errors (building, the runner's, decoding) are yielded once, with a zero T, and end the
 // walk. The query's include, keys, excludeKeys, hint and read preferences are kept; count is not sent. All is
 // safe for concurrent use: each range over it is a walk of its own.
-func (q *Query[T]) All(ctx context.Context, r Runner) iter.Seq2[T, error] {
+func (q *Query[T]) All(ctx context.Context, r parse.QueryRunner) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		var zero T
 		q.walk(ctx, r, allSizes, func(items []T, err error) bool {
@@ -87,7 +89,7 @@ func (q *Query[T]) All(ctx context.Context, r Runner) iter.Seq2[T, error] {
 // prefetch, the end of the walk, cancellation and errors). Each yielded slice is the caller's to keep; an error is
 // yielded once, with a nil slice, and ends the walk. Use it for the spec's page size, or to choose the size (a
 // larger one for small rows, a smaller one for very large rows).
-func (q *Query[T]) Batches(ctx context.Context, r Runner, opts *BatchOptions) iter.Seq2[[]T, error] {
+func (q *Query[T]) Batches(ctx context.Context, r parse.QueryRunner, opts *BatchOptions) iter.Seq2[[]T, error] {
 	size := opts.size()
 	return func(yield func([]T, error) bool) {
 		q.walk(ctx, r, func(int) int { return size }, yield)
@@ -133,7 +135,7 @@ func grown(proven, n, size int) int {
 
 // walk runs the keyset walk under All and Batches: page i asks for sizes(i) objects, and each page's items are
 // handed to yield (an error once, ending the walk) until it returns false or the walk ends.
-func (q *Query[T]) walk(ctx context.Context, r Runner, sizes func(int) int, yield func([]T, error) bool) {
+func (q *Query[T]) walk(ctx context.Context, r parse.QueryRunner, sizes func(int) int, yield func([]T, error) bool) {
 	base, err := q.iterBase()
 	if err != nil {
 		yield(nil, err)
@@ -244,7 +246,7 @@ func (q *Query[T]) iterBase() (map[string]any, error) {
 
 // fetchPage asks for one page of at most size objects with objectId > after ("" for the first page); proven is
 // the largest page the server served in full before this one.
-func fetchPage[T any](ctx context.Context, r Runner, className string, base map[string]any, after string, size, proven int, arrived func(int, string)) page[T] {
+func fetchPage[T any](ctx context.Context, r parse.QueryRunner, className string, base map[string]any, after string, size, proven int, arrived func(int, string)) page[T] {
 	params := maps.Clone(base)
 	where := maps.Clone(base["where"].(map[string]any))
 	if after != "" {
@@ -253,7 +255,7 @@ func fetchPage[T any](ctx context.Context, r Runner, className string, base map[
 	params["where"] = where
 	params["order"] = "objectId"
 	params["limit"] = size
-	resp, err := run(ctx, r, &Request{ClassName: className, Op: OpFind, Params: params, PreferObjects: wantsObjects[T](), Arrived: arrived})
+	resp, err := run(ctx, r, &parse.QueryRequest{ClassName: className, Op: OpFind, Params: params, PreferObjects: wantsObjects[T](), Arrived: arrived})
 	if err != nil {
 		return page[T]{err: err}
 	}

@@ -23,7 +23,7 @@ type arrivingRunner struct {
 	overlap  int // requests started while an earlier one had not returned yet
 }
 
-func (a *arrivingRunner) RunQuery(ctx context.Context, req *Request) (*Response, error) {
+func (a *arrivingRunner) RunQuery(ctx context.Context, req *parse.QueryRequest) (*parse.QueryResponse, error) {
 	a.started.Add(1)
 	n := a.inFlight.Add(1)
 	defer a.inFlight.Add(-1)
@@ -60,7 +60,7 @@ func (a *arrivingRunner) RunQuery(ctx context.Context, req *Request) (*Response,
 	return resp, nil
 }
 
-func joinRaw(resp *Response) []byte {
+func joinRaw(resp *parse.QueryResponse) []byte {
 	var b []byte
 	for i, r := range resp.Results {
 		if i > 0 {
@@ -72,7 +72,7 @@ func joinRaw(resp *Response) []byte {
 }
 
 // walkIDs walks r with Batches in pages of the spec's 100 (All walks the same way, with larger pages).
-func walkIDs(t *testing.T, r Runner, each func()) []string {
+func walkIDs(t *testing.T, r parse.QueryRunner, each func()) []string {
 	t.Helper()
 	var got []string
 	for page, err := range New[*parse.Object]("T").Batches(context.Background(), r, nil) {

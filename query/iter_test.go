@@ -104,7 +104,7 @@ func TestAllPageSchedule(t *testing.T) {
 func TestAllServerMaxLimitBelowPageSize(t *testing.T) {
 	for _, maxLimit := range []int{100, 250, 999} {
 		tb := newTable(2345)
-		f := &fakeRunner{answer: func(ctx context.Context, req *Request) (*Response, error) {
+		f := &fakeRunner{answer: func(ctx context.Context, req *parse.QueryRequest) (*parse.QueryResponse, error) {
 			if l, _ := req.Params["limit"].(int); l > maxLimit {
 				req.Params["limit"] = maxLimit // parse-server silently lowers the limit to maxLimit
 			}
@@ -219,7 +219,7 @@ func TestAllStopsOnRunnerError(t *testing.T) {
 	tb := newTable(5000)
 	boom := errors.New("boom")
 	var calls atomic.Int32
-	f := &fakeRunner{answer: func(ctx context.Context, req *Request) (*Response, error) {
+	f := &fakeRunner{answer: func(ctx context.Context, req *parse.QueryRequest) (*parse.QueryResponse, error) {
 		if calls.Add(1) == 3 {
 			return nil, boom
 		}
@@ -251,7 +251,7 @@ type blockingRunner struct {
 	started   chan struct{}
 }
 
-func (b *blockingRunner) RunQuery(ctx context.Context, req *Request) (*Response, error) {
+func (b *blockingRunner) RunQuery(ctx context.Context, req *parse.QueryRequest) (*parse.QueryResponse, error) {
 	if b.calls.Add(1) == 1 {
 		return b.tb.answer(ctx, req)
 	}

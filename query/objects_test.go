@@ -13,16 +13,16 @@ import (
 // objectRunner answers like inner, but hands the results over as objects (Response.Objects), as the local store
 // does; count is how many objects it handed over.
 type objectRunner struct {
-	inner Runner
+	inner parse.QueryRunner
 	count int
 }
 
-func (o *objectRunner) RunQuery(ctx context.Context, req *Request) (*Response, error) {
+func (o *objectRunner) RunQuery(ctx context.Context, req *parse.QueryRequest) (*parse.QueryResponse, error) {
 	resp, err := o.inner.RunQuery(ctx, req)
 	if err != nil {
 		return nil, err
 	}
-	out := &Response{Count: resp.Count, HasCount: resp.HasCount, Objects: []*parse.Object{}}
+	out := &parse.QueryResponse{Count: resp.Count, HasCount: resp.HasCount, Objects: []*parse.Object{}}
 	for _, raw := range resp.Results {
 		obj := parse.NewObject(req.ClassName)
 		if err := obj.UnmarshalJSON(raw); err != nil {
@@ -46,7 +46,7 @@ func TestObjectsDecodeLikeResults(t *testing.T) {
 	tb := newTable(30)
 	// An object read from JSON with createdAt only also reports it as updatedAt (and writes it back so): the
 	// server always sends both, and so does this runner.
-	dated := func(ctx context.Context, req *Request) (*Response, error) {
+	dated := func(ctx context.Context, req *parse.QueryRequest) (*parse.QueryResponse, error) {
 		resp, err := tb.answer(ctx, req)
 		if err != nil {
 			return nil, err
@@ -133,8 +133,8 @@ func TestObjectsDecodeLikeResults(t *testing.T) {
 }
 
 func TestNilObjectIsAnError(t *testing.T) {
-	r := &fakeRunner{answer: func(context.Context, *Request) (*Response, error) {
-		return &Response{Objects: []*parse.Object{nil}}, nil
+	r := &fakeRunner{answer: func(context.Context, *parse.QueryRequest) (*parse.QueryResponse, error) {
+		return &parse.QueryResponse{Objects: []*parse.Object{nil}}, nil
 	}}
 	if _, err := New[*parse.Object]("Item").Find(context.Background(), r); err == nil {
 		t.Fatal("a nil object must be an error")

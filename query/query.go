@@ -152,12 +152,12 @@ func (q *Query[T]) params() map[string]any {
 }
 
 // Request returns the find request the query sends (Op "find"). Explain sets UseMasterKey, as the server requires.
-func (q *Query[T]) Request() (*Request, error) {
+func (q *Query[T]) Request() (*parse.QueryRequest, error) {
 	p, err := q.Params()
 	if err != nil {
 		return nil, err
 	}
-	return &Request{ClassName: q.className, Op: OpFind, Params: p, UseMasterKey: q.explain, PreferObjects: wantsObjects[T]()}, nil
+	return &parse.QueryRequest{ClassName: q.className, Op: OpFind, Params: p, UseMasterKey: q.explain, PreferObjects: wantsObjects[T]()}, nil
 }
 
 // MarshalJSON writes the query's wire parameters (the form FromJSON reads back), or fails with the errors recorded

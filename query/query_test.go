@@ -314,7 +314,9 @@ func TestTextOptionsFromMap(t *testing.T) {
 
 func TestErrObjectNotFoundMatchesByCode(t *testing.T) {
 	q := New[*parse.Object]("GameScore")
-	f := &fakeRunner{answer: func(context.Context, *Request) (*Response, error) { return &Response{}, nil }}
+	f := &fakeRunner{answer: func(context.Context, *parse.QueryRequest) (*parse.QueryResponse, error) {
+		return &parse.QueryResponse{}, nil
+	}}
 	_, err := q.First(t.Context(), f)
 	if !errors.Is(err, ErrObjectNotFound) || !errors.Is(err, parse.ErrObjectNotFound) {
 		t.Fatalf("First on no match: %v", err)

@@ -11,7 +11,7 @@ import (
 )
 
 // run sends req through r, refusing nil runners and a done context before any I/O.
-func run(ctx context.Context, r Runner, req *Request) (*Response, error) {
+func run(ctx context.Context, r parse.QueryRunner, req *parse.QueryRequest) (*parse.QueryResponse, error) {
 	if r == nil || reflect.ValueOf(r).Kind() == reflect.Pointer && reflect.ValueOf(r).IsNil() {
 		return nil, ErrNilRunner
 	}
@@ -90,7 +90,7 @@ func decodeAll[T any](results []json.RawMessage, className string) ([]T, error) 
 }
 
 // resultCount is the number of results in resp (its Objects when the runner filled them, else its Results).
-func resultCount(resp *Response) int {
+func resultCount(resp *parse.QueryResponse) int {
 	if resp.Objects != nil {
 		return len(resp.Objects)
 	}
@@ -98,7 +98,7 @@ func resultCount(resp *Response) int {
 }
 
 // decodeResponse decodes the results of resp into T: the runner's Objects when it filled them, else its Results.
-func decodeResponse[T any](resp *Response, className string) ([]T, error) {
+func decodeResponse[T any](resp *parse.QueryResponse, className string) ([]T, error) {
 	if resp.Objects == nil {
 		return decodeAll[T](resp.Results, className)
 	}
@@ -147,7 +147,7 @@ func fromObject[T any](o *parse.Object, className string) (T, error) {
 
 // Find runs the query through r and returns the matching objects, decoded into T (at most the limit, 100 when
 // none is set).
-func (q *Query[T]) Find(ctx context.Context, r Runner) ([]T, error) {
+func (q *Query[T]) Find(ctx context.Context, r parse.QueryRunner) ([]T, error) {
 	req, err := q.Request()
 	if err != nil {
 		return nil, err
@@ -161,7 +161,7 @@ func (q *Query[T]) Find(ctx context.Context, r Runner) ([]T, error) {
 
 // FindWithCount runs the query with count=1 and returns the matching objects and the total number of matches,
 // regardless of skip and limit.
-func (q *Query[T]) FindWithCount(ctx context.Context, r Runner) ([]T, int, error) {
+func (q *Query[T]) FindWithCount(ctx context.Context, r parse.QueryRunner) ([]T, int, error) {
 	req, err := q.WithCount(true).Request()
 	if err != nil {
 		return nil, 0, err
@@ -181,7 +181,7 @@ func (q *Query[T]) FindWithCount(ctx context.Context, r Runner) ([]T, int, error
 }
 
 // First returns the first matching object (limit 1), or ErrObjectNotFound when nothing matches.
-func (q *Query[T]) First(ctx context.Context, r Runner) (T, error) {
+func (q *Query[T]) First(ctx context.Context, r parse.QueryRunner) (T, error) {
 	var zero T
 	req, err := q.Limit(1).Request()
 	if err != nil {
@@ -202,7 +202,7 @@ func (q *Query[T]) First(ctx context.Context, r Runner) (T, error) {
 
 // Get returns the object with the given id that also matches the query's constraints, or ErrObjectNotFound
 // (Parse code 101, "Object not found.").
-func (q *Query[T]) Get(ctx context.Context, r Runner, objectID string) (T, error) {
+func (q *Query[T]) Get(ctx context.Context, r parse.QueryRunner, objectID string) (T, error) {
 	if objectID == "" {
 		var zero T
 		return zero, fmt.Errorf("query: Get: an object id is needed")
@@ -211,7 +211,7 @@ func (q *Query[T]) Get(ctx context.Context, r Runner, objectID string) (T, error
 }
 
 // Count returns the number of matching objects (limit 0, count=1).
-func (q *Query[T]) Count(ctx context.Context, r Runner) (int, error) {
+func (q *Query[T]) Count(ctx context.Context, r parse.QueryRunner) (int, error) {
 	req, err := q.Limit(0).WithCount(true).Request()
 	if err != nil {
 		return 0, err
@@ -232,7 +232,7 @@ func (q *Query[T]) Count(ctx context.Context, r Runner) (int, error) {
 //
 // Distinct returns the distinct values of key among the objects q matches, decoded into V (string, float64, a
 // struct, any, ...). It runs on aggregate/{class} and needs the master key, which the request asks for.
-func Distinct[V, T any](ctx context.Context, r Runner, q *Query[T], key string) ([]V, error) {
+func Distinct[V, T any](ctx context.Context, r parse.QueryRunner, q *Query[T], key string) ([]V, error) {
 	if q == nil {
 		return nil, ErrNilQuery
 	}
@@ -246,7 +246,7 @@ func Distinct[V, T any](ctx context.Context, r Runner, q *Query[T], key string) 
 	if q.hint != nil {
 		params["hint"] = deepCopy(q.hint)
 	}
-	resp, err := run(ctx, r, &Request{ClassName: q.className, Op: OpAggregate, Params: params, UseMasterKey: true})
+	resp, err := run(ctx, r, &parse.QueryRequest{ClassName: q.className, Op: OpAggregate, Params: params, UseMasterKey: true})
 	if err != nil {
 		return nil, err
 	}
@@ -273,12 +273,12 @@ func Distinct[V, T any](ctx context.Context, r Runner, q *Query[T], key string) 
 // requires; a "group" stage in the moralis-v1 form, with objectId and no _id, sends its objectId as _id. When the
 // query has constraints they are put first, as a $match stage. The query's hint, explain and read preference
 // are sent too. Results are the stages' raw output, decoded with the Parse codecs.
-func (q *Query[T]) Aggregate(ctx context.Context, r Runner, pipeline any) ([]map[string]any, error) {
+func (q *Query[T]) Aggregate(ctx context.Context, r parse.QueryRunner, pipeline any) ([]map[string]any, error) {
 	return AggregateInto[map[string]any](ctx, r, q, pipeline)
 }
 
 // AggregateInto is Aggregate with its results decoded into V (a struct of the caller's, say).
-func AggregateInto[V, T any](ctx context.Context, r Runner, q *Query[T], pipeline any) ([]V, error) {
+func AggregateInto[V, T any](ctx context.Context, r parse.QueryRunner, q *Query[T], pipeline any) ([]V, error) {
 	if q == nil {
 		return nil, ErrNilQuery
 	}
@@ -302,7 +302,7 @@ func AggregateInto[V, T any](ctx context.Context, r Runner, q *Query[T], pipelin
 	if q.readPref != "" {
 		params["readPreference"] = q.readPref
 	}
-	resp, err := run(ctx, r, &Request{ClassName: q.className, Op: OpAggregate, Params: params, UseMasterKey: true})
+	resp, err := run(ctx, r, &parse.QueryRequest{ClassName: q.className, Op: OpAggregate, Params: params, UseMasterKey: true})
 	if err != nil {
 		return nil, err
 	}

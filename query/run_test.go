@@ -32,8 +32,8 @@ var sample = map[string]any{
 }
 
 func TestFindDecodesIntoEveryKindOfT(t *testing.T) {
-	f := &fakeRunner{answer: func(context.Context, *Request) (*Response, error) {
-		return &Response{Results: rawResults(sample)}, nil
+	f := &fakeRunner{answer: func(context.Context, *parse.QueryRequest) (*parse.QueryResponse, error) {
+		return &parse.QueryResponse{Results: rawResults(sample)}, nil
 	}}
 	ctx := context.Background()
 
@@ -92,8 +92,8 @@ func TestFindDecodesIntoEveryKindOfT(t *testing.T) {
 	}
 
 	// A result that does not fit T is an error, not a panic.
-	bad := &fakeRunner{answer: func(context.Context, *Request) (*Response, error) {
-		return &Response{Results: []json.RawMessage{json.RawMessage(`"not an object"`)}}, nil
+	bad := &fakeRunner{answer: func(context.Context, *parse.QueryRequest) (*parse.QueryResponse, error) {
+		return &parse.QueryResponse{Results: []json.RawMessage{json.RawMessage(`"not an object"`)}}, nil
 	}}
 	if _, err := New[*parse.Object]("GameScore").Find(ctx, bad); err == nil {
 		t.Error("string result decoded into an object")
@@ -113,8 +113,8 @@ func TestFindDecodesIntoEveryKindOfT(t *testing.T) {
 
 func TestFirstGetCount(t *testing.T) {
 	var results []json.RawMessage
-	f := &fakeRunner{answer: func(context.Context, *Request) (*Response, error) {
-		return &Response{Results: results, Count: 42, HasCount: true}, nil
+	f := &fakeRunner{answer: func(context.Context, *parse.QueryRequest) (*parse.QueryResponse, error) {
+		return &parse.QueryResponse{Results: results, Count: 42, HasCount: true}, nil
 	}}
 	ctx := context.Background()
 	q := New[*parse.Object]("GameScore").GreaterThan("score", 10).Descending("score")
@@ -172,8 +172,8 @@ func TestFirstGetCount(t *testing.T) {
 
 func TestDistinctAndAggregate(t *testing.T) {
 	var answer []json.RawMessage
-	f := &fakeRunner{answer: func(context.Context, *Request) (*Response, error) {
-		return &Response{Results: answer}, nil
+	f := &fakeRunner{answer: func(context.Context, *parse.QueryRequest) (*parse.QueryResponse, error) {
+		return &parse.QueryResponse{Results: answer}, nil
 	}}
 	ctx := context.Background()
 	q := New[*parse.Object]("GameScore").GreaterThan("score", 1).Hint("idx")
@@ -248,14 +248,14 @@ func TestRunErrors(t *testing.T) {
 		t.Errorf("typed nil runner: %v", err)
 	}
 	serverErr := &parse.Error{Code: 1, Message: "invalid input syntax for type json"}
-	f := &fakeRunner{answer: func(context.Context, *Request) (*Response, error) { return nil, serverErr }}
+	f := &fakeRunner{answer: func(context.Context, *parse.QueryRequest) (*parse.QueryResponse, error) { return nil, serverErr }}
 	if _, err := q.Find(ctx, f); !errors.Is(err, serverErr) {
 		t.Errorf("runner error lost: %v", err)
 	}
 	if _, err := q.Count(ctx, f); !errors.Is(err, serverErr) {
 		t.Errorf("runner error lost: %v", err)
 	}
-	nilResp := &fakeRunner{answer: func(context.Context, *Request) (*Response, error) { return nil, nil }}
+	nilResp := &fakeRunner{answer: func(context.Context, *parse.QueryRequest) (*parse.QueryResponse, error) { return nil, nil }}
 	if _, err := q.Find(ctx, nilResp); err == nil {
 		t.Error("nil response accepted")
 	}

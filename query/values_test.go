@@ -174,8 +174,8 @@ func TestFromRequestAndRedirect(t *testing.T) {
 	assert.JSONEq(t, string(j), string(j2))
 
 	// A run sends it, and objects take the class each result names.
-	f := &fakeRunner{answer: func(context.Context, *Request) (*Response, error) {
-		return &Response{Results: rawResults(map[string]any{"objectId": "u1", "className": "_User", "name": "ann"})}, nil
+	f := &fakeRunner{answer: func(context.Context, *parse.QueryRequest) (*parse.QueryResponse, error) {
+		return &parse.QueryResponse{Results: rawResults(map[string]any{"objectId": "u1", "className": "_User", "name": "ann"})}, nil
 	}}
 	objs, err := q.Find(context.Background(), f)
 	require.NoError(t, err)
@@ -195,23 +195,23 @@ func TestFromRequestAndRedirect(t *testing.T) {
 	assert.NotEqual(t, "changed", p2["where"])
 
 	for name, c := range map[string]struct {
-		req  *Request
+		req  *parse.QueryRequest
 		want string
 	}{
 		"nil":           {nil, "nil request"},
-		"aggregate":     {&Request{ClassName: "A", Op: OpAggregate}, "only a find request"},
-		"no class":      {&Request{Op: OpFind}, "A ParseQuery must be constructed"},
-		"className":     {&Request{ClassName: "A", Params: map[string]any{"className": "B"}}, "className belongs"},
-		"bad redirect":  {&Request{ClassName: "A", Params: map[string]any{"redirectClassNameForKey": 5}}, "Invalid Key name for queries"},
-		"bad redirect2": {&Request{ClassName: "A", Params: map[string]any{"redirectClassNameForKey": "a b"}}, "Invalid Key name for queries"},
-		"bad where":     {&Request{ClassName: "A", Params: map[string]any{"where": map[string]any{"$bad": 1}}}, "Invalid Key name"},
-		"unencodable":   {&Request{ClassName: "A", Params: map[string]any{"where": map[string]any{"a": make(chan int)}}}, "FromRequest"},
+		"aggregate":     {&parse.QueryRequest{ClassName: "A", Op: OpAggregate}, "only a find request"},
+		"no class":      {&parse.QueryRequest{Op: OpFind}, "A ParseQuery must be constructed"},
+		"className":     {&parse.QueryRequest{ClassName: "A", Params: map[string]any{"className": "B"}}, "className belongs"},
+		"bad redirect":  {&parse.QueryRequest{ClassName: "A", Params: map[string]any{"redirectClassNameForKey": 5}}, "Invalid Key name for queries"},
+		"bad redirect2": {&parse.QueryRequest{ClassName: "A", Params: map[string]any{"redirectClassNameForKey": "a b"}}, "Invalid Key name for queries"},
+		"bad where":     {&parse.QueryRequest{ClassName: "A", Params: map[string]any{"where": map[string]any{"$bad": 1}}}, "Invalid Key name"},
+		"unencodable":   {&parse.QueryRequest{ClassName: "A", Params: map[string]any{"where": map[string]any{"a": make(chan int)}}}, "FromRequest"},
 	} {
 		_, err := FromRequest[map[string]any](c.req)
 		require.Error(t, err, name)
 		assert.True(t, strings.Contains(err.Error(), c.want), "%s: %v", name, err)
 	}
-	q2, err := FromRequest[map[string]any](&Request{ClassName: "A"})
+	q2, err := FromRequest[map[string]any](&parse.QueryRequest{ClassName: "A"})
 	require.NoError(t, err)
 	assert.NoError(t, q2.Err())
 	if _, err := FromJSON[map[string]any]("A", []byte(`{"redirectClassNameForKey":["x"]}`)); !errors.Is(err, ErrInvalidKey) {

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/c13f5054/moralis-go/internal/objstate"
 	"github.com/c13f5054/moralis-go/parse"
 )
 
@@ -41,12 +42,12 @@ func sampleObjects(t *testing.T) []*parse.Object {
 	add(o)
 
 	o = parse.NewObject("Item")
-	o.SetLocalID("local00000000000000ab")
+	objstate.Of(o).SetLocalID("local00000000000000ab")
 	o.Set("n", 1)
 	add(o)
 
 	o = parse.NewObjectWithID("Item", "a4")
-	o.SetLocalID("local00000000000000cd")
+	objstate.Of(o).SetLocalID("local00000000000000cd")
 	o.Set("n", 2)
 	add(o)
 

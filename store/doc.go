@@ -5,8 +5,8 @@
 // original: an object is stored under Parse_LDS_{className}_{objectId}, a pin list under Parse_LDS_PIN_{name}
 // (the default one under "_default").
 //
-// *Store implements query.Runner: a query built with package query runs against the pinned objects exactly as it
-// would against the server (RunQuery over all stored objects of the class, FromPin over one pin list), with the
+// *Store implements parse.QueryRunner: a query built with package query runs against the pinned objects exactly as
+// it would against the server (RunQuery over all stored objects of the class, FromPin over one pin list), with the
 // PostgreSQL adapter's semantics for missing values, $in/$nin, regular expressions, geo constraints and ordering. An
 // operator the store cannot evaluate gives an error wrapping ErrUnsupportedQuery; it is never silently ignored.
 //
@@ -65,7 +65,7 @@
 // a query costs one pass over the class's objects (or over an equality index's candidates) without any JSON
 // decoding. An object whose fields are all strings, numbers, booleans or null is kept compact (its values in a
 // short list, repeated short strings shared, no JSON copy); other objects keep their JSON and normalised values.
-// RunQuery hands its results over as fresh objects (query.Response.Objects), so nothing is encoded to JSON and
+// RunQuery hands its results over as fresh objects (parse.QueryResponse.Objects), so nothing is encoded to JSON and
 // decoded again on the way to the caller.
 //
 // A Store is safe for concurrent use by several goroutines. Calls on a nil or closed Store return ErrNotEnabled,

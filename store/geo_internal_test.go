@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/c13f5054/moralis-go/parse"
-	"github.com/c13f5054/moralis-go/query"
 )
 
 // Known answers of ST_DistanceSphere(POINT(lng1, lat1)::geometry, POINT(lng2, lat2)::geometry), read from the dev
@@ -169,7 +168,7 @@ func TestGeoValueKinds(t *testing.T) {
 		require.NoError(t, s.Pin(ctx, o))
 	}
 	run := func(where map[string]any) ([]string, error) {
-		resp, err := s.RunQuery(ctx, &query.Request{ClassName: "Geo", Params: map[string]any{"where": where}})
+		resp, err := s.RunQuery(ctx, &parse.QueryRequest{ClassName: "Geo", Params: map[string]any{"where": where}})
 		if err != nil {
 			return nil, err
 		}

@@ -9,7 +9,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/c13f5054/moralis-go/parse"
-	"github.com/c13f5054/moralis-go/query"
 )
 
 // TestIndexedPlansEqualFullScans runs random where maps through the indexed path (RunQuery) and through a plain
@@ -65,7 +64,7 @@ func TestIndexedPlansEqualFullScans(t *testing.T) {
 		default:
 			where = map[string]any{"$and": []any{cond(), cond()}, "ok": true}
 		}
-		resp, err := s.RunQuery(ctx, &query.Request{ClassName: "Idx", Params: map[string]any{"where": where, "limit": 1000}})
+		resp, err := s.RunQuery(ctx, &parse.QueryRequest{ClassName: "Idx", Params: map[string]any{"where": where, "limit": 1000}})
 		require.NoError(t, err)
 		var got []string
 		for _, o := range resp.Objects {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/c13f5054/moralis-go/internal/objstate"
 	"github.com/c13f5054/moralis-go/parse"
 )
 
@@ -25,7 +26,7 @@ func (s *Store) Pin(ctx context.Context, objs ...*parse.Object) error {
 
 // PinWithName stores objs, and the saved objects nested in their fields (included pointers), in the pin list
 // name ("" or "_default" is the default pin), in one transaction. An object stored before replaces the stored copy.
-// An object never saved on the server is given a local id first (o.SetLocalID), which it keeps until Flush saves
+// An object never saved on the server is given a local id first (see Object.LocalID), which it keeps until Flush saves
 // it. Objects without a class name are refused.
 func (s *Store) PinWithName(ctx context.Context, name string, objs ...*parse.Object) error {
 	if err := s.enabled(ctx, "PinWithName"); err != nil {
@@ -117,7 +118,7 @@ func withChildren(objs []*parse.Object) ([]*parse.Object, error) {
 		}
 		seen[o] = true
 		if o.ID() == "" && o.LocalID() == "" {
-			o.SetLocalID(NewLocalID())
+			objstate.Of(o).SetLocalID(NewLocalID())
 		}
 		out = append(out, o)
 		for _, k := range o.Keys() {

@@ -13,7 +13,7 @@ import (
 )
 
 // RunQuery runs a find over all stored objects of req.ClassName, evaluated locally; it makes *Store a
-// query.Runner, so a query built with package query runs here or on the server alike. Supported: equality,
+// parse.QueryRunner, so a query built with package query runs here or on the server alike. Supported: equality,
 // $eq $ne $lt $lte $gt $gte $in $nin $exists $regex (+$options i, m, s, x) $all $containedBy, $or $and $nor, dotted
 // keys into object fields, the geo constraints $nearSphere (+$maxDistance), $within $box, $geoWithin $polygon and
 // $centerSphere, $geoIntersects $point (with the server's semantics, see "Geo queries" in the package doc), order
@@ -22,13 +22,13 @@ import (
 // excludeKeys, include (of pinned objects). Anything else ($relatedTo, $inQuery, $text, aggregate, ...) gives an
 // error wrapping ErrUnsupportedQuery. The results are handed over as fresh objects in Response.Objects (Results
 // stays empty); each belongs to the caller. Safe for concurrent use.
-func (s *Store) RunQuery(ctx context.Context, req *query.Request) (*query.Response, error) {
+func (s *Store) RunQuery(ctx context.Context, req *parse.QueryRequest) (*parse.QueryResponse, error) {
 	return s.run(ctx, req, "")
 }
 
-// FromPin returns a query.Runner over the objects of one pin list only (the original's fromPinWithName;
+// FromPin returns a parse.QueryRunner over the objects of one pin list only (the original's fromPinWithName;
 // "" or "_default" is the default pin).
-func (s *Store) FromPin(name string) query.Runner { return pinRunner{s: s, pin: PinKey(name)} }
+func (s *Store) FromPin(name string) parse.QueryRunner { return pinRunner{s: s, pin: PinKey(name)} }
 
 type pinRunner struct {
 	s   *Store
@@ -36,7 +36,7 @@ type pinRunner struct {
 }
 
 // RunQuery runs req over the pin list's objects only.
-func (p pinRunner) RunQuery(ctx context.Context, req *query.Request) (*query.Response, error) {
+func (p pinRunner) RunQuery(ctx context.Context, req *parse.QueryRequest) (*parse.QueryResponse, error) {
 	return p.s.run(ctx, req, p.pin)
 }
 
@@ -51,7 +51,7 @@ type plan struct {
 	include []string
 }
 
-func parseRequest(req *query.Request) (*plan, error) {
+func parseRequest(req *parse.QueryRequest) (*plan, error) {
 	if req == nil || req.ClassName == "" {
 		return nil, fmt.Errorf("store: query without a class name")
 	}
@@ -164,7 +164,7 @@ func splitList(v any) []string {
 	return out
 }
 
-func (s *Store) run(ctx context.Context, req *query.Request, pin string) (*query.Response, error) {
+func (s *Store) run(ctx context.Context, req *parse.QueryRequest, pin string) (*parse.QueryResponse, error) {
 	if err := s.enabled(ctx, "RunQuery"); err != nil {
 		return nil, err
 	}
@@ -209,7 +209,7 @@ func (s *Store) run(ctx context.Context, req *query.Request, pin string) (*query
 			hits = append(hits, r)
 		}
 	}
-	resp := &query.Response{}
+	resp := &parse.QueryResponse{}
 	if p.count {
 		resp.Count, resp.HasCount = len(hits), true
 	}
@@ -227,7 +227,7 @@ func (s *Store) run(ctx context.Context, req *query.Request, pin string) (*query
 	if p.limit >= 0 && p.limit < len(hits) {
 		hits = hits[:p.limit]
 	}
-	// Results are handed over as fresh objects (query.Response.Objects), so that no result is encoded here and
+	// Results are handed over as fresh objects (parse.QueryResponse.Objects), so that no result is encoded here and
 	// decoded again by the query package.
 	resp.Objects = make([]*parse.Object, 0, len(hits))
 	scratch := map[string]any{}

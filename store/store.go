@@ -22,6 +22,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 	bolterrors "go.etcd.io/bbolt/errors"
 
+	"github.com/c13f5054/moralis-go/internal/objstate"
 	"github.com/c13f5054/moralis-go/parse"
 )
 
@@ -512,7 +513,7 @@ func (r *record) object(scratch map[string]any) (*parse.Object, error) {
 				m[k] = t
 			}
 		}
-		if err := o.MergeServer(m); err != nil {
+		if err := objstate.Of(o).MergeServer(m); err != nil {
 			return nil, fmt.Errorf("store: decoding %s: %w", r.key(), err)
 		}
 		return o, nil

@@ -286,7 +286,7 @@ func assertRawParity(t *testing.T, ctx context.Context, c *client.Client, s *sto
 	t.Helper()
 	b, err := json.Marshal(w)
 	require.NoError(t, err)
-	req := &query.Request{ClassName: class, Params: map[string]any{"where": w, "count": 1, "limit": 1000}}
+	req := &parse.QueryRequest{ClassName: class, Params: map[string]any{"where": w, "count": 1, "limit": 1000}}
 	rr, rerr := c.RunQuery(ctx, req)
 	lr, lerr := s.RunQuery(ctx, req)
 	if rerr != nil {
@@ -682,7 +682,7 @@ func TestIntegrationGeoParity(t *testing.T) {
 			for k, v := range tc.extra {
 				params[k] = v
 			}
-			req := &query.Request{ClassName: class, Params: params}
+			req := &parse.QueryRequest{ClassName: class, Params: params}
 			rr, rerr := c.RunQuery(ctx, req)
 			lr, lerr := s.RunQuery(ctx, req)
 			if tc.want == refused {

@@ -169,7 +169,7 @@ func TestPinReplacesAndPinsChildren(t *testing.T) {
 		assert.Equal(t, 1, n)
 
 		// include resolves the pointer from the store.
-		res, err := s.RunQuery(ctx, &query.Request{ClassName: "Game", Params: map[string]any{"include": "owner"}})
+		res, err := s.RunQuery(ctx, &parse.QueryRequest{ClassName: "Game", Params: map[string]any{"include": "owner"}})
 		require.NoError(t, err)
 		require.Len(t, res.Objects, 1)
 		owner, ok := res.Objects[0].Get("owner").(*parse.Object)
@@ -316,7 +316,7 @@ func TestCountKeysLimit(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, 6, cnt)
 
-		res, err := s.RunQuery(ctx, &query.Request{ClassName: "Fruit", Params: map[string]any{
+		res, err := s.RunQuery(ctx, &parse.QueryRequest{ClassName: "Fruit", Params: map[string]any{
 			"where": map[string]any{"objectId": "r1"}, "keys": "score"}})
 		require.NoError(t, err)
 		require.Len(t, res.Objects, 1)
@@ -366,12 +366,12 @@ func TestUnsupportedOperatorsAreErrors(t *testing.T) {
 		require.Error(t, err, name)
 		assert.ErrorIs(t, err, store.ErrUnsupportedQuery, name)
 	}
-	_, err := s.RunQuery(ctx, &query.Request{ClassName: "X", Params: map[string]any{"where": map[string]any{"a": map[string]any{"$bogus": 1}}}})
+	_, err := s.RunQuery(ctx, &parse.QueryRequest{ClassName: "X", Params: map[string]any{"where": map[string]any{"a": map[string]any{"$bogus": 1}}}})
 	require.ErrorIs(t, err, store.ErrUnsupportedQuery)
 	assert.Contains(t, err.Error(), "$bogus")
-	_, err = s.RunQuery(ctx, &query.Request{ClassName: "X", Op: query.OpAggregate})
+	_, err = s.RunQuery(ctx, &parse.QueryRequest{ClassName: "X", Op: query.OpAggregate})
 	assert.ErrorIs(t, err, store.ErrUnsupportedQuery)
-	_, err = s.RunQuery(ctx, &query.Request{ClassName: "X", Params: map[string]any{"where": map[string]any{"a": map[string]any{"$regex": "("}}}})
+	_, err = s.RunQuery(ctx, &parse.QueryRequest{ClassName: "X", Params: map[string]any{"where": map[string]any{"a": map[string]any{"$regex": "("}}}})
 	assert.ErrorContains(t, err, "bad $regex")
 }
 
@@ -496,7 +496,7 @@ func TestNotEnabled(t *testing.T) {
 	assert.Contains(t, err.Error(), "Parse.enableLocalDatastore() must be called first")
 	_, err = nilStore.Sync(ctx, fakeRunner{})
 	assert.ErrorIs(t, err, store.ErrNotEnabled)
-	_, err = nilStore.RunQuery(ctx, &query.Request{ClassName: "A"})
+	_, err = nilStore.RunQuery(ctx, &parse.QueryRequest{ClassName: "A"})
 	assert.ErrorIs(t, err, store.ErrNotEnabled)
 
 	var logs bytes.Buffer
@@ -505,18 +505,18 @@ func TestNotEnabled(t *testing.T) {
 	require.NoError(t, s.Close())
 	_, err = s.Sync(ctx, fakeRunner{})
 	assert.ErrorIs(t, err, store.ErrNotEnabled)
-	_, err = s.RunQuery(ctx, &query.Request{ClassName: "A"})
+	_, err = s.RunQuery(ctx, &parse.QueryRequest{ClassName: "A"})
 	assert.ErrorIs(t, err, store.ErrNotEnabled)
 	assert.Contains(t, logs.String(), "local datastore is not enabled", "the spec's warning is logged")
 }
 
 type fakeRunner struct {
-	fn func(*query.Request) (*query.Response, error)
+	fn func(*parse.QueryRequest) (*parse.QueryResponse, error)
 }
 
-func (f fakeRunner) RunQuery(_ context.Context, r *query.Request) (*query.Response, error) {
+func (f fakeRunner) RunQuery(_ context.Context, r *parse.QueryRequest) (*parse.QueryResponse, error) {
 	if f.fn == nil {
-		return &query.Response{}, nil
+		return &parse.QueryResponse{}, nil
 	}
 	return f.fn(r)
 }
@@ -532,9 +532,9 @@ func TestSyncQueriesByIDsUpdatesAndKeepsTheRest(t *testing.T) {
 		draft.Set("score", 99)
 		require.NoError(t, s.Pin(ctx, draft))
 
-		var reqs []*query.Request
+		var reqs []*parse.QueryRequest
 		var mu sync.Mutex
-		runner := fakeRunner{fn: func(r *query.Request) (*query.Response, error) {
+		runner := fakeRunner{fn: func(r *parse.QueryRequest) (*parse.QueryResponse, error) {
 			mu.Lock()
 			reqs = append(reqs, r)
 			mu.Unlock()
@@ -545,7 +545,7 @@ func TestSyncQueriesByIDsUpdatesAndKeepsTheRest(t *testing.T) {
 			case "Card":
 				res = append(res, json.RawMessage(`{"objectId":"c1","v":"y","createdAt":"2026-01-01T00:00:00.000Z","updatedAt":"2026-05-01T00:00:00.000Z"}`))
 			}
-			return &query.Response{Results: res}, nil
+			return &parse.QueryResponse{Results: res}, nil
 		}}
 		res, err := s.Sync(ctx, runner)
 		require.NoError(t, err)
@@ -575,7 +575,7 @@ func TestSyncQueriesByIDsUpdatesAndKeepsTheRest(t *testing.T) {
 		assert.Equal(t, 2, n, "queries see the synced values")
 
 		// A failing query changes nothing.
-		_, err = s.Sync(ctx, fakeRunner{fn: func(*query.Request) (*query.Response, error) { return nil, errors.New("offline") }})
+		_, err = s.Sync(ctx, fakeRunner{fn: func(*parse.QueryRequest) (*parse.QueryResponse, error) { return nil, errors.New("offline") }})
 		require.ErrorContains(t, err, "offline")
 		_, err = s.Get(ctx, "Game", "keep")
 		assert.NoError(t, err)
@@ -588,10 +588,10 @@ func TestSecondConcurrentSyncIsRefused(t *testing.T) {
 	defer s.Close()
 	require.NoError(t, s.Pin(ctx, serverObject(t, "Game", "a", nil)))
 	entered, release := make(chan struct{}), make(chan struct{})
-	slow := fakeRunner{fn: func(r *query.Request) (*query.Response, error) {
+	slow := fakeRunner{fn: func(r *parse.QueryRequest) (*parse.QueryResponse, error) {
 		close(entered)
 		<-release
-		return &query.Response{Results: []json.RawMessage{json.RawMessage(`{"objectId":"a"}`)}}, nil
+		return &parse.QueryResponse{Results: []json.RawMessage{json.RawMessage(`{"objectId":"a"}`)}}, nil
 	}}
 	done := make(chan error)
 	go func() { _, err := s.Sync(ctx, slow); done <- err }()
@@ -601,8 +601,8 @@ func TestSecondConcurrentSyncIsRefused(t *testing.T) {
 	assert.Contains(t, err.Error(), "a sync is already running")
 	close(release)
 	require.NoError(t, <-done)
-	_, err = s.Sync(ctx, fakeRunner{fn: func(*query.Request) (*query.Response, error) {
-		return &query.Response{Results: []json.RawMessage{json.RawMessage(`{"objectId":"a"}`)}}, nil
+	_, err = s.Sync(ctx, fakeRunner{fn: func(*parse.QueryRequest) (*parse.QueryResponse, error) {
+		return &parse.QueryResponse{Results: []json.RawMessage{json.RawMessage(`{"objectId":"a"}`)}}, nil
 	}})
 	assert.NoError(t, err, "a sync may run again once the first is done")
 }
@@ -672,7 +672,7 @@ func TestSyncChunks(t *testing.T) {
 	}
 	var limits []any
 	var asked []any
-	res, err := s.Sync(ctx, fakeRunner{fn: func(r *query.Request) (*query.Response, error) {
+	res, err := s.Sync(ctx, fakeRunner{fn: func(r *parse.QueryRequest) (*parse.QueryResponse, error) {
 		limits = append(limits, r.Params["limit"])
 		in := r.Params["where"].(map[string]any)["objectId"].(map[string]any)["$in"].([]any)
 		asked = append(asked, in...)
@@ -680,7 +680,7 @@ func TestSyncChunks(t *testing.T) {
 		for _, id := range in {
 			out = append(out, json.RawMessage(fmt.Sprintf(`{"objectId":%q}`, id)))
 		}
-		return &query.Response{Results: out}, nil
+		return &parse.QueryResponse{Results: out}, nil
 	}})
 	require.NoError(t, err)
 	assert.Equal(t, []any{2, 2, 1}, limits)

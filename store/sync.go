@@ -31,7 +31,7 @@ type SyncResult struct {
 // with a local id or with offline changes not yet flushed are skipped. Only one Sync or Flush runs at a time: a
 // second concurrent call returns ErrSyncRunning. A failed query changes nothing for its chunk and is returned.
 // Runs only on an enabled store (else ErrNotEnabled).
-func (s *Store) Sync(ctx context.Context, c query.Runner) (SyncResult, error) {
+func (s *Store) Sync(ctx context.Context, c parse.QueryRunner) (SyncResult, error) {
 	var res SyncResult
 	if err := s.enabled(ctx, "Sync"); err != nil {
 		return res, err
@@ -90,12 +90,12 @@ func (s *Store) Sync(ctx context.Context, c query.Runner) (SyncResult, error) {
 	return res, nil
 }
 
-func (s *Store) syncChunk(ctx context.Context, c query.Runner, class string, ids []string) (updated int, notReturned []string, err error) {
+func (s *Store) syncChunk(ctx context.Context, c parse.QueryRunner, class string, ids []string) (updated int, notReturned []string, err error) {
 	in := make([]any, len(ids))
 	for i, id := range ids {
 		in[i] = id
 	}
-	req := &query.Request{ClassName: class, Op: query.OpFind, Params: map[string]any{
+	req := &parse.QueryRequest{ClassName: class, Op: query.OpFind, Params: map[string]any{
 		"where": map[string]any{"objectId": map[string]any{"$in": in}},
 		"limit": len(ids),
 	}}

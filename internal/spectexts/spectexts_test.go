@@ -13,6 +13,7 @@ import (
 	"github.com/c13f5054/moralis-go/analytics"
 	"github.com/c13f5054/moralis-go/auth"
 	"github.com/c13f5054/moralis-go/client"
+	"github.com/c13f5054/moralis-go/internal/objstate"
 	"github.com/c13f5054/moralis-go/parse"
 	"github.com/c13f5054/moralis-go/query"
 	"github.com/c13f5054/moralis-go/signer"
@@ -87,7 +88,7 @@ func TestEverySpecErrorText(t *testing.T) {
 		{"GeoPoint longitude out of bounds: -180.5 < -180.0.", func() error { _, err := parse.NewGeoPoint(0, -180.5); return err }},
 		{"A role's name can only be set before it has been saved.", func() error {
 			r := client.RoleFromObject(parse.NewObjectWithID(client.RoleClass, "saved"))
-			r.Object.MergeServer(map[string]any{"name": "Admins"})
+			objstate.Of(r.Object).MergeServer(map[string]any{"name": "Admins"})
 			return r.SetName("Other")
 		}},
 		{"A role's name must be a String.", func() error {

@@ -37,7 +37,7 @@ type SubscribeOptions struct {
 }
 
 // Subscribe subscribes to the objects of className matching where (the query's where JSON as a Go map, as
-// query.Request.Params["where"] holds it; nil means all). It returns once the server confirmed the subscription
+// parse.QueryRequest.Params["where"] holds it; nil means all). It returns once the server confirmed the subscription
 // and, with a Runner configured, the current matching objects were loaded (Snapshot). Server errors (a bad query,
 // no permission) are returned here, and later ones arrive as Error events.
 func (c *Client) Subscribe(ctx context.Context, className string, where map[string]any, opts *SubscribeOptions) (*Subscription, error) {
