@@ -2,6 +2,7 @@ package client
 
 import (
 	"errors"
+	"github.com/c13f5054/moralis-go/internal/objstate"
 	"net/http"
 	"strings"
 	"sync"
@@ -21,7 +22,7 @@ func signedIn(t *testing.T, id, token string, more map[string]any) *User {
 	for k, v := range more {
 		m[k] = v
 	}
-	require.NoError(t, u.MergeServer(m))
+	require.NoError(t, objstate.Of(u.Object).MergeServer(m))
 	return u
 }
 

@@ -2,6 +2,7 @@ package client
 
 import (
 	"errors"
+	"github.com/c13f5054/moralis-go/internal/objstate"
 	"net/http"
 	"testing"
 
@@ -51,7 +52,7 @@ func TestSignUpOfAnAnonymousUserUpgradesIt(t *testing.T) {
 		reply(w, 200, `{"updatedAt":"2026-01-02T03:04:05.000Z"}`)
 	})
 	u := UserFromObject(parse.NewObjectWithID(UserClass, "u9"))
-	require.NoError(t, u.MergeServer(map[string]any{"objectId": "u9", "sessionToken": "r:anon",
+	require.NoError(t, objstate.Of(u.Object).MergeServer(map[string]any{"objectId": "u9", "sessionToken": "r:anon",
 		"authData": map[string]any{"anonymous": map[string]any{"id": "a-b"}}}))
 	require.True(t, u.IsAnonymous())
 	u.SetUsername("ann")
@@ -212,7 +213,7 @@ func TestPasswordResetVerificationAndVerifyPassword(t *testing.T) {
 
 func TestUserAccessors(t *testing.T) {
 	u := NewUser()
-	require.NoError(t, u.MergeServer(map[string]any{"objectId": "u1", "ethAddress": "0xab",
+	require.NoError(t, objstate.Of(u.Object).MergeServer(map[string]any{"objectId": "u1", "ethAddress": "0xab",
 		"accounts": []any{"0xab", "0xcd"}, "solAccounts": []any{"S1", "S2", "S1"}}))
 	assert.Equal(t, "0xab", u.EthAddress())
 	assert.Equal(t, []string{"0xab", "0xcd"}, u.Accounts())
