@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/c13f5054/moralis-go/parse"
 	"io"
 	"log"
 	"net/http"
@@ -67,14 +68,14 @@ func TestDataProxyRedteamSubqueryClassNotAllowed(t *testing.T) {
 	}
 	for i, where := range refused {
 		wantError(t, e.post("/data/query", proxyToken, map[string]any{"className": "Item", "where": where}),
-			403, CodeOperationForbidden, "")
+			403, parse.CodeOperationForbidden, "")
 		if n := e.data.count(); n != 0 {
 			t.Fatalf("where %d: a subquery of a refused class reached the backend", i)
 		}
 	}
 	only := newProxyEnv(t, func(o *DataProxyConfig) { o.AllowedClasses = []string{"Item"} })
 	wantError(t, only.post("/data/query", proxyToken, map[string]any{"className": "Item", "where": map[string]any{
-		"x": map[string]any{"$inQuery": map[string]any{"className": "Secret"}}}}), 403, CodeOperationForbidden, "")
+		"x": map[string]any{"$inQuery": map[string]any{"className": "Secret"}}}}), 403, parse.CodeOperationForbidden, "")
 	// A subquery of an allowed class is fine.
 	if a := only.post("/data/query", proxyToken, map[string]any{"className": "Item", "where": map[string]any{
 		"x": map[string]any{"$inQuery": map[string]any{"className": "Item"}}}}); a.status != 200 {
@@ -110,8 +111,8 @@ func TestDataProxyRedteamIncludeHidesOtherClasses(t *testing.T) {
 // ClientDataBackend promises the user's session, never the master key; over a WithMasterKey view every call
 // carried _MasterKey (ACLs off for every signed-in user).
 func TestDataProxyRedteamMasterKeyClientRefused(t *testing.T) {
-	parse := newFakeParse(t, 200, "application/json", `{"results":[{"objectId":"secret"}]}`)
-	mc, err := client.New(client.Config{ServerURL: parse.srv.URL, AppID: "app", JavaScriptKey: "js", MasterKey: "the-master-key", MaxAttempts: 1})
+	fp := newFakeParse(t, 200, "application/json", `{"results":[{"objectId":"secret"}]}`)
+	mc, err := client.New(client.Config{ServerURL: fp.srv.URL, AppID: "app", JavaScriptKey: "js", MasterKey: "the-master-key", MaxAttempts: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,8 +126,8 @@ func TestDataProxyRedteamMasterKeyClientRefused(t *testing.T) {
 	}
 	// Used directly, it refuses too.
 	_, _ = NewClientDataBackend(mc.WithMasterKey()).CallFunction(context.Background(), proxyToken, "echo", nil)
-	if strings.Contains(parse.seen(), "the-master-key") {
-		t.Fatalf("a data call went out with the master key: %s", parse.seen())
+	if strings.Contains(fp.seen(), "the-master-key") {
+		t.Fatalf("a data call went out with the master key: %s", fp.seen())
 	}
 }
 
@@ -141,7 +142,7 @@ func TestDataProxyRedteamRateLimitPerUser(t *testing.T) {
 			t.Fatalf("request %d: %d %s", i, a.status, a.raw)
 		}
 	}
-	wantError(t, e.get("/data/chain/balance", again), 429, CodeRequestLimit, "Too many requests")
+	wantError(t, e.get("/data/chain/balance", again), 429, parse.CodeRequestLimitExceeded, "Too many requests")
 	if b := e.get("/data/chain/balance", proxyToken2); b.status != 200 {
 		t.Fatalf("another user: %d %s", b.status, b.raw)
 	}
@@ -158,19 +159,19 @@ func TestDataProxyRedteamCacheBoundedInBytes(t *testing.T) {
 	c := h.(*dataProxy).cache
 	body := make([]byte, DefaultDataMaxResponseBytes) // one array, so the test itself stays small
 	for i := 0; i < DefaultDataCacheEntries; i++ {
-		c.put(fmt.Sprintf("/0x%040x/nft?chain=eth&limit=%d", i, i%100+1), body, time.Now())
+		c.putFrom(fmt.Sprintf("/0x%040x/nft?chain=eth&limit=%d", i, i%100+1), body, time.Now())
 	}
 	total := 0
 	c.mu.Lock()
 	for _, en := range c.m {
-		total += len(en.body)
+		total += len(en.v)
 	}
 	n := len(c.m)
 	c.mu.Unlock()
 	if total > 64<<20 {
 		t.Fatalf("cache holds %d answers, %d MiB", n, total>>20)
 	}
-	if c.get(fmt.Sprintf("/0x%040x/nft?chain=eth&limit=%d", DefaultDataCacheEntries-1, (DefaultDataCacheEntries-1)%100+1)) == nil {
+	if _, ok := c.get(fmt.Sprintf("/0x%040x/nft?chain=eth&limit=%d", DefaultDataCacheEntries-1, (DefaultDataCacheEntries-1)%100+1)); !ok {
 		t.Fatal("the newest answer was not kept")
 	}
 }
@@ -223,8 +224,8 @@ func TestDataProxyRedteamSessionCheckIsTimeBounded(t *testing.T) {
 // carries 512 bytes of that page, and the proxy relayed it.
 func TestDataProxyRedteamHidesNonParseErrorBodies(t *testing.T) {
 	page := `<html><body>Request blocked by edge-waf (10.0.3.7), nginx/1.18.0, incident 8d2f</body></html>`
-	parse := newFakeParse(t, 403, "text/html", page)
-	c, err := client.New(client.Config{ServerURL: parse.srv.URL, AppID: "app", JavaScriptKey: "js", MaxAttempts: 1})
+	fp := newFakeParse(t, 403, "text/html", page)
+	c, err := client.New(client.Config{ServerURL: fp.srv.URL, AppID: "app", JavaScriptKey: "js", MaxAttempts: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,10 +239,10 @@ func TestDataProxyRedteamHidesNonParseErrorBodies(t *testing.T) {
 		}
 	}
 	// The backend's own refusals still keep their text.
-	parse.mu.Lock()
-	parse.status, parse.ctype, parse.body = 400, "application/json", `{"code":141,"error":"intentional failure"}`
-	parse.mu.Unlock()
-	wantError(t, e.post("/data/function", proxyToken, map[string]any{"name": "echo"}), 400, CodeScriptFailed, "intentional failure")
+	fp.mu.Lock()
+	fp.status, fp.ctype, fp.body = 400, "application/json", `{"code":141,"error":"intentional failure"}`
+	fp.mu.Unlock()
+	wantError(t, e.post("/data/function", proxyToken, map[string]any{"name": "echo"}), 400, parse.CodeScriptFailed, "intentional failure")
 }
 
 // POST /signout cleared the Handler's session cache but not the proxy's users: the token kept reading data (and
@@ -254,7 +255,7 @@ func TestDataProxyRedteamSignOutEndsDataSession(t *testing.T) {
 	if a := e.do("POST", "/signout", "", "", cookie(proxyToken)); a.status != 200 {
 		t.Fatalf("signout: %d %s", a.status, a.raw)
 	}
-	wantError(t, e.get("/data/chain/balance", proxyToken), 401, CodeInvalidSessionToken, "Invalid session token")
+	wantError(t, e.get("/data/chain/balance", proxyToken), 401, parse.CodeInvalidSessionToken, "Invalid session token")
 }
 
 // panicChain panics in its first call once gate opens, and counts calls.
@@ -273,7 +274,7 @@ func (p *panicChain) Raw(ctx context.Context, _, _ string, _ url.Values, _ any, 
 // waited on a call whose ChainData panicked.
 func TestDataProxyRedteamEmptyOrFailedUpstreamIsAnError(t *testing.T) {
 	e := newProxyEnv(t, func(o *DataProxyConfig) { o.Chain = &gatedChain{body: ""} })
-	wantError(t, e.get("/data/chain/balance", proxyToken), 502, CodeInternal, "Upstream error")
+	wantError(t, e.get("/data/chain/balance", proxyToken), 502, parse.CodeInternalServerError, "Upstream error")
 
 	pc := &panicChain{gate: make(chan struct{})}
 	f := newProxyEnv(t, func(o *DataProxyConfig) { o.Chain = pc })

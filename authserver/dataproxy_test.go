@@ -126,7 +126,7 @@ func (e *proxyEnv) post(path, tok string, body any) answer {
 	return e.do("POST", path, "application/json", string(b), hdr)
 }
 
-func wantError(t *testing.T, a answer, status, code int, msg string) {
+func wantError(t *testing.T, a answer, status int, code parse.Code, msg string) {
 	t.Helper()
 	if a.status != status || a.body["code"] != float64(code) || (msg != "" && a.body["error"] != msg) {
 		t.Fatalf("got %d %s, want %d {code %d, error %q}", a.status, a.raw, status, code, msg)
@@ -150,7 +150,7 @@ func TestDataProxySessionFirst(t *testing.T) {
 			} else {
 				a = e.post(c.path, c.tok, map[string]any{"className": "Item", "name": "echo"})
 			}
-			wantError(t, a, 401, CodeInvalidSessionToken, "Invalid session token")
+			wantError(t, a, 401, parse.CodeInvalidSessionToken, "Invalid session token")
 			// A session the backend refused is cleared from the browser.
 			if cleared := strings.Contains(a.header.Get("Set-Cookie"), DefaultCookieName+"=;") &&
 				strings.Contains(a.header.Get("Set-Cookie"), "Max-Age=0"); cleared != (c.tok != "") {
@@ -211,18 +211,18 @@ func TestDataProxyChainRefusals(t *testing.T) {
 	cases := []struct {
 		path   string
 		status int
-		code   int
+		code   parse.Code
 		msg    string
 	}{
-		{"/data/chain/balance?address=" + proxyOtherAddr, 403, CodeOperationForbidden, "Address is not linked to this user"},
-		{"/data/chain/balance?address=0xnope", 400, CodeValidationError, "Invalid address"},
-		{"/data/chain/balance?chain=0xZZ", 400, CodeInvalidQuery, "Invalid chain"},
-		{"/data/chain/balance?chain=../../x", 400, CodeInvalidQuery, "Invalid chain"},
-		{"/data/chain/balance?limit=5", 400, CodeInvalidQuery, "cursor and limit apply to nfts and transactions only"},
-		{"/data/chain/nfts?limit=101", 400, CodeInvalidQuery, "limit must be an integer from 1 to 100"},
-		{"/data/chain/nfts?cursor=%3Cscript%3E", 400, CodeInvalidQuery, "Invalid cursor"},
-		{"/data/chain/balance?x-api-key=1", 400, CodeInvalidQuery, `Unknown parameter "x-api-key"`},
-		{"/data/chain/unknown", 404, CodeInvalidJSON, "not found"},
+		{"/data/chain/balance?address=" + proxyOtherAddr, 403, parse.CodeOperationForbidden, "Address is not linked to this user"},
+		{"/data/chain/balance?address=0xnope", 400, parse.CodeValidationError, "Invalid address"},
+		{"/data/chain/balance?chain=0xZZ", 400, parse.CodeInvalidQuery, "Invalid chain"},
+		{"/data/chain/balance?chain=../../x", 400, parse.CodeInvalidQuery, "Invalid chain"},
+		{"/data/chain/balance?limit=5", 400, parse.CodeInvalidQuery, "cursor and limit apply to nfts and transactions only"},
+		{"/data/chain/nfts?limit=101", 400, parse.CodeInvalidQuery, "limit must be an integer from 1 to 100"},
+		{"/data/chain/nfts?cursor=%3Cscript%3E", 400, parse.CodeInvalidQuery, "Invalid cursor"},
+		{"/data/chain/balance?x-api-key=1", 400, parse.CodeInvalidQuery, `Unknown parameter "x-api-key"`},
+		{"/data/chain/unknown", 404, parse.CodeInvalidJSON, "not found"},
 	}
 	for _, c := range cases {
 		wantError(t, e.get(c.path, proxyToken), c.status, c.code, c.msg)
@@ -234,7 +234,7 @@ func TestDataProxyChainRefusals(t *testing.T) {
 	if total != 0 {
 		t.Fatalf("refused requests reached the API %d times", total)
 	}
-	wantError(t, e.post("/data/chain/balance", proxyToken, map[string]any{}), 405, CodeInvalidJSON, "Method not allowed")
+	wantError(t, e.post("/data/chain/balance", proxyToken, map[string]any{}), 405, parse.CodeInvalidJSON, "Method not allowed")
 	// With AnyAddress the other address is served.
 	open := newProxyEnv(t, func(o *DataProxyConfig) { o.AnyAddress = true })
 	if a := open.get("/data/chain/balance?address="+proxyOtherAddr, proxyToken); a.status != 200 {
@@ -250,7 +250,7 @@ func TestDataProxyPerSessionRateLimit(t *testing.T) {
 		}
 	}
 	a := e.get("/data/chain/balance", proxyToken)
-	wantError(t, a, 429, CodeRequestLimit, "Too many requests")
+	wantError(t, a, 429, parse.CodeRequestLimitExceeded, "Too many requests")
 	if a.header.Get("Retry-After") == "" {
 		t.Fatal("no Retry-After")
 	}
@@ -265,7 +265,7 @@ func TestDataProxyPerSessionRateLimit(t *testing.T) {
 			t.Fatalf("request %d: %d %s", i, a.status, a.raw)
 		}
 	}
-	wantError(t, d.post("/data/function", proxyToken, map[string]any{"name": "echo"}), 429, CodeRequestLimit, "Too many requests")
+	wantError(t, d.post("/data/function", proxyToken, map[string]any{"name": "echo"}), 429, parse.CodeRequestLimitExceeded, "Too many requests")
 }
 
 // gatedChain is a ChainData whose answers wait for a gate; it counts calls.
@@ -334,8 +334,8 @@ func TestDataProxySharesConcurrentCallsAndBoundsTheCache(t *testing.T) {
 func TestDataProxyBoundsAnswersAndHidesUpstreamDetails(t *testing.T) {
 	big := &gatedChain{body: `{"balance":"` + strings.Repeat("9", 2000) + `"}`}
 	e := newProxyEnv(t, func(o *DataProxyConfig) { o.Chain = big; o.MaxResponseBytes = 1000 })
-	wantError(t, e.get("/data/chain/balance", proxyToken), 502, CodeInternal, "Response too large")
-	wantError(t, e.get("/data/chain/balance", proxyToken), 502, CodeInternal, "Response too large")
+	wantError(t, e.get("/data/chain/balance", proxyToken), 502, parse.CodeInternalServerError, "Response too large")
+	wantError(t, e.get("/data/chain/balance", proxyToken), 502, parse.CodeInternalServerError, "Response too large")
 	if n := big.calls.Load(); n != 2 {
 		t.Fatalf("a too-large answer was cached (%d calls)", n)
 	}
@@ -343,13 +343,13 @@ func TestDataProxyBoundsAnswersAndHidesUpstreamDetails(t *testing.T) {
 	api := newProxyEnv(t, nil)
 	api.api.SetFailure("getNativeBalance", 500, `{"message":"boom at internal host"}`)
 	a := api.get("/data/chain/balance", proxyToken)
-	wantError(t, a, 502, CodeInternal, "Upstream error")
+	wantError(t, a, 502, parse.CodeInternalServerError, "Upstream error")
 	if strings.Contains(a.raw, api.api.URL) || strings.Contains(a.raw, api.api.APIKey) || strings.Contains(a.raw, "boom") {
 		t.Fatalf("upstream details leaked: %s", a.raw)
 	}
 	api.api.SetRateLimit("getNFTs", "7", nil)
 	r := api.get("/data/chain/nfts", proxyToken)
-	wantError(t, r, 429, CodeRequestLimit, "Chain data rate limit reached")
+	wantError(t, r, 429, parse.CodeRequestLimitExceeded, "Chain data rate limit reached")
 	if r.header.Get("Retry-After") != "7" {
 		t.Fatalf("Retry-After %q", r.header.Get("Retry-After"))
 	}
@@ -371,18 +371,19 @@ func TestDataProxyQuery(t *testing.T) {
 		t.Fatalf("params %#v", req.Params)
 	}
 	refusals := []struct {
-		body         any
-		status, code int
-		msg          string
+		body   any
+		status int
+		code   parse.Code
+		msg    string
 	}{
-		{map[string]any{"className": "_User"}, 403, CodeOperationForbidden, "Class not allowed"},
-		{map[string]any{"className": "_Session"}, 403, CodeOperationForbidden, "Class not allowed"},
-		{map[string]any{"className": "bad name"}, 400, CodeInvalidClassName, "Invalid class name"},
-		{map[string]any{"className": "Item", "where": map[string]any{"t": map[string]any{"$regex": "(a+)+$"}}}, 400, CodeInvalidQuery, "$regex is not allowed"},
-		{map[string]any{"className": "Item", "limit": 5000}, 400, CodeInvalidQuery, "limit must be an integer from 0 to 1000"},
-		{map[string]any{"className": "Item", "skip": -1}, 400, CodeInvalidQuery, ""},
-		{map[string]any{"className": "Item", "useMasterKey": true}, 400, CodeInvalidJSON, "Invalid JSON body"},
-		{map[string]any{"className": "Item", "where": map[string]any{"$bad": 1}}, 400, CodeInvalidQuery, ""},
+		{map[string]any{"className": "_User"}, 403, parse.CodeOperationForbidden, "Class not allowed"},
+		{map[string]any{"className": "_Session"}, 403, parse.CodeOperationForbidden, "Class not allowed"},
+		{map[string]any{"className": "bad name"}, 400, parse.CodeInvalidClassName, "Invalid class name"},
+		{map[string]any{"className": "Item", "where": map[string]any{"t": map[string]any{"$regex": "(a+)+$"}}}, 400, parse.CodeInvalidQuery, "$regex is not allowed"},
+		{map[string]any{"className": "Item", "limit": 5000}, 400, parse.CodeInvalidQuery, "limit must be an integer from 0 to 1000"},
+		{map[string]any{"className": "Item", "skip": -1}, 400, parse.CodeInvalidQuery, ""},
+		{map[string]any{"className": "Item", "useMasterKey": true}, 400, parse.CodeInvalidJSON, "Invalid JSON body"},
+		{map[string]any{"className": "Item", "where": map[string]any{"$bad": 1}}, 400, parse.CodeInvalidQuery, ""},
 	}
 	for _, r := range refusals {
 		wantError(t, e.post("/data/query", proxyToken, r.body), r.status, r.code, r.msg)
@@ -390,20 +391,20 @@ func TestDataProxyQuery(t *testing.T) {
 	if len(e.data.queries) != 1 {
 		t.Fatalf("refused queries reached the backend: %d", len(e.data.queries))
 	}
-	wantError(t, e.do("POST", "/data/query", "text/plain", `{}`, cookie(proxyToken)), 415, CodeInvalidJSON, "")
-	wantError(t, e.do("POST", "/data/query", "application/json", `{"className":"`+strings.Repeat("a", DefaultDataMaxBodyBytes)+`"}`, cookie(proxyToken)), 413, CodeInvalidJSON, "Request body too large")
+	wantError(t, e.do("POST", "/data/query", "text/plain", `{}`, cookie(proxyToken)), 415, parse.CodeInvalidJSON, "")
+	wantError(t, e.do("POST", "/data/query", "application/json", `{"className":"`+strings.Repeat("a", DefaultDataMaxBodyBytes)+`"}`, cookie(proxyToken)), 413, parse.CodeInvalidJSON, "Request body too large")
 	// The backend's refusals keep their code; a dead session clears the cookie.
-	e.data.err = &parse.Error{Code: CodeOperationForbidden, Message: "Permission denied for action find on class Item.", Status: 403}
-	wantError(t, e.post("/data/query", proxyToken, map[string]any{"className": "Item"}), 403, CodeOperationForbidden, "Permission denied for action find on class Item.")
-	e.data.err = &parse.Error{Code: CodeInvalidSessionToken, Message: "Invalid session token", Status: 400}
+	e.data.err = &parse.Error{Code: parse.CodeOperationForbidden, Message: "Permission denied for action find on class Item.", Status: 403}
+	wantError(t, e.post("/data/query", proxyToken, map[string]any{"className": "Item"}), 403, parse.CodeOperationForbidden, "Permission denied for action find on class Item.")
+	e.data.err = &parse.Error{Code: parse.CodeInvalidSessionToken, Message: "Invalid session token", Status: 400}
 	a = e.post("/data/query", proxyToken, map[string]any{"className": "Item"})
-	wantError(t, a, 401, CodeInvalidSessionToken, "Invalid session token")
+	wantError(t, a, 401, parse.CodeInvalidSessionToken, "Invalid session token")
 	if !strings.Contains(a.header.Get("Set-Cookie"), "Max-Age=0") {
 		t.Fatalf("cookie not cleared: %q", a.header.Get("Set-Cookie"))
 	}
 	// AllowedClasses restricts further.
 	only := newProxyEnv(t, func(o *DataProxyConfig) { o.AllowedClasses = []string{"Item"} })
-	wantError(t, only.post("/data/query", proxyToken, map[string]any{"className": "Other"}), 403, CodeOperationForbidden, "Class not allowed")
+	wantError(t, only.post("/data/query", proxyToken, map[string]any{"className": "Other"}), 403, parse.CodeOperationForbidden, "Class not allowed")
 }
 
 func TestDataProxyFunction(t *testing.T) {
@@ -416,20 +417,21 @@ func TestDataProxyFunction(t *testing.T) {
 	if res["name"] != "echo" || res["echo"].(map[string]any)["n"] != float64(2) || e.data.tokens[0] != proxyToken {
 		t.Fatalf("result %v", res)
 	}
+	// A function not listed is code 141 like a function's own failure, so the same status (400: the one table).
 	for _, name := range []string{"getAllERC20", "", "../x", "echo2"} {
-		wantError(t, e.post("/data/function", proxyToken, map[string]any{"name": name}), 404, CodeScriptFailed, "")
+		wantError(t, e.post("/data/function", proxyToken, map[string]any{"name": name}), 400, parse.CodeScriptFailed, "")
 	}
 	if len(e.data.funcs) != 1 {
 		t.Fatalf("refused functions reached the backend: %v", e.data.funcs)
 	}
-	e.data.err = &parse.Error{Code: CodeScriptFailed, Message: "intentional failure", Status: 400}
-	wantError(t, e.post("/data/function", proxyToken, map[string]any{"name": "echo"}), 400, CodeScriptFailed, "intentional failure")
+	e.data.err = &parse.Error{Code: parse.CodeScriptFailed, Message: "intentional failure", Status: 400}
+	wantError(t, e.post("/data/function", proxyToken, map[string]any{"name": "echo"}), 400, parse.CodeScriptFailed, "intentional failure")
 }
 
 func TestDataProxyOriginAndOptions(t *testing.T) {
 	e := newProxyEnv(t, nil)
 	a := e.do("GET", "/data/chain/balance", "", "", map[string]string{"Origin": "https://evil.example", "Cookie": DefaultCookieName + "=" + proxyToken})
-	wantError(t, a, 403, CodeOperationForbidden, "Origin not allowed")
+	wantError(t, a, 403, parse.CodeOperationForbidden, "Origin not allowed")
 	ok := e.do("GET", "/data/chain/balance", "", "", map[string]string{"Origin": "https://app.example", "Cookie": DefaultCookieName + "=" + proxyToken})
 	if ok.status != 200 || ok.header.Get("Access-Control-Allow-Origin") != "https://app.example" {
 		t.Fatalf("allowed origin: %d %v", ok.status, ok.header)
@@ -442,8 +444,8 @@ func TestDataProxyOriginAndOptions(t *testing.T) {
 	}
 	// Routes without a configured upstream are 404.
 	none := newProxyEnv(t, func(o *DataProxyConfig) { o.Chain = nil; o.Backend = nil })
-	wantError(t, none.get("/data/chain/balance", proxyToken), 404, CodeInvalidJSON, "not found")
-	wantError(t, none.post("/data/query", proxyToken, map[string]any{"className": "Item"}), 404, CodeInvalidJSON, "not found")
+	wantError(t, none.get("/data/chain/balance", proxyToken), 404, parse.CodeInvalidJSON, "not found")
+	wantError(t, none.post("/data/query", proxyToken, map[string]any{"className": "Item"}), 404, parse.CodeInvalidJSON, "not found")
 }
 
 func TestNormalizeChain(t *testing.T) {

@@ -3,6 +3,7 @@
 package authserver
 
 import (
+	"github.com/c13f5054/moralis-go/parse"
 	"net/http"
 	"strings"
 	"testing"
@@ -111,7 +112,7 @@ func TestIntegrationHandlerRateLimit(t *testing.T) {
 	before := e.cb.n.Load()
 	for i := 0; i < 5; i++ {
 		a := e.postJSON("/signin", signed, nil)
-		if a.status != 429 || a.body["code"] != float64(CodeRequestLimit) {
+		if a.status != 429 || a.body["code"] != float64(parse.CodeRequestLimitExceeded) {
 			t.Fatalf("burst %d: %d %s", i, a.status, a.raw)
 		}
 	}

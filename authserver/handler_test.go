@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
+	"github.com/c13f5054/moralis-go/parse"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -52,7 +53,7 @@ func (f *fakeBackend) SignIn(_ context.Context, m auth.SignedMessage) (*Session,
 func (f *fakeBackend) user(tok string) (*PublicUser, error) {
 	u := f.users[tok]
 	if u == nil {
-		return nil, &BackendError{Status: 401, Code: CodeInvalidSessionToken, Message: "Invalid session token"}
+		return nil, &BackendError{Status: 401, Code: int(parse.CodeInvalidSessionToken), Message: "Invalid session token"}
 	}
 	return u, nil
 }
@@ -590,7 +591,7 @@ func TestHandlerRateLimit(t *testing.T) {
 		}
 	}
 	a := e.postJSON("/signin", body("evm", ethAddr(s), "m", "s"), nil)
-	if a.status != 429 || a.body["code"] != float64(CodeRequestLimit) || a.header.Get("Retry-After") == "" {
+	if a.status != 429 || a.body["code"] != float64(parse.CodeRequestLimitExceeded) || a.header.Get("Retry-After") == "" {
 		t.Fatalf("burst: %d %s %v", a.status, a.raw, a.header)
 	}
 	if e.be.calls.Load() != 0 {
@@ -654,7 +655,7 @@ func TestNewHandlerConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.AllowedOrigins[0] = "https://evil.example"
-	if !h.originAllowed(nil, "https://ok.example") || h.originAllowed(nil, "https://evil.example") {
+	if !h.policy.originAllowed("https://ok.example") || h.policy.originAllowed("https://evil.example") {
 		t.Fatal("the handler shares the caller's AllowedOrigins")
 	}
 	if _, err := NewHandler(be, Config{AppID: "a", EVMMessageStyle: StyleMoralis}); err != nil {

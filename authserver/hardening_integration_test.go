@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/c13f5054/moralis-go/parse"
 	"io"
 	"net"
 	"net/http"
@@ -198,7 +199,7 @@ func TestAttackDefaultRateLimits(t *testing.T) {
 		}
 		if a.status == 429 {
 			got429++
-			if a.header.Get("Retry-After") == "" || a.body["code"] != float64(CodeRequestLimit) {
+			if a.header.Get("Retry-After") == "" || a.body["code"] != float64(parse.CodeRequestLimitExceeded) {
 				t.Fatalf("429 without Retry-After or code: %v %s", a.header, a.raw)
 			}
 		}
@@ -273,7 +274,7 @@ func TestAttackJSONFieldNamesAreCaseSensitive(t *testing.T) {
 		mk(`{"chain":"evm","address":%s,"message":%s,"signature":%s,"signature":"0x00"}`),
 	} {
 		a := e.do("POST", "/signin", "application/json", bad, nil)
-		if a.status != 400 || a.body["code"] != float64(CodeInvalidJSON) {
+		if a.status != 400 || a.body["code"] != float64(parse.CodeInvalidJSON) {
 			t.Fatalf("%.60s...: %d %s", bad, a.status, a.raw)
 		}
 	}
@@ -409,7 +410,7 @@ func TestAttackLiveFakeSession(t *testing.T) {
 		{},
 	} {
 		got := e.do("GET", liveURL, "", "", hdr)
-		if got.status != 401 || got.body["code"] != float64(CodeInvalidSessionToken) {
+		if got.status != 401 || got.body["code"] != float64(parse.CodeInvalidSessionToken) {
 			t.Fatalf("live with %v: %d %s", hdr, got.status, got.raw)
 		}
 	}
