@@ -21,8 +21,8 @@ type MessageResponse struct {
 	ExpiresAt string `json:"expiresAt"`
 }
 
-// SignedRequest is the JSON body of POST /signin and /link (and of /unlink, with Message and Signature empty):
-// a message the wallet signed. Decode one with DecodeRequest. It is a plain value.
+// SignedRequest is the JSON body of POST /signin and /link: a message the wallet signed. Decode one with
+// DecodeRequest. It is a plain value.
 type SignedRequest struct {
 	// Chain is "evm" or "solana".
 	Chain string `json:"chain" ts:"ChainType"`

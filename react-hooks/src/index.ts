@@ -13,19 +13,30 @@ export type {
   State,
   WalletState,
 } from './core/config.js';
-export { createEndpointClient, CONNECTION_FAILED } from './core/client.js';
+export { createEndpointClient, CONNECTION_FAILED, CHAIN_DATA_KINDS, PARSE_CODES } from './core/client.js';
 export type {
   BackendQuery,
   BackendQueryResult,
   ChainDataKind,
   ChainDataQuery,
   EndpointClient,
+  ErrorResponse,
   FetchLike,
+  FunctionRequest,
+  FunctionResponse,
+  MessageResponse,
+  QueryRequest,
+  QueryResponse,
   RequestOptions,
   SigningMessage,
   SignedMessage,
+  SignedRequest,
+  SignInResponse,
   SignInResult,
+  UnlinkRequest,
+  UserResponse,
 } from './core/client.js';
+export type { PublicUser } from './core/wire.gen.js';
 export { cookieStorage, createStorage, memoryStorage, noopStorage, parseCookie } from './core/storage.js';
 export type { CookieStorageOptions, Storage, StorageLike } from './core/storage.js';
 export { createStore } from './core/store.js';
