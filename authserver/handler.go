@@ -91,8 +91,9 @@ type Config struct {
 	// NoncesPerClient caps the nonces one client (RateLimit's ClientKey) may hold: each nonce GET /message issues
 	// counts until it expires (NonceTTL); over the cap, 429. Default DefaultNoncesPerClient; negative: no cap.
 	NoncesPerClient int
-	// SessionCacheTTL is how long GuardLive trusts a session the backend confirmed (users/me) before asking
-	// again; default DefaultSessionCacheTTL; negative: ask every time.
+	// SessionCacheTTL is how long the endpoint trusts a session the backend confirmed (users/me) before asking
+	// again, for GuardLive and the data proxy alike (one cache, which POST /signout empties); default
+	// DefaultSessionCacheTTL; negative: ask every time.
 	SessionCacheTTL time.Duration
 	// MaxBodyBytes limits request bodies; default DefaultMaxBodyBytes; negative is an error. Larger bodies get 413.
 	MaxBodyBytes int64
