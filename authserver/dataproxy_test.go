@@ -183,3 +183,50 @@ func TestDataProxySignOutEndsDataSession(t *testing.T) {
 	}
 	wantError(t, e.get("/data/chain/balance", proxyToken), 401, parse.CodeInvalidSessionToken, "Invalid session token")
 }
+
+// The configuration rule, field by field: zero is the default, negative is off where off makes sense (RateLimit,
+// CacheTTL) and an error naming the field elsewhere.
+func TestDataProxyConfigRule(t *testing.T) {
+	e := newProxyEnv(t, nil)
+	for field, c := range map[string]DataProxyConfig{
+		"RateLimit.Every":  {RateLimit: RateLimit{Every: -time.Second}},
+		"CacheEntries":     {CacheEntries: -1},
+		"MaxResponseBytes": {MaxResponseBytes: -1},
+		"MaxBodyBytes":     {MaxBodyBytes: -1},
+		"Timeout":          {Timeout: -time.Second},
+		"DefaultChain":     {DefaultChain: "../x"},
+		"AllowedClasses":   {AllowedClasses: []string{"bad name"}},
+		"AllowedFunctions": {AllowedFunctions: []string{"../x"}},
+	} {
+		if _, err := e.h.DataProxy(c); err == nil || !strings.Contains(err.Error(), field) {
+			t.Errorf("negative or invalid %s: %v", field, err)
+		}
+	}
+	for name, c := range map[string]DataProxyConfig{
+		"zero":           {},
+		"rate limit off": {RateLimit: NoRateLimit},
+		"cache off":      {CacheTTL: -1},
+	} {
+		h, err := e.h.DataProxy(c)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		p := h.(*dataProxy)
+		switch name {
+		case "zero":
+			if p.o.CacheEntries != DefaultDataCacheEntries || p.o.MaxResponseBytes != DefaultDataMaxResponseBytes ||
+				p.o.MaxBodyBytes != DefaultDataMaxBodyBytes || p.o.Timeout != DefaultDataTimeout ||
+				p.o.CacheTTL != DefaultDataCacheTTL || p.o.RateLimit.Burst != DefaultDataRateBurst || p.cache == nil {
+				t.Fatalf("zero did not give the defaults: %+v", p.o)
+			}
+		case "rate limit off":
+			if p.o.RateLimit.Burst != 0 {
+				t.Fatalf("NoRateLimit: burst %d", p.o.RateLimit.Burst)
+			}
+		case "cache off":
+			if p.cache != nil {
+				t.Fatal("a negative CacheTTL left a cache")
+			}
+		}
+	}
+}
