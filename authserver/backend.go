@@ -55,12 +55,15 @@ type Backend interface {
 	SignOut(ctx context.Context, sessionToken string) error
 }
 
-// BackendError is an error a Backend returns to tell the Handler what to answer: an HTTP status and a
-// Parse-style code and message (shown to the caller, so it must hold no secret). It is a plain value.
+// BackendError is an error a Backend returns to tell the Handler what to answer: a Parse code (package parse's)
+// and a message (shown to the caller, so it must hold no secret). The HTTP status is the code's, from the
+// endpoint's one table (see the package doc, "Errors"); Status counts only for a failure (code 1,
+// parse.CodeInternalServerError: a 5xx) and for a refusal without a code. It is a plain value.
 type BackendError struct {
-	// Status is the HTTP status the Handler answers (4xx or 5xx; anything else becomes 502).
+	// Status is the HTTP status of a failure (code 1: 5xx, anything else becomes 502) or of a refusal without a
+	// code (4xx); with any other code the code's status is answered.
 	Status int
-	// Code is the Parse-style code of the answer.
+	// Code is the Parse code of the answer (a parse.Code value).
 	Code int
 	// Message is the text of the answer.
 	Message string
@@ -75,22 +78,3 @@ func (e *BackendError) Error() string {
 
 // Unwrap returns the underlying error.
 func (e *BackendError) Unwrap() error { return e.Err }
-
-// Parse-style error codes the Handler answers with, in {"code": ..., "error": ...} bodies (the values of
-// parse.Code: CodeInternal is parse.CodeInternalServerError, the others share their parse.Code names).
-const (
-	// CodeInternal: the backend, the chain or the nonce store failed (5xx).
-	CodeInternal = 1
-	// CodeObjectNotFound: a refused sign-in (signature, nonce, message for another domain, app, chain or address).
-	CodeObjectNotFound = 101
-	// CodeInvalidJSON: a malformed request (method, content type, body, size, unknown route).
-	CodeInvalidJSON = 107
-	// CodeOperationForbidden: a request from an origin that is not allowed.
-	CodeOperationForbidden = 119
-	// CodeValidationError: a well-formed request with an invalid field (chain, address, message, signature).
-	CodeValidationError = 142
-	// CodeRequestLimit: a rate limit or the nonce quota was exceeded (429, with Retry-After).
-	CodeRequestLimit = 155
-	// CodeInvalidSessionToken: no session, or one the backend does not know (401).
-	CodeInvalidSessionToken = 209
-)

@@ -230,7 +230,7 @@ func (b *ClientBackend) me(ctx context.Context, tok string) (*client.Client, *cl
 		return nil, nil, mapClientError(err)
 	}
 	if errors.Is(recErr, errForeignSession) {
-		return nil, nil, &BackendError{Status: http.StatusUnauthorized, Code: CodeInvalidSessionToken,
+		return nil, nil, &BackendError{Status: http.StatusUnauthorized, Code: int(parse.CodeInvalidSessionToken),
 			Message: "Invalid session token", Err: recErr}
 	}
 	if recErr != nil {
@@ -320,32 +320,30 @@ func PublicUserOf(u *client.User) PublicUser {
 	return p
 }
 
-// mapClientError turns client errors into BackendErrors with a status and a message that is safe to show.
+// mapClientError turns client errors into BackendErrors with a message that is safe to show (the status is the
+// code's: statusOf).
 func mapClientError(err error) error {
 	if err == nil {
 		return nil
 	}
+	refused := func(code parse.Code, msg string) error {
+		return &BackendError{Status: statusOf(code), Code: int(code), Message: msg, Err: err}
+	}
 	var ce *parse.Error
 	switch {
 	case errors.Is(err, auth.ErrCouldNotGetUser):
-		return &BackendError{Status: http.StatusBadGateway, Code: CodeObjectNotFound, Message: auth.ErrCouldNotGetUser.Error(), Err: err}
+		return &BackendError{Status: http.StatusBadGateway, Code: int(parse.CodeInternalServerError), Message: auth.ErrCouldNotGetUser.Error(), Err: err}
 	case errors.Is(err, auth.ErrAddressNotLinked):
-		return &BackendError{Status: http.StatusNotFound, Code: CodeObjectNotFound, Message: "Address not found", Err: err}
+		return refused(parse.CodeObjectNotFound, "Address not found")
 	case errors.Is(err, auth.ErrAddressTaken):
-		return &BackendError{Status: http.StatusConflict, Code: 137, Message: "Address is already linked to another user", Err: err}
-	case errors.As(err, &ce):
-		switch {
-		case ce.Code == CodeInvalidSessionToken:
-			return &BackendError{Status: http.StatusUnauthorized, Code: int(ce.Code), Message: "Invalid session token", Err: err}
-		case ce.Code == CodeObjectNotFound:
-			return &BackendError{Status: http.StatusUnauthorized, Code: int(ce.Code), Message: ce.Message, Err: err}
-		case ce.Code == 208 || ce.Code == 137: // account already linked / duplicate value
-			return &BackendError{Status: http.StatusConflict, Code: int(ce.Code), Message: ce.Message, Err: err}
-		case ce.Status >= 400 && ce.Status < 500 && ce.Code != 0:
-			return &BackendError{Status: http.StatusBadGateway, Code: int(ce.Code), Message: ce.Message, Err: err}
-		}
+		return refused(parse.CodeDuplicateValue, "Address is already linked to another user")
+	case errors.As(err, &ce) && ce.Code == parse.CodeInvalidSessionToken:
+		return refused(ce.Code, "Invalid session token")
+	case errors.As(err, &ce) && ce.Status >= 400 && ce.Status < 500 && ce.Code != 0:
+		// The backend's refusal (account already linked, duplicate value, object not found...): its code and text.
+		return refused(ce.Code, ce.Message)
 	}
-	return &BackendError{Status: http.StatusBadGateway, Code: CodeInternal, Message: "Backend error", Err: err}
+	return &BackendError{Status: http.StatusBadGateway, Code: int(parse.CodeInternalServerError), Message: "Backend error", Err: err}
 }
 
 // keyedMutex is a lock per key (a wallet). The zero value is ready; entries are dropped when nobody holds or waits

@@ -4,13 +4,13 @@ package authserver
 
 import (
 	"fmt"
+	"github.com/c13f5054/moralis-go/parse"
 	"math/rand/v2"
 	"net/http"
 	"testing"
 
 	"github.com/c13f5054/moralis-go/client"
 	"github.com/c13f5054/moralis-go/internal/stacktest"
-	"github.com/c13f5054/moralis-go/parse"
 )
 
 // The data proxy over the real backend: a query runs with the caller's session, so the backend's ACLs decide
@@ -88,7 +88,7 @@ func TestIntegrationDataProxyQueriesAndFunctionsAsTheUser(t *testing.T) {
 		t.Fatalf("echo ran as %v (master %v), want bob (%s) without the master key: %s", r["user"], r["master"], b.ID(), f.raw)
 	}
 
-	if n := post("/data/function", a.SessionToken(), map[string]any{"name": "fail"}); n.status != 404 {
+	if n := post("/data/function", a.SessionToken(), map[string]any{"name": "fail"}); n.status != 400 || n.body["code"] != float64(parse.CodeScriptFailed) {
 		t.Fatalf("unlisted function: %d %s", n.status, n.raw)
 	}
 	if none := post("/data/query", "r:not-a-session", map[string]any{"className": class}); none.status != 401 {

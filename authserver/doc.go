@@ -7,8 +7,38 @@
 // GET /me, mountable under any prefix with http.StripPrefix (the wire contract is in ENDPOINT.md). Every request is
 // checked locally (signature, address, nonce, domain or app id, times, content type, size, origin, rate) before
 // the Backend is called; ClientBackend is the Backend over the backend's REST API, made with
-// NewClientBackend(BackendConfig{...}), and keys never leave the server. Refusals are {"code", "error"} JSON with
-// a 4xx status and the Code* constants; a Backend tells the Handler what to answer with a *BackendError.
+// NewClientBackend(BackendConfig{...}), and keys never leave the server. Refusals are {"code", "error"} JSON
+// (ErrorResponse) with package parse's codes; a Backend tells the Handler what to answer with a *BackendError.
+//
+// # One pipeline
+//
+// Every route (the sign-in routes, GuardLive, the data proxy's) is a function that gets the request after the
+// policy and its decoded body and returns its answer (a typed struct of wire.go) or an error. One adapter
+// (pipeline.go) serves them all: the policy in one order (the per-client rate limits, every route's then the
+// route's own; the origin and CORS, with one preflight answer; the method, by ServeMux method patterns, 405
+// with Allow otherwise; the session the route needs, confirmed with the backend where it acts as the user; the
+// per-user limit), then the body by one rule (a JSON content type or 415, at most the route's limit or 413, an
+// unreadable body 400), then the route, then the answer with the security headers (no-store, nosniff).
+//
+// The policy keeps its state in small stores, each an interface with an in-memory default: the rate limits and
+// the nonce quota (rateLimiter), the confirmed sessions with their users (sessionStore: one bounded TTL cache,
+// which sign-out empties for every route), live-stream caps (streamCaps, none by default). A store shared by
+// several endpoint instances (Redis-backed, say) implements the same interface and is given to the policy in
+// NewHandler; no route changes.
+//
+// # Errors
+//
+// One translator (answerOf) turns every error into the answer, and one table (statusOf) gives the status of a
+// Parse code, the same everywhere: 101 (a refused sign-in, an address the user does not have) and 209 are 401,
+// 119 is 403, 137 and 208 are 409, 155 is 429, every other code 400. Two kinds keep the status of their cause:
+// failures (code 1: 502, 503 unavailable, 504 no answer in time) and refusals of the HTTP request itself (code
+// 107: 404, 405, 413, 415). Nothing of an upstream failure reaches the caller.
+//
+// # The wire contract
+//
+// The request and answer of every route are Go types (wire.go, PublicUser); the React hooks' TypeScript types
+// (react-hooks/src/core/wire.gen.ts: the same names, parse's codes, the chain-data routes ChainDataKinds) are
+// generated from them by go generate, and a test fails when that file is stale.
 //
 // # Nonces
 //
@@ -41,7 +71,10 @@
 //
 // # Configuration and concurrency
 //
-// Types are made from a Config struct value (Config, BackendConfig, ServerConfig): every field is documented, its
-// zero value is the default, the value is checked when the type is made (an invalid field is an error that names
-// it) and copied. A Handler, a ClientBackend, the nonce stores and a Server are safe for concurrent use.
+// Types are made from a configuration struct value (Config, DataProxyConfig, BackendConfig, ServerConfig), by one
+// rule for every field: zero is the default; negative turns the field off where off makes sense (a rate limit's
+// Burst, NoncesPerClient, SessionCacheTTL, ClockSkew, DataProxyConfig.CacheTTL, ServerConfig.MaxConns and
+// MaxConnsPerClient) and is an error everywhere else; an invalid value is an error, when the type is made, that
+// names the field. The value is copied. A Handler, a ClientBackend, the nonce stores and a Server are safe for
+// concurrent use.
 package authserver

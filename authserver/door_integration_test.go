@@ -81,7 +81,7 @@ func TestAttackPhishingThroughThePublicTicketFunction(t *testing.T) {
 	bearer := map[string]string{"Authorization": "Bearer " + tok}
 	cookie := map[string]string{"Cookie": DefaultCookieName + "=" + tok}
 	for name, hdr := range map[string]map[string]string{"bearer": bearer, "cookie": cookie} {
-		if a := e.do(http.MethodGet, "/me", "", "", hdr); a.status != 401 || a.body["code"] != float64(CodeInvalidSessionToken) {
+		if a := e.do(http.MethodGet, "/me", "", "", hdr); a.status != 401 || a.body["code"] != float64(parse.CodeInvalidSessionToken) {
 			t.Errorf("%s: /auth/me with the phished session: %d %s, want 401 code 209", name, a.status, a.raw)
 		}
 		if a := e.postJSON("/data/query", map[string]any{"className": "DoorProbe", "where": map[string]any{}}, hdr); a.status != 401 {

@@ -1,12 +1,9 @@
 package authserver
 
 import (
-	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"mime"
+
 	"net/http"
 	"net/url"
 	"strings"
@@ -94,8 +91,9 @@ type Config struct {
 	// NoncesPerClient caps the nonces one client (RateLimit's ClientKey) may hold: each nonce GET /message issues
 	// counts until it expires (NonceTTL); over the cap, 429. Default DefaultNoncesPerClient; negative: no cap.
 	NoncesPerClient int
-	// SessionCacheTTL is how long GuardLive trusts a session the backend confirmed (users/me) before asking
-	// again; default DefaultSessionCacheTTL; negative: ask every time.
+	// SessionCacheTTL is how long the endpoint trusts a session the backend confirmed (users/me) before asking
+	// again, for GuardLive and the data proxy alike (one cache, which POST /signout empties); default
+	// DefaultSessionCacheTTL; negative: ask every time.
 	SessionCacheTTL time.Duration
 	// MaxBodyBytes limits request bodies; default DefaultMaxBodyBytes; negative is an error. Larger bodies get 413.
 	MaxBodyBytes int64
@@ -128,12 +126,10 @@ type Config struct {
 type Handler struct {
 	backend     Backend
 	o           Config
-	origins     map[string]bool
-	limit       *limiter
-	signInLimit *limiter
-	liveLimit   *limiter
-	nonceQuota  *nonceQuota
-	sessions    *sessionCache
+	policy      *policy
+	signInLimit limit
+	liveLimit   limit
+	nonceQuota  limit
 	mux         *http.ServeMux
 }
 
@@ -223,33 +219,54 @@ func NewHandler(backend Backend, cfg Config) (*Handler, error) {
 	if o.SessionCacheTTL == 0 {
 		o.SessionCacheTTL = DefaultSessionCacheTTL
 	}
-	h := &Handler{backend: backend, o: o, origins: map[string]bool{}, limit: newLimiter(o.RateLimit, o.Now),
-		signInLimit: newLimiter(o.SignInRateLimit, o.Now), liveLimit: newLimiter(o.LiveRateLimit, o.Now),
-		nonceQuota: newNonceQuota(o.NoncesPerClient, o.NonceTTL, o.Now, o.RateLimit.ClientKey),
-		sessions:   newSessionCache(o.SessionCacheTTL, o.Now)}
+	h := &Handler{backend: backend, o: o,
+		signInLimit: limit{newLimiter(o.SignInRateLimit, o.Now), o.SignInRateLimit.ClientKey},
+		liveLimit:   limit{newLimiter(o.LiveRateLimit, o.Now), o.LiveRateLimit.ClientKey},
+		nonceQuota:  limit{newNonceQuota(o.NoncesPerClient, o.NonceTTL, o.Now), o.RateLimit.ClientKey},
+		policy: &policy{backend: backend, origins: map[string]bool{},
+			limit:    limit{newLimiter(o.RateLimit, o.Now), o.RateLimit.ClientKey},
+			sessions: newMemorySessions(o.SessionCacheTTL, o.Now),
+			cookie: cookieRules{name: o.CookieName, path: o.CookiePath, insecure: o.InsecureCookie,
+				maxAge: o.CookieMaxAge, now: o.Now},
+			onError: o.OnError}}
 	for _, org := range o.AllowedOrigins {
 		n, ok := normalizeOrigin(org)
 		if !ok {
 			return nil, fmt.Errorf("authserver: Config.AllowedOrigins: %q is not an origin like https://host[:port]", org)
 		}
-		h.origins[n] = true
+		h.policy.origins[n] = true
 	}
 	if n, ok := originOfURI(o.URI); ok {
-		h.origins[n] = true
+		h.policy.origins[n] = true
 	}
-	mux := http.NewServeMux()
-	mux.HandleFunc("/message", h.message)
-	mux.HandleFunc("/signin", h.signIn)
-	mux.HandleFunc("/link", h.link)
-	mux.HandleFunc("/unlink", h.unlink)
-	mux.HandleFunc("/signout", h.signOut)
-	mux.HandleFunc("/me", h.me)
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, CodeInvalidJSON, "not found")
-	})
-	h.mux = mux
+	h.mux = h.routes()
 	return h, nil
 }
+
+// routes are the Handler's routes on the pipeline (pipeline.go): GET /message and POST /signin and /link take
+// the sign-in rate limit besides the policy's.
+func (h *Handler) routes() *http.ServeMux {
+	p, mux := h.policy, http.NewServeMux()
+	post := route{method: http.MethodPost, body: bodyJSON, maxBody: h.o.MaxBodyBytes}
+	signIn, link := post, post
+	signIn.limit, link.limit, link.session = h.signInLimit, h.signInLimit, sessionPresent
+	unlink := post
+	unlink.session = sessionPresent
+	signOut := post
+	signOut.body = bodyOptional
+	handle(p, mux, "/message", route{method: http.MethodGet, limit: h.signInLimit}, h.message)
+	handle(p, mux, "/signin", signIn, h.signIn)
+	handle(p, mux, "/link", link, h.link)
+	handle(p, mux, "/unlink", unlink, h.unlink)
+	handle(p, mux, "/signout", signOut, h.signOut)
+	handle(p, mux, "/me", route{method: http.MethodGet, session: sessionPresent}, h.me)
+	notFound(p, mux, originLax)
+	return mux
+}
+
+// ServeHTTP serves the routes of the Handler, each through the one pipeline: the policy (rate limits, origin,
+// method, session), the body, the route, the answer.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
 
 // validStatement accepts one line of printable text (the handler's message text; SIWE statements are narrower:
 // checkSIWEConfig).
@@ -312,448 +329,11 @@ func normalizeOrigin(o string) (string, bool) {
 	return strings.ToLower(u.Scheme) + "://" + host, true
 }
 
-// apiError is a refusal: status, Parse-style code and message.
-type apiError struct {
-	status int
-	code   int
-	msg    string
-}
-
-// Error returns the refusal text.
-func (e *apiError) Error() string { return e.msg }
-
-func refuse(status, code int, msg string) *apiError {
-	return &apiError{status: status, code: code, msg: msg}
-}
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-store")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
-}
-
-func writeError(w http.ResponseWriter, status, code int, msg string) {
-	writeJSON(w, status, map[string]any{"code": code, "error": msg})
-}
-
-func writeAPIError(w http.ResponseWriter, e *apiError) { writeError(w, e.status, e.code, e.msg) }
-
-// ServeHTTP applies the rate limit and CORS policy, then routes.
-func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !h.allow(w, r) {
-		return
+// originOfURI returns the origin (scheme://host[:port]) of an absolute http(s) URI.
+func originOfURI(uri string) (string, bool) {
+	u, err := url.Parse(uri)
+	if err != nil || u.Host == "" {
+		return "", false
 	}
-	if origin := r.Header.Get("Origin"); origin != "" {
-		allowed := h.originAllowed(r, origin)
-		if allowed {
-			w.Header().Set("Access-Control-Allow-Origin", origin)
-			w.Header().Set("Access-Control-Allow-Credentials", "true")
-		}
-		w.Header().Add("Vary", "Origin")
-		if r.Method == http.MethodOptions {
-			if !allowed {
-				writeError(w, http.StatusForbidden, CodeOperationForbidden, "Origin not allowed")
-				return
-			}
-			w.Header().Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
-			w.Header().Set("Access-Control-Allow-Headers", "Content-Type, Authorization")
-			w.Header().Set("Access-Control-Max-Age", "600")
-			w.WriteHeader(http.StatusNoContent)
-			return
-		}
-		if !allowed && r.Method != http.MethodGet && r.Method != http.MethodHead {
-			writeError(w, http.StatusForbidden, CodeOperationForbidden, "Origin not allowed")
-			return
-		}
-	}
-	h.mux.ServeHTTP(w, r)
-}
-
-// originAllowed reports whether origin is configured (AllowedOrigins or URI's origin). The Host header plays no
-// part: a DNS-rebinding page sends its own name there.
-func (h *Handler) originAllowed(_ *http.Request, origin string) bool {
-	n, ok := normalizeOrigin(origin)
-	return ok && h.origins[n]
-}
-
-// readJSON enforces method POST, a JSON content type and the size limit, and decodes the body strictly.
-func (h *Handler) readJSON(w http.ResponseWriter, r *http.Request, into *Request) *apiError {
-	if r.Method != http.MethodPost {
-		w.Header().Set("Allow", "POST")
-		return refuse(http.StatusMethodNotAllowed, CodeInvalidJSON, "Method not allowed")
-	}
-	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if err != nil || mt != "application/json" {
-		return refuse(http.StatusUnsupportedMediaType, CodeInvalidJSON, "Content-Type must be application/json")
-	}
-	if r.ContentLength > h.o.MaxBodyBytes {
-		return refuse(http.StatusRequestEntityTooLarge, CodeInvalidJSON, "Request body too large")
-	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.o.MaxBodyBytes))
-	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return refuse(http.StatusRequestEntityTooLarge, CodeInvalidJSON, "Request body too large")
-		}
-		return refuse(http.StatusBadRequest, CodeInvalidJSON, "Could not read request body")
-	}
-	req, err := DecodeRequest(body)
-	if err != nil {
-		return refuse(http.StatusBadRequest, CodeInvalidJSON, err.Error())
-	}
-	*into = *req
-	return nil
-}
-
-// Request is the JSON body of POST /signin, /link and /unlink (see DecodeRequest). Message and Signature are empty
-// for /unlink. It is a plain value.
-type Request struct {
-	// Chain is "evm" or "solana".
-	Chain string `json:"chain"`
-	// Address is the 0x address (any case) or the base58 Solana public key.
-	Address string `json:"address"`
-	// Message is the text from GET /message, exactly as signed.
-	Message string `json:"message"`
-	// Signature is 0x hex (EVM, 65 bytes) or base58 (Solana, 64 bytes).
-	Signature string `json:"signature"`
-}
-
-// DecodeRequest decodes a POST body of the handler strictly: one JSON object, only the fields chain, address,
-// message and signature spelled exactly so (names match case-sensitively, unlike encoding/json), each at most once,
-// all strings (or null), nothing after it. It never panics; the error text is safe to show. It is safe for
-// concurrent use.
-func DecodeRequest(body []byte) (*Request, error) { return decodeRequestStrict(body) }
-
-// check validates chain and address (lower-casing EVM addresses); message and signature when needSigned.
-func (req *Request) check(needSigned bool) (auth.SignedMessage, *apiError) {
-	m := auth.SignedMessage{Chain: auth.Chain(req.Chain), Address: strings.TrimSpace(req.Address), Message: req.Message, Signature: strings.TrimSpace(req.Signature)}
-	switch m.Chain {
-	case auth.ChainEVM:
-		if m.Address == "" {
-			return m, refuse(http.StatusBadRequest, CodeValidationError, "Address not found")
-		}
-		a, err := auth.NormalizeEthAddress(m.Address)
-		if err != nil {
-			return m, refuse(http.StatusBadRequest, CodeValidationError, "Invalid address")
-		}
-		m.Address = a
-	case auth.ChainSolana:
-		if m.Address == "" {
-			return m, refuse(http.StatusBadRequest, CodeValidationError, "Address not found")
-		}
-		if _, err := auth.DecodeSolPublicKey(m.Address); err != nil {
-			return m, refuse(http.StatusBadRequest, CodeValidationError, "Invalid address")
-		}
-	default:
-		return m, refuse(http.StatusBadRequest, CodeValidationError, `chain must be "evm" or "solana"`)
-	}
-	if needSigned && (m.Message == "" || m.Signature == "") {
-		return m, refuse(http.StatusBadRequest, CodeValidationError, "Data not signed")
-	}
-	return m, nil
-}
-
-// verify runs every local check of a signed message: the message's form, domain or app id, times, address,
-// signature, and finally consumes its nonce. Only then may the backend be called.
-func (h *Handler) verify(ctx context.Context, m auth.SignedMessage) *apiError {
-	now := h.o.Now()
-	var nonce string
-	if m.Chain == auth.ChainEVM && h.o.EVMMessageStyle == StyleSIWE {
-		sm, err := auth.ParseSIWE(m.Message)
-		if err != nil {
-			return refuse(http.StatusBadRequest, CodeValidationError, "Invalid sign-in message")
-		}
-		err = sm.Verify(auth.SIWEVerifyOptions{Domain: h.o.Domain, URI: h.o.URI, ChainID: h.o.ChainID, Address: m.Address,
-			Now: now, ClockSkew: h.o.ClockSkew, MaxAge: h.o.NonceTTL + h.o.ClockSkew})
-		switch {
-		case err == nil:
-		case errors.Is(err, auth.ErrSIWEDomain), errors.Is(err, auth.ErrSIWEURI):
-			return refuse(http.StatusUnauthorized, CodeObjectNotFound, "Message is for another domain")
-		case errors.Is(err, auth.ErrSIWEChain):
-			return refuse(http.StatusUnauthorized, CodeObjectNotFound, "Message is for another chain")
-		case errors.Is(err, auth.ErrSIWEAddress):
-			return refuse(http.StatusUnauthorized, CodeObjectNotFound, "Message is for another address")
-		case errors.Is(err, auth.ErrSIWEExpired):
-			return refuse(http.StatusUnauthorized, CodeObjectNotFound, "Message has expired")
-		case errors.Is(err, auth.ErrSIWENotYetValid):
-			return refuse(http.StatusUnauthorized, CodeObjectNotFound, "Message is not valid yet")
-		default:
-			return refuse(http.StatusBadRequest, CodeValidationError, "Invalid sign-in message")
-		}
-		nonce = sm.Nonce
-	} else {
-		text, suffix, err := auth.ParseMoralisMessage(m.Message, h.o.AppID)
-		if err != nil {
-			return refuse(http.StatusUnauthorized, CodeObjectNotFound, "Message is for another app")
-		}
-		if text != h.o.Statement || !validNonce(suffix) {
-			return refuse(http.StatusBadRequest, CodeValidationError, "Invalid sign-in message")
-		}
-		nonce = suffix
-	}
-	var err error
-	if m.Chain == auth.ChainSolana {
-		err = auth.VerifySolSignature(m.Address, []byte(m.Message), m.Signature)
-	} else {
-		err = auth.VerifyEthSignatureContext(ctx, h.o.Chain, m.Address, []byte(m.Message), m.Signature)
-	}
-	switch {
-	case err == nil:
-	case errors.Is(err, auth.ErrSignatureMismatch):
-		return refuse(http.StatusUnauthorized, CodeObjectNotFound, "Signature does not match address")
-	case errors.Is(err, auth.ErrChainUnavailable):
-		return refuse(http.StatusServiceUnavailable, CodeInternal, "Chain unavailable")
-	default:
-		return refuse(http.StatusBadRequest, CodeValidationError, "Invalid signature")
-	}
-	// Last, the nonce: live, unused, and issued with exactly this text (byte for byte) for this address and chain.
-	if err := h.o.Nonces.Consume(ctx, nonce, NonceBinding{Chain: m.Chain, Address: m.Address, Message: m.Message}); err != nil {
-		switch {
-		case errors.Is(err, ErrNonceInvalid):
-			return refuse(http.StatusUnauthorized, CodeObjectNotFound, "Nonce unknown, used or expired")
-		case errors.Is(err, ErrNonceMismatch):
-			return refuse(http.StatusUnauthorized, CodeObjectNotFound, "Message does not match the one issued")
-		}
-		return refuse(http.StatusServiceUnavailable, CodeInternal, "Nonce store unavailable")
-	}
-	return nil
-}
-
-// SessionToken returns the session token a request carries (a Bearer Authorization header, else the session
-// cookie), or "". It does not check the token: the backend does. Other handlers mounted next to this one (the live
-// query bridge) use it to act as the same user.
-func (h *Handler) SessionToken(r *http.Request) string { return h.sessionToken(r) }
-
-// sessionToken reads the session from the Authorization header (Bearer) or the cookie.
-func (h *Handler) sessionToken(r *http.Request) string {
-	if a := r.Header.Get("Authorization"); a != "" {
-		if len(a) > 7 && strings.EqualFold(a[:7], "Bearer ") {
-			return strings.TrimSpace(a[7:])
-		}
-		return ""
-	}
-	if c, err := r.Cookie(h.o.CookieName); err == nil {
-		return c.Value
-	}
-	return ""
-}
-
-var errNoSession = refuse(http.StatusUnauthorized, CodeInvalidSessionToken, "Invalid session token")
-
-func (h *Handler) setCookie(w http.ResponseWriter, token string) {
-	c := &http.Cookie{Name: h.o.CookieName, Value: token, Path: h.o.CookiePath, HttpOnly: true,
-		Secure: !h.o.InsecureCookie, SameSite: http.SameSiteLaxMode}
-	if h.o.CookieMaxAge > 0 {
-		c.MaxAge = int(h.o.CookieMaxAge / time.Second)
-		c.Expires = h.o.Now().Add(h.o.CookieMaxAge).UTC()
-	}
-	http.SetCookie(w, c)
-}
-
-func (h *Handler) clearCookie(w http.ResponseWriter) {
-	http.SetCookie(w, &http.Cookie{Name: h.o.CookieName, Value: "", Path: h.o.CookiePath, HttpOnly: true,
-		Secure: !h.o.InsecureCookie, SameSite: http.SameSiteLaxMode, MaxAge: -1})
-}
-
-// backendFailure turns a Backend error into an answer without leaking details.
-func (h *Handler) backendFailure(w http.ResponseWriter, r *http.Request, err error) {
-	if h.o.OnError != nil {
-		h.o.OnError(r, err)
-	}
-	var be *BackendError
-	if errors.As(err, &be) {
-		status := be.Status
-		if status < 400 || status > 599 {
-			status = http.StatusBadGateway
-		}
-		if be.Code == CodeInvalidSessionToken {
-			h.clearCookie(w)
-		}
-		writeError(w, status, be.Code, be.Message)
-		return
-	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		writeError(w, http.StatusGatewayTimeout, CodeInternal, "Backend did not answer in time")
-		return
-	}
-	writeError(w, http.StatusBadGateway, CodeInternal, "Backend error")
-}
-
-func (h *Handler) message(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodGet {
-		w.Header().Set("Allow", "GET")
-		writeError(w, http.StatusMethodNotAllowed, CodeInvalidJSON, "Method not allowed")
-		return
-	}
-	q := r.URL.Query()
-	req := Request{Chain: q.Get("chain"), Address: q.Get("address")}
-	if req.Chain == "" {
-		req.Chain = string(auth.ChainEVM)
-	}
-	m, aerr := req.check(false)
-	if aerr != nil {
-		writeAPIError(w, aerr)
-		return
-	}
-	if ok, wait := h.nonceQuota.take(r); !ok {
-		tooManyRequests(w, wait)
-		return
-	}
-	n, err := h.o.Nonces.Issue(r.Context(), h.o.NonceTTL)
-	if err != nil {
-		writeError(w, http.StatusServiceUnavailable, CodeInternal, "Nonce store unavailable")
-		return
-	}
-	var text string
-	if m.Chain == auth.ChainEVM && h.o.EVMMessageStyle == StyleSIWE {
-		now := h.o.Now()
-		sm := &auth.SIWEMessage{Domain: h.o.Domain, Address: m.Address, Statement: h.o.Statement, URI: h.o.URI,
-			Version: "1", ChainID: h.o.ChainID, Nonce: n.Value, IssuedAt: now.UTC(), ExpirationTime: n.ExpiresAt.UTC()}
-		text = sm.String()
-	} else {
-		text = auth.BuildMoralisMessage(h.o.Statement, h.o.AppID, n.Value)
-	}
-	// The nonce is good only with this exact text, for this address and chain.
-	if err := h.o.Nonces.Bind(r.Context(), n.Value, NonceBinding{Chain: m.Chain, Address: m.Address, Message: text}); err != nil {
-		writeError(w, http.StatusServiceUnavailable, CodeInternal, "Nonce store unavailable")
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"message": text, "nonce": n.Value,
-		"expiresAt": auth.FormatServerTime(n.ExpiresAt)})
-}
-
-func (h *Handler) signIn(w http.ResponseWriter, r *http.Request) {
-	var req Request
-	if aerr := h.readJSON(w, r, &req); aerr != nil {
-		writeAPIError(w, aerr)
-		return
-	}
-	m, aerr := req.check(true)
-	if aerr == nil {
-		aerr = h.verify(r.Context(), m)
-	}
-	if aerr != nil {
-		writeAPIError(w, aerr)
-		return
-	}
-	s, err := h.backend.SignIn(r.Context(), m)
-	if err != nil {
-		h.backendFailure(w, r, err)
-		return
-	}
-	if s == nil || s.User.ObjectID == "" || s.SessionToken == "" {
-		writeError(w, http.StatusBadGateway, CodeObjectNotFound, "Could not get user")
-		return
-	}
-	h.setCookie(w, s.SessionToken)
-	answer := map[string]any{"user": s.User}
-	if h.o.TokenInBody {
-		answer["sessionToken"] = s.SessionToken
-	}
-	writeJSON(w, http.StatusOK, answer)
-}
-
-func (h *Handler) link(w http.ResponseWriter, r *http.Request) {
-	var req Request
-	if aerr := h.readJSON(w, r, &req); aerr != nil {
-		writeAPIError(w, aerr)
-		return
-	}
-	tok := h.sessionToken(r)
-	if tok == "" {
-		writeAPIError(w, errNoSession)
-		return
-	}
-	m, aerr := req.check(true)
-	if aerr == nil {
-		aerr = h.verify(r.Context(), m)
-	}
-	if aerr != nil {
-		writeAPIError(w, aerr)
-		return
-	}
-	u, err := h.backend.Link(r.Context(), tok, m)
-	if err != nil {
-		h.backendFailure(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"user": u})
-}
-
-func (h *Handler) unlink(w http.ResponseWriter, r *http.Request) {
-	var req Request
-	if aerr := h.readJSON(w, r, &req); aerr != nil {
-		writeAPIError(w, aerr)
-		return
-	}
-	tok := h.sessionToken(r)
-	if tok == "" {
-		writeAPIError(w, errNoSession)
-		return
-	}
-	m, aerr := req.check(false)
-	if aerr != nil {
-		writeAPIError(w, aerr)
-		return
-	}
-	u, err := h.backend.Unlink(r.Context(), tok, m.Chain, m.Address)
-	if err != nil {
-		h.backendFailure(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"user": u})
-}
-
-func (h *Handler) signOut(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost {
-		w.Header().Set("Allow", "POST")
-		writeError(w, http.StatusMethodNotAllowed, CodeInvalidJSON, "Method not allowed")
-		return
-	}
-	// The body is optional here; when present it must still be JSON and small.
-	if r.ContentLength != 0 {
-		mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
-		if err != nil || mt != "application/json" {
-			writeError(w, http.StatusUnsupportedMediaType, CodeInvalidJSON, "Content-Type must be application/json")
-			return
-		}
-		if _, err := io.Copy(io.Discard, http.MaxBytesReader(w, r.Body, h.o.MaxBodyBytes)); err != nil {
-			writeError(w, http.StatusRequestEntityTooLarge, CodeInvalidJSON, "Request body too large")
-			return
-		}
-	}
-	tok := h.sessionToken(r)
-	h.clearCookie(w)
-	h.sessions.remove(tok)
-	if tok != "" {
-		if err := h.backend.SignOut(r.Context(), tok); err != nil {
-			var be *BackendError
-			if !errors.As(err, &be) || be.Code != CodeInvalidSessionToken {
-				h.backendFailure(w, r, err)
-				return
-			}
-		}
-	}
-	writeJSON(w, http.StatusOK, map[string]any{})
-}
-
-func (h *Handler) me(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodGet {
-		w.Header().Set("Allow", "GET")
-		writeError(w, http.StatusMethodNotAllowed, CodeInvalidJSON, "Method not allowed")
-		return
-	}
-	tok := h.sessionToken(r)
-	if tok == "" {
-		writeAPIError(w, errNoSession)
-		return
-	}
-	u, err := h.backend.Me(r.Context(), tok)
-	if err != nil {
-		h.backendFailure(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"user": u})
+	return normalizeOrigin(u.Scheme + "://" + u.Host)
 }

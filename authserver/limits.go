@@ -1,9 +1,8 @@
 package authserver
 
 import (
-	"math"
+	"context"
 	"net/http"
-	"strconv"
 	"sync"
 	"time"
 )
@@ -43,33 +42,6 @@ func (rl RateLimit) withDefault(burst int, every time.Duration, key func(*http.R
 	return rl
 }
 
-// signInRoute reports whether a path (relative to the mount point) issues nonces or verifies signatures.
-func signInRoute(path string) bool {
-	return path == "/message" || path == "/signin" || path == "/link"
-}
-
-// allow applies the per-client rate limits of a request to the handler's routes; when it answers false it has
-// written the 429.
-func (h *Handler) allow(w http.ResponseWriter, r *http.Request) bool {
-	ok, wait := h.limit.allow(r)
-	if ok && signInRoute(r.URL.Path) {
-		ok, wait = h.signInLimit.allow(r)
-	}
-	if !ok {
-		tooManyRequests(w, wait)
-	}
-	return ok
-}
-
-func tooManyRequests(w http.ResponseWriter, wait time.Duration) {
-	secs := int(math.Ceil(wait.Seconds()))
-	if secs < 1 {
-		secs = 1
-	}
-	w.Header().Set("Retry-After", strconv.Itoa(secs))
-	writeError(w, http.StatusTooManyRequests, CodeRequestLimit, "Too many requests")
-}
-
 // nonceQuota bounds how many nonces one client holds: each issued nonce counts against its client until the
 // nonce expires (one NonceTTL), used or not. A flood from many addresses then fills the nonce store only up to
 // clients × max, not up to the store's cap, so a newcomer still gets a nonce. Safe for concurrent use; memory is
@@ -79,25 +51,21 @@ type nonceQuota struct {
 	max      int
 	ttl      time.Duration
 	now      func() time.Time
-	key      func(*http.Request) string
 	byClient map[string][]time.Time // expiry of each counted nonce, oldest first
 	lastGC   time.Time
 }
 
-func newNonceQuota(max int, ttl time.Duration, now func() time.Time, key func(*http.Request) string) *nonceQuota {
+// newNonceQuota returns the quota, or nil (a nil rateLimiter: no quota) when max is not positive.
+func newNonceQuota(max int, ttl time.Duration, now func() time.Time) rateLimiter {
 	if max <= 0 {
 		return nil
 	}
-	return &nonceQuota{max: max, ttl: ttl, now: now, key: key, byClient: map[string][]time.Time{}}
+	return &nonceQuota{max: max, ttl: ttl, now: now, byClient: map[string][]time.Time{}}
 }
 
-// take counts one nonce for the request's client; false (with the wait until one of its nonces expires) when
-// the client already holds max.
-func (q *nonceQuota) take(r *http.Request) (bool, time.Duration) {
-	if q == nil {
-		return true, 0
-	}
-	k := q.key(r)
+// allow counts one nonce for client k (the nonce quota is a rateLimiter whose tokens come back as nonces
+// expire); false (with the wait until one of its nonces expires) when the client already holds max.
+func (q *nonceQuota) allow(_ context.Context, k string) (bool, time.Duration) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	now := q.now()

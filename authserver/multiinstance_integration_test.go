@@ -18,6 +18,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/c13f5054/moralis-go/parse"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -333,7 +334,7 @@ func TestMultiInstanceReplayRefusedByOtherInstance(t *testing.T) {
 		if r.instance != want {
 			t.Fatalf("replay went to %q, want %s", r.instance, want)
 		}
-		if r.status < 400 || r.status > 499 || r.str("error") != miNonceRefusal || r.body["code"] != float64(authserver.CodeObjectNotFound) {
+		if r.status < 400 || r.status > 499 || r.str("error") != miNonceRefusal || r.body["code"] != float64(parse.CodeObjectNotFound) {
 			t.Fatalf("replay on %s: %d %s; want a 4xx with %q", want, r.status, r.raw, miNonceRefusal)
 		}
 		if _, ok := r.body["sessionToken"]; ok {

@@ -1,6 +1,7 @@
 package authserver
 
 import (
+	"context"
 	"net"
 	"net/http"
 	"net/netip"
@@ -35,7 +36,9 @@ type limiter struct {
 	lastGC  time.Time
 }
 
-func newLimiter(cfg RateLimit, now func() time.Time) *limiter {
+// newLimiter returns the token buckets of cfg, or nil (a nil rateLimiter: no limit) when cfg.Burst is not
+// positive.
+func newLimiter(cfg RateLimit, now func() time.Time) rateLimiter {
 	if cfg.Burst <= 0 {
 		return nil
 	}
@@ -68,12 +71,8 @@ func clientAddr(remote string) string {
 	return host
 }
 
-// allow takes one token for the request's client; when none is left it returns the wait until the next one.
-func (l *limiter) allow(r *http.Request) (bool, time.Duration) {
-	if l == nil {
-		return true, 0
-	}
-	key := l.cfg.ClientKey(r)
+// allow takes one token of client key; when none is left it returns the wait until the next one.
+func (l *limiter) allow(_ context.Context, key string) (bool, time.Duration) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	now := l.now()

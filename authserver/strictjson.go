@@ -15,12 +15,12 @@ var errInvalidJSONBody = errors.New("Invalid JSON body")
 // would also accept "Chain" or "SIGNATURE" (it matches names case-insensitively) and let a repeated name overwrite
 // the first, so a body could mean one thing to this handler and another to a proxy or log reader in front of it.
 // Every value must be a string or null (null leaves the field empty). Nothing may follow the object.
-func decodeRequestStrict(body []byte) (*Request, error) {
+func decodeRequestStrict(body []byte) (*SignedRequest, error) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
 		return nil, errInvalidJSONBody
 	}
-	var req Request
+	var req SignedRequest
 	var seen [4]bool
 	for dec.More() {
 		kt, err := dec.Token()
@@ -81,4 +81,23 @@ func shortName(s string) string {
 		cut--
 	}
 	return s[:cut] + "..."
+}
+
+// decodeStrict decodes a body of POST /signin or /link (decodeRequestStrict).
+func (req *SignedRequest) decodeStrict(body []byte) error {
+	r, err := decodeRequestStrict(body)
+	if err == nil {
+		*req = *r
+	}
+	return err
+}
+
+// decodeStrict decodes a body of POST /unlink as decodeRequestStrict does (message and signature may be there and
+// are not used).
+func (req *UnlinkRequest) decodeStrict(body []byte) error {
+	r, err := decodeRequestStrict(body)
+	if err == nil {
+		*req = UnlinkRequest{Chain: r.Chain, Address: r.Address}
+	}
+	return err
 }

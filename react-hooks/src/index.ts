@@ -13,7 +13,14 @@ export type {
   State,
   WalletState,
 } from './core/config.js';
-export { createEndpointClient, CONNECTION_FAILED, INVALID_SESSION_TOKEN, isSessionGone } from './core/client.js';
+export {
+  createEndpointClient,
+  CONNECTION_FAILED,
+  CHAIN_DATA_KINDS,
+  INVALID_SESSION_TOKEN,
+  isSessionGone,
+  PARSE_CODES,
+} from './core/client.js';
 export type {
   BackendQuery,
   BackendQueryResult,
@@ -21,12 +28,23 @@ export type {
   ChainDataQuery,
   EndpointClient,
   EndpointClientOptions,
+  ErrorResponse,
   FetchLike,
+  FunctionRequest,
+  FunctionResponse,
+  MessageResponse,
+  QueryRequest,
+  QueryResponse,
   RequestOptions,
   SigningMessage,
   SignedMessage,
+  SignedRequest,
+  SignInResponse,
   SignInResult,
+  UnlinkRequest,
+  UserResponse,
 } from './core/client.js';
+export type { PublicUser } from './core/wire.gen.js';
 export { cookieStorage, createStorage, memoryStorage, noopStorage, parseCookie } from './core/storage.js';
 export type { CookieStorageOptions, Storage, StorageLike } from './core/storage.js';
 export { createStore } from './core/store.js';

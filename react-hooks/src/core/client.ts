@@ -1,33 +1,49 @@
 import { EndpointError, RateLimitError } from '../errors/index.js';
 import type { ChainType, User } from './types.js';
+import type {
+  ChainDataKind,
+  ChainDataQuery,
+  MessageResponse,
+  QueryRequest,
+  QueryResponse,
+  SignedRequest,
+  SignInResponse,
+} from './wire.gen.js';
 
 /** The `fetch` signature the client needs; inject your own in tests. */
 export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
 
-/** Answer of `GET {base}/message`. */
-export interface SigningMessage {
-  message: string;
-  nonce: string;
-  expiresAt: string;
-}
+export type {
+  ChainDataKind,
+  ChainDataQuery,
+  ErrorResponse,
+  FunctionRequest,
+  FunctionResponse,
+  MessageResponse,
+  QueryRequest,
+  QueryResponse,
+  SignedRequest,
+  SignInResponse,
+  UnlinkRequest,
+  UserResponse,
+} from './wire.gen.js';
+export { CHAIN_DATA_KINDS, PARSE_CODES } from './wire.gen.js';
 
-/** Body of `POST {base}/signin` and `POST {base}/link`. */
-export interface SignedMessage {
-  chain: ChainType;
-  address: string;
-  message: string;
-  /** EVM: 0x-prefixed hex; Solana: base58. */
-  signature: string;
-}
-
+// The former names of the wire types, from before they were generated from the Go endpoint's.
+/** @deprecated Use `MessageResponse`. */
+export type SigningMessage = MessageResponse;
+/** @deprecated Use `SignedRequest` (Go: `authserver.SignedRequest`). */
+export type SignedMessage = SignedRequest;
 /**
- * Answer of `POST {base}/signin`. The session travels in the server's HttpOnly cookie; `sessionToken` is present
- * only when the Go endpoint was configured to put it in the body (`TokenInBody`, for non-browser clients).
+ * Answer of `POST {base}/signin` as the hooks hold it (`SignInResponse` with the hooks' `User`). The session
+ * travels in the server's HttpOnly cookie; `sessionToken` is present only when the Go endpoint was configured to
+ * put it in the body (`TokenInBody`, for non-browser clients).
  */
-export interface SignInResult {
-  user: User;
-  sessionToken?: string;
-}
+export type SignInResult = Omit<SignInResponse, 'user'> & { user: User };
+/** @deprecated Use `QueryRequest`. */
+export type BackendQuery = QueryRequest;
+/** @deprecated Use `QueryResponse`. */
+export type BackendQueryResult<T = Record<string, unknown>> = QueryResponse<T>;
 
 /** Per-request options. */
 export interface RequestOptions {
@@ -41,37 +57,6 @@ export interface RequestOptions {
   fresh?: boolean;
 }
 
-/** Body of `POST {base}/data/query`: a backend query run with the user's session. */
-export interface BackendQuery {
-  className: string;
-  where?: Record<string, unknown>;
-  /** Comma-separated keys, "-" for descending, e.g. "-createdAt". */
-  order?: string;
-  limit?: number;
-  skip?: number;
-  keys?: string[];
-  include?: string[];
-  count?: boolean;
-}
-
-/** Answer of `POST {base}/data/query`. */
-export interface BackendQueryResult<T = Record<string, unknown>> {
-  results: T[];
-  count?: number;
-}
-
-/** Chain-data routes of the endpoint: `GET {base}/data/chain/{kind}`. */
-export type ChainDataKind = 'balance' | 'tokens' | 'nfts' | 'transactions';
-
-/** Query of a chain-data route. `address` defaults (on the server) to the signed-in user's address. */
-export interface ChainDataQuery {
-  /** Chain id (number) or the API's chain name/hex id; default the server's. */
-  chain?: number | string;
-  address?: string;
-  cursor?: string;
-  limit?: number;
-}
-
 /**
  * Client of the Go endpoint (see README, "Endpoint contract"). Every request uses `credentials: 'include'` so the
  * server's HttpOnly session cookie travels with it. Stateless and safe to share.
@@ -79,15 +64,15 @@ export interface ChainDataQuery {
 export interface EndpointClient {
   /** The base URL, without a trailing slash (e.g. "/auth"). */
   readonly baseUrl: string;
-  getMessage(address: string, chain: ChainType, options?: RequestOptions): Promise<SigningMessage>;
-  signIn(body: SignedMessage, options?: RequestOptions): Promise<SignInResult>;
-  link(body: SignedMessage, options?: RequestOptions): Promise<{ user: User }>;
+  getMessage(address: string, chain: ChainType, options?: RequestOptions): Promise<MessageResponse>;
+  signIn(body: SignedRequest, options?: RequestOptions): Promise<SignInResult>;
+  link(body: SignedRequest, options?: RequestOptions): Promise<{ user: User }>;
   unlink(body: { chain: ChainType; address: string }, options?: RequestOptions): Promise<{ user: User }>;
   signOut(options?: RequestOptions): Promise<void>;
   /** The signed-in user, or null when the endpoint answers 401. */
   me(options?: RequestOptions): Promise<User | null>;
   /** `POST {base}/data/query`: a backend query with the user's session. */
-  query<T = Record<string, unknown>>(body: BackendQuery, options?: RequestOptions): Promise<BackendQueryResult<T>>;
+  query<T = Record<string, unknown>>(body: QueryRequest, options?: RequestOptions): Promise<QueryResponse<T>>;
   /** `POST {base}/data/function`: a cloud function with the user's session; resolves with its `result`. */
   callFunction<T = unknown>(name: string, params?: Record<string, unknown>, options?: RequestOptions): Promise<T>;
   /** `GET {base}/data/chain/{kind}`: chain data the endpoint fetches with its own API key. */

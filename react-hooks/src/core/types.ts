@@ -1,11 +1,12 @@
-/** A user object as the Go endpoint returns it (Parse `_User` fields; unknown fields are kept). */
-export interface User {
+import type { PublicUser } from './wire.gen.js';
+
+/**
+ * A user as the hooks hold it: the endpoint's `PublicUser` (Go: `authserver.PublicUser`, generated into
+ * wire.gen.ts), whose fields may be missing in a session restored from storage; unknown fields are kept.
+ */
+export interface User extends Partial<PublicUser> {
   objectId: string;
   username: string;
-  ethAddress?: string;
-  accounts?: string[];
-  solAccounts?: string[];
-  solAddress?: string;
   [field: string]: unknown;
 }
 

@@ -15,11 +15,11 @@ package authserver
 // Run with the stack up (`make up`): go test -run WalletAttack -v ./authserver/
 
 import (
-	"bytes"
 	"crypto/ed25519"
-	"encoding/json"
+	"encoding/hex"
+
 	"fmt"
-	"io"
+
 	"math/big"
 	"net/http"
 	"strings"
@@ -27,117 +27,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/c13f5054/moralis-go/client"
-	"github.com/c13f5054/moralis-go/internal/devstack"
-	"github.com/c13f5054/moralis-go/internal/stacktest"
-	"github.com/c13f5054/moralis-go/parse"
-	"github.com/mr-tron/base58"
-
 	"github.com/c13f5054/moralis-go/auth"
+	"github.com/c13f5054/moralis-go/client"
+	"github.com/c13f5054/moralis-go/internal/devchain/walletnet"
+
 	"github.com/c13f5054/moralis-go/internal/ed25519vec"
+	"github.com/c13f5054/moralis-go/internal/stacktest"
+
 	"github.com/c13f5054/moralis-go/signer"
+	"github.com/mr-tron/base58"
 )
-
-// parseAnswer is an answer of parse-server to a request made by hand.
-type parseAnswer struct {
-	status int
-	body   map[string]any
-	raw    string
-}
-
-func (a parseAnswer) code() float64 { c, _ := a.body["code"].(float64); return c }
-func (a parseAnswer) err() string   { s, _ := a.body["error"].(string); return s }
-func (a parseAnswer) ok() bool      { return a.status == 200 || a.status == 201 }
-
-// atkStack is the stack as an attacker sees it: both parse-server URLs and the public keys.
-type atkStack struct {
-	env     devstack.Env
-	servers []string
-	master  *client.Client
-	cfg     client.Config // JavaScript key + master key, for an endpoint's ClientBackend
-	c       *client.Client
-}
-
-func newAtkStack(t *testing.T) *atkStack {
-	t.Helper()
-	c, cfg, env := stacktest.Client(t)
-	return &atkStack{env: env, servers: []string{env.ServerURL, env.RequireServerURL2(t)}, master: stacktest.Master(t, env),
-		cfg: cfg, c: c}
-}
-
-// post sends body as JSON to parse-server (instance i) with the JavaScript key, as any client can.
-func (s *atkStack) post(t *testing.T, i int, path string, body any) parseAnswer {
-	t.Helper()
-	b, err := json.Marshal(body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, s.servers[i%len(s.servers)]+"/"+path, bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-Parse-Application-Id", s.env.AppID)
-	req.Header.Set("X-Parse-JavaScript-Key", s.env.JavaScriptKey)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	a := parseAnswer{status: resp.StatusCode, raw: string(raw)}
-	_ = json.Unmarshal(raw, &a.body)
-	return a
-}
-
-// logIn posts authData of provider straight to parse-server's /users (instance i): the backend door.
-func (s *atkStack) logIn(t *testing.T, i int, provider string, authData map[string]any) parseAnswer {
-	t.Helper()
-	return s.post(t, i, "users", map[string]any{"authData": map[string]any{provider: authData}})
-}
-
-// requestMessage asks parse-server (instance i) for a message and ticket, as an SDK client does.
-func (s *atkStack) requestMessage(t *testing.T, i int, chain auth.Chain, address string) (msg, ticket string) {
-	t.Helper()
-	a := s.post(t, i, "functions/"+auth.RequestMessageFunction, map[string]any{"chain": string(chain), "address": address})
-	res, _ := a.body["result"].(map[string]any)
-	msg, _ = res["message"].(string)
-	ticket, _ = res["ticket"].(string)
-	if a.status != 200 || msg == "" || ticket == "" {
-		t.Fatalf("%s: %d %s", auth.RequestMessageFunction, a.status, a.raw)
-	}
-	return msg, ticket
-}
-
-// ticketExists reports whether the ticket's object is still stored (read with the master key).
-func (s *atkStack) ticketExists(t *testing.T, ticket string) bool {
-	t.Helper()
-	_, err := s.master.Objects.Get(t.Context(), auth.DefaultTicketClass, ticket[:10])
-	if err != nil && !strings.Contains(err.Error(), "101") {
-		t.Fatalf("reading ticket: %v", err)
-	}
-	return err == nil
-}
-
-// endpoint is the Go sign-in endpoint over the real backend (ClientBackend with the master key).
-func (s *atkStack) endpoint(t *testing.T, mod func(o *Config)) *testEnv {
-	t.Helper()
-	be, err := NewClientBackend(BackendConfig{Client: s.cfg, Flow: auth.Options{NoAddressObjects: true}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return newTestEnvBackend(t, be, s.cfg.AppID, mod)
-}
-
-func wantRefused(t *testing.T, what string, a parseAnswer, wantErr string) {
-	t.Helper()
-	if a.status != 404 || a.code() != 101 || a.err() != wantErr {
-		t.Fatalf("%s: got %d %s; want 404 {code 101, %q}", what, a.status, a.raw, wantErr)
-	}
-	if _, ok := a.body["sessionToken"]; ok {
-		t.Fatalf("%s: got a session: %s", what, a.raw)
-	}
-}
 
 const (
 	errTicketUsed    = "ticket unknown, used or expired"
@@ -207,27 +106,6 @@ func TestWalletAttackKeylessSolanaSmallOrderKeys(t *testing.T) {
 	if a := s.logIn(t, 1, auth.ProviderSol, map[string]any{"id": realSol.PublicKey(), "signature": solSign(t, realSol, m2), "data": m2, "ticket": t2}); !a.ok() {
 		t.Fatalf("real key at parse-server: %d %s", a.status, a.raw)
 	}
-}
-
-// issueRawTicket stores a ticket for any address (also one the Go side refuses), as the endpoint would, with the
-// master key.
-func issueRawTicket(t *testing.T, s *atkStack, chain auth.Chain, address, msg string) string {
-	t.Helper()
-	secret, err := auth.NewNonceValue()
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := parse.NewObject(auth.DefaultTicketClass)
-	o.Set("secret", secret)
-	o.Set("expiresAt", time.Now().Add(time.Minute).UTC())
-	o.Set("chain", string(chain))
-	o.Set("address", address)
-	o.Set("message", msg)
-	o.SetACL(parse.NewACL())
-	if err := s.master.Objects.Save(t.Context(), o); err != nil {
-		t.Fatal(err)
-	}
-	return o.ID() + secret
 }
 
 // A real key with a malleated signature: small-order R, S + L (its twin), S = L. The endpoint answers "Invalid
@@ -495,11 +373,61 @@ func TestWalletAttackControlFlowsStillWork(t *testing.T) {
 	}
 }
 
-func mustSolSigner(t *testing.T) *signer.Ed25519Key {
-	t.Helper()
-	s, err := signer.GenerateEd25519Key()
+// Smart-contract wallets sign in end to end: the Go endpoint verifies an ERC-1271 account (and an undeployed
+// ERC-6492 one) on the simulated chain, ClientBackend verifies it again before it asks the backend for a ticket
+// marked for a contract account, and parse-server's moralisEth adapter lets that ticket in without ecrecover.
+// A non-owner is refused by the endpoint; the same signature sent straight to parse-server with an ordinary ticket
+// (or none) is refused by the adapter.
+func TestIntegrationSmartWalletSignInThroughTheBackend(t *testing.T) {
+	w := walletnet.Start(t)
+	_, cfg, _ := stacktest.Client(t)
+	if cfg.MasterKey == "" {
+		t.Fatal("the local stack has no master key")
+	}
+	be, err := NewClientBackend(BackendConfig{Client: cfg, Flow: auth.Options{NoAddressObjects: true}, Chain: w.Client})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s
+	e := newTestEnvBackend(t, be, cfg.AppID, func(o *Config) { o.Chain = w.Client })
+	owner, _ := signer.GenerateKey()
+	other, _ := signer.GenerateKey()
+	deployed := w.DeployAccount(t, owner.Address())
+
+	msg, _ := e.getMessage("evm", deployed.Hex())
+	if a := e.postJSON("/signin", body("evm", deployed.Hex(), msg, ethSign(t, other, msg)), nil); a.status != http.StatusUnauthorized {
+		t.Fatalf("non-owner: %d %s", a.status, a.raw)
+	}
+	msg, _ = e.getMessage("evm", deployed.Hex())
+	sig := ethSign(t, owner, msg)
+	a := e.postJSON("/signin", body("evm", deployed.Hex(), msg, sig), nil)
+	if a.status != http.StatusOK {
+		t.Fatalf("ERC-1271 sign-in through parse-server: %d %s", a.status, a.raw)
+	}
+	if !strings.Contains(a.raw, strings.ToLower(deployed.Hex())) {
+		t.Fatalf("the user is not the contract account: %s", a.raw)
+	}
+
+	later := w.Counterfactual(t, other.Address())
+	msg, _ = e.getMessage("evm", later.Hex())
+	wrapped := "0x" + hex.EncodeToString(auth.WrapERC6492Signature(w.Factory, walletnet.CreateAccountCall(other.Address()), mustHex(ethSign(t, other, msg))))
+	if a := e.postJSON("/signin", body("evm", later.Hex(), msg, wrapped), nil); a.status != http.StatusOK {
+		t.Fatalf("ERC-6492 sign-in through parse-server: %d %s", a.status, a.raw)
+	}
+
+	// Straight at parse-server: a contract signature with an ordinary ticket is refused (and the ticket is not
+	// spent), as is one with no ticket.
+	c, _, _ := stacktest.Client(t)
+	m := auth.SignedMessage{Chain: auth.ChainEVM, Address: deployed.Hex(), Message: msg, Signature: sig}
+	plain, err := auth.IssueTicket(t.Context(), c, m, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Ticket = plain
+	if _, err := c.Users.LogInWith(t.Context(), "moralisEth", m.AuthData()); err == nil {
+		t.Fatal("a contract signature signed in with an ordinary ticket")
+	}
+	m.Ticket = ""
+	if _, err := c.Users.LogInWith(t.Context(), "moralisEth", m.AuthData()); err == nil {
+		t.Fatal("a contract signature signed in without a ticket")
+	}
 }

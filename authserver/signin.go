@@ -1,0 +1,228 @@
+package authserver
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/c13f5054/moralis-go/auth"
+	"github.com/c13f5054/moralis-go/parse"
+)
+
+// The sign-in routes of the Handler. Each is a route on the pipeline (pipeline.go): it gets the request after
+// the policy and its decoded body, and returns its answer or an error (answer.go turns errors into answers).
+
+// message is GET /message?address=&chain=: a nonce, bound to the address, chain and the exact text returned.
+func (h *Handler) message(c *call, _ struct{}) (MessageResponse, error) {
+	q := c.r.URL.Query()
+	req := SignedRequest{Chain: q.Get("chain"), Address: q.Get("address")}
+	if req.Chain == "" {
+		req.Chain = string(auth.ChainEVM)
+	}
+	m, err := req.check(false)
+	if err != nil {
+		return MessageResponse{}, err
+	}
+	if err := h.nonceQuota.take(c.r); err != nil {
+		return MessageResponse{}, err
+	}
+	n, err := h.o.Nonces.Issue(c.ctx, h.o.NonceTTL)
+	if err != nil {
+		return MessageResponse{}, errNonceStore
+	}
+	var text string
+	if m.Chain == auth.ChainEVM && h.o.EVMMessageStyle == StyleSIWE {
+		sm := &auth.SIWEMessage{Domain: h.o.Domain, Address: m.Address, Statement: h.o.Statement, URI: h.o.URI,
+			Version: "1", ChainID: h.o.ChainID, Nonce: n.Value, IssuedAt: h.o.Now().UTC(), ExpirationTime: n.ExpiresAt.UTC()}
+		text = sm.String()
+	} else {
+		text = auth.BuildMoralisMessage(h.o.Statement, h.o.AppID, n.Value)
+	}
+	// The nonce is good only with this exact text, for this address and chain.
+	if err := h.o.Nonces.Bind(c.ctx, n.Value, NonceBinding{Chain: m.Chain, Address: m.Address, Message: text}); err != nil {
+		return MessageResponse{}, errNonceStore
+	}
+	return MessageResponse{Message: text, Nonce: n.Value, ExpiresAt: auth.FormatServerTime(n.ExpiresAt)}, nil
+}
+
+var errNonceStore = failure(http.StatusServiceUnavailable, "Nonce store unavailable")
+
+// signIn is POST /signin: every local check, then the Backend's sign-in; the session goes into the cookie.
+func (h *Handler) signIn(c *call, req SignedRequest) (SignInResponse, error) {
+	m, err := h.verified(c.ctx, req)
+	if err != nil {
+		return SignInResponse{}, err
+	}
+	s, err := h.backend.SignIn(c.ctx, m)
+	if err != nil {
+		return SignInResponse{}, err
+	}
+	if s == nil || s.User.ObjectID == "" || s.SessionToken == "" {
+		return SignInResponse{}, failure(http.StatusBadGateway, "Could not get user")
+	}
+	h.policy.cookie.set(c.w, s.SessionToken)
+	answer := SignInResponse{User: s.User}
+	if h.o.TokenInBody {
+		answer.SessionToken = s.SessionToken
+	}
+	return answer, nil
+}
+
+// link is POST /link: every local check, then the Backend links the address to the session's user.
+func (h *Handler) link(c *call, req SignedRequest) (UserResponse, error) {
+	m, err := h.verified(c.ctx, req)
+	if err != nil {
+		return UserResponse{}, err
+	}
+	u, err := h.backend.Link(c.ctx, c.token, m)
+	return UserResponse{User: u}, err
+}
+
+// unlink is POST /unlink: the Backend removes the address from the session's user.
+func (h *Handler) unlink(c *call, req UnlinkRequest) (UserResponse, error) {
+	m, err := (&SignedRequest{Chain: req.Chain, Address: req.Address}).check(false)
+	if err != nil {
+		return UserResponse{}, err
+	}
+	u, err := h.backend.Unlink(c.ctx, c.token, m.Chain, m.Address)
+	return UserResponse{User: u}, err
+}
+
+// signOut is POST /signout (the body is optional): the cookie is cleared, the session forgotten and ended on the
+// backend (one it does not know counts as ended).
+func (h *Handler) signOut(c *call, _ struct{}) (SignOutResponse, error) {
+	tok := h.policy.sessionToken(c.r)
+	h.policy.cookie.clear(c.w)
+	h.policy.sessions.forget(c.ctx, tok)
+	if tok != "" {
+		if err := h.backend.SignOut(c.ctx, tok); err != nil {
+			var be *BackendError
+			if !errors.As(err, &be) || be.Code != int(parse.CodeInvalidSessionToken) {
+				return SignOutResponse{}, err
+			}
+		}
+	}
+	return SignOutResponse{}, nil
+}
+
+// me is GET /me: the user of the session, from the Backend.
+func (h *Handler) me(c *call, _ struct{}) (UserResponse, error) {
+	u, err := h.backend.Me(c.ctx, c.token)
+	return UserResponse{User: u}, err
+}
+
+// verified checks a signed request (its fields, then verify) and returns the message to give the Backend.
+func (h *Handler) verified(ctx context.Context, req SignedRequest) (auth.SignedMessage, error) {
+	m, err := req.check(true)
+	if err == nil {
+		err = h.verify(ctx, m)
+	}
+	return m, err
+}
+
+// DecodeRequest decodes a POST body of the handler strictly: one JSON object, only the fields chain, address,
+// message and signature spelled exactly so (names match case-sensitively, unlike encoding/json), each at most once,
+// all strings (or null), nothing after it. It never panics; the error text is safe to show. It is safe for
+// concurrent use.
+func DecodeRequest(body []byte) (*SignedRequest, error) { return decodeRequestStrict(body) }
+
+// check validates chain and address (lower-casing EVM addresses); message and signature when needSigned.
+func (req *SignedRequest) check(needSigned bool) (auth.SignedMessage, error) {
+	m := auth.SignedMessage{Chain: auth.Chain(req.Chain), Address: strings.TrimSpace(req.Address), Message: req.Message, Signature: strings.TrimSpace(req.Signature)}
+	switch m.Chain {
+	case auth.ChainEVM:
+		if m.Address == "" {
+			return m, refuse(parse.CodeValidationError, "Address not found")
+		}
+		a, err := auth.NormalizeEthAddress(m.Address)
+		if err != nil {
+			return m, refuse(parse.CodeValidationError, "Invalid address")
+		}
+		m.Address = a
+	case auth.ChainSolana:
+		if m.Address == "" {
+			return m, refuse(parse.CodeValidationError, "Address not found")
+		}
+		if _, err := auth.DecodeSolPublicKey(m.Address); err != nil {
+			return m, refuse(parse.CodeValidationError, "Invalid address")
+		}
+	default:
+		return m, refuse(parse.CodeValidationError, `chain must be "evm" or "solana"`)
+	}
+	if needSigned && (m.Message == "" || m.Signature == "") {
+		return m, refuse(parse.CodeValidationError, "Data not signed")
+	}
+	return m, nil
+}
+
+// verify runs every local check of a signed message: the message's form, domain or app id, times, address,
+// signature, and finally consumes its nonce. Only then may the backend be called.
+func (h *Handler) verify(ctx context.Context, m auth.SignedMessage) error {
+	now := h.o.Now()
+	var nonce string
+	if m.Chain == auth.ChainEVM && h.o.EVMMessageStyle == StyleSIWE {
+		sm, err := auth.ParseSIWE(m.Message)
+		if err != nil {
+			return refuse(parse.CodeValidationError, "Invalid sign-in message")
+		}
+		err = sm.Verify(auth.SIWEVerifyOptions{Domain: h.o.Domain, URI: h.o.URI, ChainID: h.o.ChainID, Address: m.Address,
+			Now: now, ClockSkew: h.o.ClockSkew, MaxAge: h.o.NonceTTL + h.o.ClockSkew})
+		switch {
+		case err == nil:
+		case errors.Is(err, auth.ErrSIWEDomain), errors.Is(err, auth.ErrSIWEURI):
+			return refuse(parse.CodeObjectNotFound, "Message is for another domain")
+		case errors.Is(err, auth.ErrSIWEChain):
+			return refuse(parse.CodeObjectNotFound, "Message is for another chain")
+		case errors.Is(err, auth.ErrSIWEAddress):
+			return refuse(parse.CodeObjectNotFound, "Message is for another address")
+		case errors.Is(err, auth.ErrSIWEExpired):
+			return refuse(parse.CodeObjectNotFound, "Message has expired")
+		case errors.Is(err, auth.ErrSIWENotYetValid):
+			return refuse(parse.CodeObjectNotFound, "Message is not valid yet")
+		default:
+			return refuse(parse.CodeValidationError, "Invalid sign-in message")
+		}
+		nonce = sm.Nonce
+	} else {
+		text, suffix, err := auth.ParseMoralisMessage(m.Message, h.o.AppID)
+		if err != nil {
+			return refuse(parse.CodeObjectNotFound, "Message is for another app")
+		}
+		if text != h.o.Statement || !validNonce(suffix) {
+			return refuse(parse.CodeValidationError, "Invalid sign-in message")
+		}
+		nonce = suffix
+	}
+	var err error
+	if m.Chain == auth.ChainSolana {
+		err = auth.VerifySolSignature(m.Address, []byte(m.Message), m.Signature)
+	} else {
+		err = auth.VerifyEthSignatureContext(ctx, h.o.Chain, m.Address, []byte(m.Message), m.Signature)
+	}
+	switch {
+	case err == nil:
+	case errors.Is(err, auth.ErrSignatureMismatch):
+		return refuse(parse.CodeObjectNotFound, "Signature does not match address")
+	case errors.Is(err, auth.ErrChainUnavailable):
+		return failure(http.StatusServiceUnavailable, "Chain unavailable")
+	default:
+		return refuse(parse.CodeValidationError, "Invalid signature")
+	}
+	// Last, the nonce: live, unused, and issued with exactly this text (byte for byte) for this address and chain.
+	if err := h.o.Nonces.Consume(ctx, nonce, NonceBinding{Chain: m.Chain, Address: m.Address, Message: m.Message}); err != nil {
+		switch {
+		case errors.Is(err, ErrNonceInvalid):
+			return refuse(parse.CodeObjectNotFound, "Nonce unknown, used or expired")
+		case errors.Is(err, ErrNonceMismatch):
+			return refuse(parse.CodeObjectNotFound, "Message does not match the one issued")
+		}
+		return failure(http.StatusServiceUnavailable, "Nonce store unavailable")
+	}
+	return nil
+}
+
+// SessionToken returns the session token a request carries (a Bearer Authorization header, else the session
+// cookie), or "". It does not check the token: the backend does. Other handlers mounted next to this one (the live
+// query bridge) use it to act as the same user.
+func (h *Handler) SessionToken(r *http.Request) string { return h.policy.sessionToken(r) }
