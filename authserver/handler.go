@@ -47,6 +47,9 @@ type Config struct {
 	URI string
 	// ChainID in SIWE messages and required of them; default DefaultChainID (1).
 	ChainID uint64
+	// SolanaChainID in Sign-In with Solana messages and required of them (one of auth.SIWSChainIDs); default
+	// DefaultSolanaChainID. SIWS is on when Domain is set (see siws.go).
+	SolanaChainID string
 	// Statement is the human-readable text of the messages; default auth.DefaultSigningMessage. It must be one
 	// line of printable text, and EIP-4361 text (ASCII letters, digits, spaces, URI punctuation) for SIWE.
 	Statement string
@@ -115,6 +118,7 @@ type Config struct {
 // http.StripPrefix. Routes, relative to the mount point:
 //
 //	GET  /message?address=ADDR&chain=evm|solana  -> 200 {"message","nonce","expiresAt"}
+//	GET  /message?address=ADDR&chain=solana&style=siws -> 200 {"message","nonce","expiresAt","signInInput"} (siws.go)
 //	POST /signin  {chain,address,message,signature} -> 200 {"user":{...}} + HttpOnly; Secure; SameSite=Lax cookie
 //	POST /link    {chain,address,message,signature} -> 200 {"user":{...}}   (needs a session)
 //	POST /unlink  {chain,address}                   -> 200 {"user":{...}}   (needs a session)
@@ -171,6 +175,9 @@ func NewHandler(backend Backend, cfg Config) (*Handler, error) {
 		if err := checkSIWEConfig(o); err != nil {
 			return nil, err
 		}
+	}
+	if err := checkSIWSConfig(&o); err != nil {
+		return nil, err
 	}
 	switch {
 	case o.NonceTTL < 0:
@@ -458,6 +465,9 @@ func (req *Request) check(needSigned bool) (auth.SignedMessage, *apiError) {
 // verify runs every local check of a signed message: the message's form, domain or app id, times, address,
 // signature, and finally consumes its nonce. Only then may the backend be called.
 func (h *Handler) verify(ctx context.Context, m auth.SignedMessage) *apiError {
+	if m.Chain == auth.ChainSolana && isSIWSText(m.Message) {
+		return h.verifySIWS(ctx, m)
+	}
 	now := h.o.Now()
 	var nonce string
 	if m.Chain == auth.ChainEVM && h.o.EVMMessageStyle == StyleSIWE {
@@ -510,13 +520,7 @@ func (h *Handler) verify(ctx context.Context, m auth.SignedMessage) *apiError {
 	}
 	// Last, the nonce: live, unused, and issued with exactly this text (byte for byte) for this address and chain.
 	if err := h.o.Nonces.Consume(ctx, nonce, NonceBinding{Chain: m.Chain, Address: m.Address, Message: m.Message}); err != nil {
-		switch {
-		case errors.Is(err, ErrNonceInvalid):
-			return refuse(http.StatusUnauthorized, CodeObjectNotFound, "Nonce unknown, used or expired")
-		case errors.Is(err, ErrNonceMismatch):
-			return refuse(http.StatusUnauthorized, CodeObjectNotFound, "Message does not match the one issued")
-		}
-		return refuse(http.StatusServiceUnavailable, CodeInternal, "Nonce store unavailable")
+		return nonceRefusal(err)
 	}
 	return nil
 }
@@ -607,7 +611,10 @@ func (h *Handler) message(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var text string
-	if m.Chain == auth.ChainEVM && h.o.EVMMessageStyle == StyleSIWE {
+	var signInInput map[string]string
+	if m.Chain == auth.ChainSolana && q.Get("style") == styleSIWS && h.o.Domain != "" {
+		text, signInInput = h.siwsMessage(m.Address, n)
+	} else if m.Chain == auth.ChainEVM && h.o.EVMMessageStyle == StyleSIWE {
 		now := h.o.Now()
 		sm := &auth.SIWEMessage{Domain: h.o.Domain, Address: m.Address, Statement: h.o.Statement, URI: h.o.URI,
 			Version: "1", ChainID: h.o.ChainID, Nonce: n.Value, IssuedAt: now.UTC(), ExpirationTime: n.ExpiresAt.UTC()}
@@ -620,8 +627,11 @@ func (h *Handler) message(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusServiceUnavailable, CodeInternal, "Nonce store unavailable")
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"message": text, "nonce": n.Value,
-		"expiresAt": auth.FormatServerTime(n.ExpiresAt)})
+	res := map[string]any{"message": text, "nonce": n.Value, "expiresAt": auth.FormatServerTime(n.ExpiresAt)}
+	if signInInput != nil {
+		res["signInInput"] = signInInput
+	}
+	writeJSON(w, http.StatusOK, res)
 }
 
 func (h *Handler) signIn(w http.ResponseWriter, r *http.Request) {
