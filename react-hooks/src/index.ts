@@ -21,8 +21,10 @@ export type {
   ChainDataQuery,
   EndpointClient,
   FetchLike,
+  GetMessageOptions,
   RequestOptions,
   SigningMessage,
+  SolanaSignInInput,
   SignedMessage,
   SignInResult,
 } from './core/client.js';
@@ -57,6 +59,7 @@ export type {
   ConnectResult,
   EvmConnector,
   SolanaConnector,
+  SolanaSignInResult,
 } from './core/connectors/types.js';
 
 export { assertChain, connect, disconnect, reconnect, resolveConnector, switchChain } from './core/actions/wallet.js';

@@ -9,6 +9,33 @@ export interface SigningMessage {
   message: string;
   nonce: string;
   expiresAt: string;
+  /**
+   * With `style: 'siws'` (Solana) and an endpoint that has a domain: the fields of the Sign-In with Solana message,
+   * the input a wallet's `solana:signIn` feature takes to write exactly `message`.
+   */
+  signInInput?: SolanaSignInInput;
+}
+
+/** The wallet-standard `SolanaSignInInput` (every field a string; the endpoint fills them all). */
+export interface SolanaSignInInput {
+  domain?: string;
+  address?: string;
+  statement?: string;
+  uri?: string;
+  version?: string;
+  chainId?: string;
+  nonce?: string;
+  issuedAt?: string;
+  expirationTime?: string;
+  notBefore?: string;
+  requestId?: string;
+  resources?: string[];
+}
+
+/** Options of `getMessage`. */
+export interface GetMessageOptions extends RequestOptions {
+  /** `'siws'` asks for a Sign-In with Solana message (chain "solana"); default the endpoint's message style. */
+  style?: 'siws';
 }
 
 /** Body of `POST {base}/signin` and `POST {base}/link`. */
@@ -79,7 +106,7 @@ export interface ChainDataQuery {
 export interface EndpointClient {
   /** The base URL, without a trailing slash (e.g. "/auth"). */
   readonly baseUrl: string;
-  getMessage(address: string, chain: ChainType, options?: RequestOptions): Promise<SigningMessage>;
+  getMessage(address: string, chain: ChainType, options?: GetMessageOptions): Promise<SigningMessage>;
   signIn(body: SignedMessage, options?: RequestOptions): Promise<SignInResult>;
   link(body: SignedMessage, options?: RequestOptions): Promise<{ user: User }>;
   unlink(body: { chain: ChainType; address: string }, options?: RequestOptions): Promise<{ user: User }>;
@@ -170,7 +197,7 @@ export function createEndpointClient(options: { baseUrl: string; fetch?: FetchLi
 
   return {
     baseUrl,
-    getMessage: (address, chain, ro) => call('GET', `/message${qs({ address, chain })}`, undefined, ro),
+    getMessage: (address, chain, ro) => call('GET', `/message${qs({ address, chain, style: ro?.style })}`, undefined, ro),
     signIn: (body, ro) => call('POST', '/signin', body, ro),
     link: (body, ro) => call('POST', '/link', body, ro),
     unlink: (body, ro) => call('POST', '/unlink', body, ro),
