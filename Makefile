@@ -5,7 +5,7 @@ GO ?= go
 GOTESTFLAGS ?= -count=1
 STACK := internal/devstack
 
-.PHONY: all deps up down chain test test-go test-react test-browser test-faults demo demo-browser bench bench-check lint fuzz fuzz-check smoke build
+.PHONY: all deps up down chain test test-go test-react test-siws test-browser test-faults demo demo-browser bench bench-check lint fuzz fuzz-check smoke build
 
 all: build
 
@@ -38,7 +38,7 @@ build:
 ## tests beside the React package's, then the browser walk, the bench smoke run and the fuzz smoke run.
 test: smoke chain lint
 	@echo "make test: Go unit + integration tests and the React package, in parallel"
-	$(MAKE) --no-print-directory -j2 --output-sync=line test-go test-react
+	$(MAKE) --no-print-directory -j2 --output-sync=line test-go test-react test-siws
 	@echo "make test: browser end to end, bench smoke run and fuzz smoke run, two at a time"
 	$(MAKE) --no-print-directory -j2 --output-sync=line test-browser bench-check fuzz-check
 	@echo "make test: fault runs of the scaled topology, alone (they take parts of the stack down and back up)"
@@ -50,6 +50,13 @@ test: smoke chain lint
 test-react:
 	cd react-hooks && npm ci --no-audit --no-fund --loglevel=error && npm run typecheck && npm test && npm run build && npm run check:package && npm run build:demo
 	$(GO) test -count=1 -tags ethersdiff -run '^TestTypedDataDifferential$$' ./signer/
+
+## test-siws: the Sign-In with Solana differential test: auth's generated corpus against @solana/wallet-standard-util
+## (verifySignIn, parseSignInMessageText, createSignInMessageText) in Node; a few seconds, no stack needed
+test-siws:
+	cd auth/testdata/siwsdiff && npm ci --no-audit --no-fund --loglevel=error
+	$(GO) vet -tags siwsdiff ./auth/
+	$(GO) test $(GOTESTFLAGS) -tags siwsdiff -run '^TestSIWSDifferential$$' -v ./auth/ | grep -E '^(---|ok|FAIL|PASS)|siws_diff_test'
 
 ## test-go: Go unit tests and the integration tests against the local stack (build tag "integration"), race detector on
 test-go:
@@ -76,7 +83,7 @@ demo-browser: up chain
 
 # Every fuzz target of a decoder that takes outside bytes (package:target).
 FUZZ_TARGETS := ./parse:FuzzObjectUnmarshal ./parse:FuzzParseDate ./parse:FuzzScanResults ./internal/rest:FuzzDecodeError ./query:FuzzFromJSON ./query:FuzzDecode \
-	./auth:FuzzParseSIWE ./authserver:FuzzDecodeRequest ./authserver:FuzzHandlerSignIn ./web3api:FuzzDecodeResponse ./store:FuzzGeoWhere \
+	./auth:FuzzParseSIWE ./auth:FuzzParseSIWS ./authserver:FuzzDecodeRequest ./authserver:FuzzHandlerSignIn ./web3api:FuzzDecodeResponse ./store:FuzzGeoWhere \
 	./query/live:FuzzCheckWhere ./internal/wirejson:FuzzDecode ./units:FuzzRoundTrip ./signer:FuzzParseTypedData
 FUZZTIME ?= 60s
 

@@ -51,6 +51,15 @@
 // text byte for byte. NewNonceValue makes a nonce; the endpoint's nonce stores (authserver.NonceStore) issue them
 // once each, bound to the chain, address and exact text they were handed out with.
 //
+// # Sign-In with Solana
+//
+// SIWSMessage builds and ParseSIWS parses Sign-In with Solana messages as wallets write them (the wallet-standard
+// solana:signIn feature, Phantom's ABNF); String of a parsed message is the signed text byte for byte. VerifySIWS
+// checks a sign-in: expected domain and chain (required), nonce, version and issued-at present, issued-at within
+// DefaultSIWSIssuedAtWindow of now, expiration and not-before, the named address equal to the signing key, the
+// signature (VerifySolSignature's strict rules), and last a one-time nonce through SIWSVerifyOptions.ConsumeNonce
+// (the endpoint passes its authserver.NonceStore).
+//
 // # Tickets: the backend's one door
 //
 // A signature alone would let a captured authData sign in again forever. This project's backend adapters

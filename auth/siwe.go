@@ -175,24 +175,13 @@ func ParseSIWE(text string) (*SIWEMessage, error) {
 		return nil, malformed("carriage return")
 	}
 	lines := strings.Split(text, "\n")
-	p := &siweParser{lines: lines}
+	p := &siweParser{lines: lines, bad: malformed}
 	m := &SIWEMessage{}
 
-	head, ok := p.next()
-	if !ok || !strings.HasSuffix(head, siweHeaderSuffix) {
-		return nil, malformed("first line must end with %q", siweHeaderSuffix)
+	var err error
+	if m.Scheme, m.Domain, err = p.header(siweHeaderSuffix); err != nil {
+		return nil, err
 	}
-	authority := strings.TrimSuffix(head, siweHeaderSuffix)
-	if i := strings.Index(authority, "://"); i >= 0 {
-		m.Scheme, authority = authority[:i], authority[i+3:]
-		if !validScheme(m.Scheme) {
-			return nil, malformed("bad scheme")
-		}
-	}
-	if !validDomain(authority) {
-		return nil, malformed("bad domain")
-	}
-	m.Domain = authority
 
 	addr, ok := p.next()
 	if !ok {
@@ -220,7 +209,6 @@ func ParseSIWE(text string) (*SIWEMessage, error) {
 		}
 	}
 
-	var err error
 	if m.URI, err = p.field("URI", true); err != nil {
 		return nil, err
 	}
@@ -269,30 +257,65 @@ func ParseSIWE(text string) (*SIWEMessage, error) {
 			return nil, malformed("bad request id")
 		}
 	}
+	if m.Resources, err = p.resources(); err != nil {
+		return nil, err
+	}
+	m.src.emptyResources = m.Resources != nil && len(m.Resources) == 0 // resources = *( LF resource )
+	if len(m.Resources) == 0 {
+		m.Resources = nil
+	}
+	return m, nil
+}
+
+// header reads the first line: [ scheme "://" ] domain suffix.
+func (p *siweParser) header(suffix string) (scheme, domain string, err error) {
+	head, ok := p.next()
+	if !ok || !strings.HasSuffix(head, suffix) {
+		return "", "", p.bad("first line must end with %q", suffix)
+	}
+	domain = strings.TrimSuffix(head, suffix)
+	if i := strings.Index(domain, "://"); i >= 0 {
+		scheme, domain = domain[:i], domain[i+3:]
+		if !validScheme(scheme) {
+			return "", "", p.bad("bad scheme")
+		}
+	}
+	if !validDomain(domain) {
+		return "", "", p.bad("bad domain")
+	}
+	return scheme, domain, nil
+}
+
+// resources reads the optional last part, "Resources:" *( LF "- " URI ), and checks that nothing follows: nil
+// when absent, empty and non-nil when the list has no item.
+func (p *siweParser) resources() ([]string, error) {
+	var rs []string
 	if l, ok := p.peek(); ok && l == "Resources:" {
 		p.next()
+		rs = []string{}
 		for {
 			r, ok := p.peek()
 			if !ok {
 				break
 			}
 			if !strings.HasPrefix(r, "- ") || !validURI(r[2:]) {
-				return nil, malformed("bad resource line")
+				return nil, p.bad("bad resource line")
 			}
-			m.Resources = append(m.Resources, r[2:])
+			rs = append(rs, r[2:])
 			p.next()
 		}
-		m.src.emptyResources = len(m.Resources) == 0 // resources = *( LF resource )
 	}
 	if _, ok := p.peek(); ok {
-		return nil, malformed("unexpected line %d", p.i+1)
+		return nil, p.bad("unexpected line %d", p.i+1)
 	}
-	return m, nil
+	return rs, nil
 }
 
+// siweParser walks the lines of a SIWE or SIWS message; bad makes its errors (malformed or siwsMalformed).
 type siweParser struct {
 	lines []string
 	i     int
+	bad   func(format string, a ...any) error
 }
 
 func (p *siweParser) next() (string, bool) {
@@ -316,14 +339,14 @@ func (p *siweParser) field(name string, required bool) (string, error) {
 	prefix := name + ": "
 	if !ok || !strings.HasPrefix(l, prefix) {
 		if required {
-			return "", malformed("missing %q", name)
+			return "", p.bad("missing %q", name)
 		}
 		return "", nil
 	}
 	p.next()
 	v := l[len(prefix):]
 	if v == "" {
-		return "", malformed("empty %q", name)
+		return "", p.bad("empty %q", name)
 	}
 	return v, nil
 }
@@ -335,10 +358,10 @@ func (p *siweParser) timeField(name string, required bool) (time.Time, siweTimeT
 	}
 	t, ok := parseRFC3339(v)
 	if !ok {
-		return time.Time{}, siweTimeText{}, malformed("bad %q time: want RFC 3339", name)
+		return time.Time{}, siweTimeText{}, p.bad("bad %q time: want RFC 3339", name)
 	}
 	if t.IsZero() {
-		return time.Time{}, siweTimeText{}, malformed("%q time 0001-01-01T00:00:00Z stands for none", name)
+		return time.Time{}, siweTimeText{}, p.bad("%q time 0001-01-01T00:00:00Z stands for none", name)
 	}
 	return t, siweTimeText{t: t, text: v}, nil
 }

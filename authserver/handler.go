@@ -44,6 +44,9 @@ type Config struct {
 	URI string
 	// ChainID in SIWE messages and required of them; default DefaultChainID (1).
 	ChainID uint64
+	// SolanaChainID in Sign-In with Solana messages and required of them (one of auth.SIWSChainIDs); default
+	// DefaultSolanaChainID. SIWS is on when Domain is set (see siws.go).
+	SolanaChainID string
 	// Statement is the human-readable text of the messages; default auth.DefaultSigningMessage. It must be one
 	// line of printable text, and EIP-4361 text (ASCII letters, digits, spaces, URI punctuation) for SIWE.
 	Statement string
@@ -167,6 +170,9 @@ func NewHandler(backend Backend, cfg Config) (*Handler, error) {
 		if err := checkSIWEConfig(o); err != nil {
 			return nil, err
 		}
+	}
+	if err := checkSIWSConfig(&o); err != nil {
+		return nil, err
 	}
 	switch {
 	case o.NonceTTL < 0:

@@ -32,7 +32,10 @@ func (h *Handler) message(c *call, _ struct{}) (MessageResponse, error) {
 		return MessageResponse{}, errNonceStore
 	}
 	var text string
-	if m.Chain == auth.ChainEVM && h.o.EVMMessageStyle == StyleSIWE {
+	var signInInput *SolanaSignInInput
+	if m.Chain == auth.ChainSolana && q.Get("style") == styleSIWS && h.o.Domain != "" {
+		text, signInInput = h.siwsMessage(m.Address, n)
+	} else if m.Chain == auth.ChainEVM && h.o.EVMMessageStyle == StyleSIWE {
 		sm := &auth.SIWEMessage{Domain: h.o.Domain, Address: m.Address, Statement: h.o.Statement, URI: h.o.URI,
 			Version: "1", ChainID: h.o.ChainID, Nonce: n.Value, IssuedAt: h.o.Now().UTC(), ExpirationTime: n.ExpiresAt.UTC()}
 		text = sm.String()
@@ -43,7 +46,8 @@ func (h *Handler) message(c *call, _ struct{}) (MessageResponse, error) {
 	if err := h.o.Nonces.Bind(c.ctx, n.Value, NonceBinding{Chain: m.Chain, Address: m.Address, Message: text}); err != nil {
 		return MessageResponse{}, errNonceStore
 	}
-	return MessageResponse{Message: text, Nonce: n.Value, ExpiresAt: auth.FormatServerTime(n.ExpiresAt)}, nil
+	return MessageResponse{Message: text, Nonce: n.Value, ExpiresAt: auth.FormatServerTime(n.ExpiresAt),
+		SignInInput: signInInput}, nil
 }
 
 var errNonceStore = failure(http.StatusServiceUnavailable, "Nonce store unavailable")
@@ -159,6 +163,9 @@ func (req *SignedRequest) check(needSigned bool) (auth.SignedMessage, error) {
 // verify runs every local check of a signed message: the message's form, domain or app id, times, address,
 // signature, and finally consumes its nonce. Only then may the backend be called.
 func (h *Handler) verify(ctx context.Context, m auth.SignedMessage) error {
+	if m.Chain == auth.ChainSolana && isSIWSText(m.Message) {
+		return h.verifySIWS(ctx, m)
+	}
 	now := h.o.Now()
 	var nonce string
 	if m.Chain == auth.ChainEVM && h.o.EVMMessageStyle == StyleSIWE {
@@ -211,13 +218,7 @@ func (h *Handler) verify(ctx context.Context, m auth.SignedMessage) error {
 	}
 	// Last, the nonce: live, unused, and issued with exactly this text (byte for byte) for this address and chain.
 	if err := h.o.Nonces.Consume(ctx, nonce, NonceBinding{Chain: m.Chain, Address: m.Address, Message: m.Message}); err != nil {
-		switch {
-		case errors.Is(err, ErrNonceInvalid):
-			return refuse(parse.CodeObjectNotFound, "Nonce unknown, used or expired")
-		case errors.Is(err, ErrNonceMismatch):
-			return refuse(parse.CodeObjectNotFound, "Message does not match the one issued")
-		}
-		return failure(http.StatusServiceUnavailable, "Nonce store unavailable")
+		return nonceRefusal(err)
 	}
 	return nil
 }

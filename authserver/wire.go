@@ -19,6 +19,23 @@ type MessageResponse struct {
 	Nonce string `json:"nonce"`
 	// ExpiresAt is when the message stops being accepted (the backend's time format).
 	ExpiresAt string `json:"expiresAt"`
+	// SignInInput is set for a Sign-In with Solana message (chain=solana&style=siws, an endpoint with a Domain):
+	// the fields a wallet's solana:signIn feature takes to write exactly Message.
+	SignInInput *SolanaSignInInput `json:"signInInput,omitempty"`
+}
+
+// SolanaSignInInput is the wallet-standard SolanaSignInInput of a SIWS message (every field a string; the
+// endpoint fills them all).
+type SolanaSignInInput struct {
+	Domain         string `json:"domain"`
+	Address        string `json:"address"`
+	Statement      string `json:"statement"`
+	URI            string `json:"uri"`
+	Version        string `json:"version"`
+	ChainID        string `json:"chainId"`
+	Nonce          string `json:"nonce"`
+	IssuedAt       string `json:"issuedAt"`
+	ExpirationTime string `json:"expirationTime"`
 }
 
 // SignedRequest is the JSON body of POST /signin and /link: a message the wallet signed. Decode one with

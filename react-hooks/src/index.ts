@@ -35,8 +35,10 @@ export type {
   MessageResponse,
   QueryRequest,
   QueryResponse,
+  GetMessageOptions,
   RequestOptions,
   SigningMessage,
+  SolanaSignInInput,
   SignedMessage,
   SignedRequest,
   SignInResponse,
@@ -77,6 +79,7 @@ export type {
   ConnectResult,
   EvmConnector,
   SolanaConnector,
+  SolanaSignInResult,
 } from './core/connectors/types.js';
 
 export { assertChain, connect, disconnect, reconnect, resolveConnector, switchChain } from './core/actions/wallet.js';

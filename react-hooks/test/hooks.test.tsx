@@ -19,7 +19,8 @@ import {
 } from '../src/index.js';
 import { createFakeEndpoint } from './helpers/endpoint.js';
 import { createFakeEip1193, type FakeEip1193Options } from './helpers/eip1193.js';
-import { createFakePhantom, type FakePhantomOptions } from './helpers/phantom.js';
+import { createFakePhantom, siwsText, type FakePhantomOptions } from './helpers/phantom.js';
+import { ed25519 } from '@noble/curves/ed25519.js';
 
 function setup(evm: FakeEip1193Options = {}, sol: FakePhantomOptions = {}) {
   const provider = createFakeEip1193(evm);
@@ -165,10 +166,34 @@ describe('useSignIn (Solana)', () => {
     await act(() => result.current.signIn.signInAsync({ connector: config.connectors[1] }));
     expect(result.current.user.user).toMatchObject({ solAddress: solana.address, solAccounts: [solana.address] });
     expect(result.current.wallet).toMatchObject({ account: solana.address, chainType: 'solana' });
-    expect(endpoint.calls[0]!.query).toEqual({ address: solana.address, chain: 'solana' });
+    expect(endpoint.calls[0]!.query).toEqual({ address: solana.address, chain: 'solana', style: 'siws' });
+    // No solana:signIn feature: the endpoint's Sign-In with Solana text is signed as it is with signMessage.
+    expect(endpoint.calls[1]!.body.message).toMatch(/^app\.test wants you to sign in with your Solana account:\n/);
     expect(endpoint.calls[1]!.body.signature).toMatch(/^[1-9A-HJ-NP-Za-km-z]{80,90}$/);
     expect(endpoint.verified).toEqual([{ chain: 'solana', address: solana.address }]);
     expect(solana.calls.map((c) => c.method)).toEqual(['connect', 'connect', 'signMessage']);
+  });
+
+  it("uses the wallet's solana:signIn when it offers it; the endpoint verifies the text the wallet wrote", async () => {
+    const { solana, endpoint, config, wrapper } = setup({}, { trusted: false, signInFeature: true });
+    const { result } = renderHook(useAll, { wrapper });
+    await act(() => result.current.signIn.signInAsync({ connector: config.connectors[1] }));
+    expect(result.current.user.user).toMatchObject({ solAddress: solana.address });
+    expect(solana.calls.map((c) => c.method)).toEqual(['connect', 'connect', 'solana:signIn']);
+    // The wallet got the endpoint's input and wrote exactly the issued text; the real ed25519 signature verifies.
+    const input = solana.calls[2]!.args[0] as Record<string, string>;
+    expect(input).toMatchObject({ domain: 'app.test', address: solana.address, chainId: 'mainnet', version: '1' });
+    expect(endpoint.calls[1]!.body.message).toBe(siwsText(input));
+    expect(endpoint.verified).toEqual([{ chain: 'solana', address: solana.address }]);
+  });
+
+  it('refuses a solana:signIn answer signed by another account than the connected one, before any POST', async () => {
+    const { solana, endpoint, config, wrapper } = setup({}, { trusted: false, signInFeature: true, signInKey: ed25519.utils.randomSecretKey() });
+    const { result } = renderHook(() => useSignIn(), { wrapper });
+    await act(() => result.current.signInAsync({ connector: config.connectors[1] }).catch(() => {}));
+    expect(result.current.error).toMatchObject({ name: 'AbortedError', reason: 'accountChanged' });
+    expect(solana.calls.map((c) => c.method)).toEqual(['connect', 'connect', 'solana:signIn']);
+    expect(endpoint.calls.map((c) => c.path)).toEqual(['/message']);
   });
 
   it('"Address not found" when Phantom gives no public key', async () => {

@@ -28,6 +28,7 @@ import (
 var wireTypes = []struct{ name, typeParam string }{
 	{"PublicUser", ""},
 	{"MessageResponse", ""},
+	{"SolanaSignInInput", ""},
 	{"SignedRequest", ""},
 	{"UnlinkRequest", ""},
 	{"SignInResponse", ""},

@@ -29,6 +29,28 @@ export type {
 } from './wire.gen.js';
 export { CHAIN_DATA_KINDS, PARSE_CODES } from './wire.gen.js';
 
+/** The wallet-standard `SolanaSignInInput` (every field a string; the endpoint fills them all). */
+export interface SolanaSignInInput {
+  domain?: string;
+  address?: string;
+  statement?: string;
+  uri?: string;
+  version?: string;
+  chainId?: string;
+  nonce?: string;
+  issuedAt?: string;
+  expirationTime?: string;
+  notBefore?: string;
+  requestId?: string;
+  resources?: string[];
+}
+
+/** Options of `getMessage`. */
+export interface GetMessageOptions extends RequestOptions {
+  /** `'siws'` asks for a Sign-In with Solana message (chain "solana"); default the endpoint's message style. */
+  style?: 'siws';
+}
+
 // The former names of the wire types, from before they were generated from the Go endpoint's.
 /** @deprecated Use `MessageResponse`. */
 export type SigningMessage = MessageResponse;
@@ -64,7 +86,7 @@ export interface RequestOptions {
 export interface EndpointClient {
   /** The base URL, without a trailing slash (e.g. "/auth"). */
   readonly baseUrl: string;
-  getMessage(address: string, chain: ChainType, options?: RequestOptions): Promise<MessageResponse>;
+  getMessage(address: string, chain: ChainType, options?: GetMessageOptions): Promise<MessageResponse>;
   signIn(body: SignedRequest, options?: RequestOptions): Promise<SignInResult>;
   link(body: SignedRequest, options?: RequestOptions): Promise<{ user: User }>;
   unlink(body: { chain: ChainType; address: string }, options?: RequestOptions): Promise<{ user: User }>;
@@ -191,7 +213,7 @@ export function createEndpointClient(options: EndpointClientOptions): EndpointCl
 
   return {
     baseUrl,
-    getMessage: (address, chain, ro) => call('GET', `/message${qs({ address, chain })}`, undefined, ro),
+    getMessage: (address, chain, ro) => call('GET', `/message${qs({ address, chain, style: ro?.style })}`, undefined, ro),
     signIn: (body, ro) => call('POST', '/signin', body, ro),
     link: (body, ro) => call('POST', '/link', body, ro),
     unlink: (body, ro) => call('POST', '/unlink', body, ro),

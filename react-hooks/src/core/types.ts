@@ -65,6 +65,17 @@ export interface SolanaProvider {
   connect(options?: { onlyIfTrusted?: boolean }): Promise<unknown>;
   disconnect?(): Promise<void>;
   signMessage(message: Uint8Array, display?: 'utf8' | 'hex'): Promise<{ signature: Uint8Array } | Uint8Array>;
+  /**
+   * Wallet-standard features, when the provider is (or carries) a wallet-standard wallet: `solana:signIn` is used
+   * for sign-in when present.
+   */
+  features?: {
+    'solana:signIn'?: {
+      signIn(...inputs: Record<string, unknown>[]): Promise<
+        { account: { publicKey: Uint8Array; address?: string }; signedMessage: Uint8Array; signature: Uint8Array }[]
+      >;
+    };
+  };
   on?(event: string, listener: (...args: any[]) => void): unknown;
   removeListener?(event: string, listener: (...args: any[]) => void): unknown;
   off?(event: string, listener: (...args: any[]) => void): unknown;

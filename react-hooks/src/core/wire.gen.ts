@@ -34,6 +34,27 @@ export interface MessageResponse {
   nonce: string;
   /** ExpiresAt is when the message stops being accepted (the backend's time format). */
   expiresAt: string;
+  /**
+   * SignInInput is set for a Sign-In with Solana message (chain=solana&style=siws, an endpoint with a Domain):
+   * the fields a wallet's solana:signIn feature takes to write exactly Message.
+   */
+  signInInput?: SolanaSignInInput;
+}
+
+/**
+ * SolanaSignInInput is the wallet-standard SolanaSignInInput of a SIWS message (every field a string; the
+ * endpoint fills them all).
+ */
+export interface SolanaSignInInput {
+  domain: string;
+  address: string;
+  statement: string;
+  uri: string;
+  version: string;
+  chainId: string;
+  nonce: string;
+  issuedAt: string;
+  expirationTime: string;
 }
 
 /**

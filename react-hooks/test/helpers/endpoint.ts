@@ -106,6 +106,16 @@ export function createFakeEndpoint(base = '/auth') {
       if (!address) return fail(400, 141, 'address is required');
       const nonce = `n${++counter}`;
       const expiresAt = new Date(Date.now() + 300_000).toISOString();
+      if (chain === 'solana' && url.searchParams.get('style') === 'siws') {
+        // A Sign-In with Solana message as the Go endpoint writes it, and the input that makes it.
+        const issuedAt = new Date().toISOString();
+        const signInInput = { domain: 'app.test', address, statement: 'Moralis Authentication', uri: 'https://app.test',
+          version: '1', chainId: 'mainnet', nonce: `siws${counter}nonce`, issuedAt, expirationTime: expiresAt };
+        const message = `app.test wants you to sign in with your Solana account:\n${address}\n\nMoralis Authentication\n\n` +
+          `URI: https://app.test\nVersion: 1\nChain ID: mainnet\nNonce: siws${counter}nonce\nIssued At: ${issuedAt}\nExpiration Time: ${expiresAt}`;
+        issued.set(message, { address, chain });
+        return json(200, { message, nonce: signInInput.nonce, expiresAt, signInInput });
+      }
       const message = `Moralis Authentication\n\nAddress: ${address}\nChain: ${chain}\nNonce: ${nonce}\nExpires: ${expiresAt}`;
       issued.set(message, { address, chain });
       return json(200, { message, nonce, expiresAt });

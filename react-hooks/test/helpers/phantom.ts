@@ -8,6 +8,22 @@ export interface FakePhantomOptions {
   /** Connect succeeds but no publicKey is set. */
   noPublicKey?: boolean;
   secretKey?: Uint8Array;
+  /** Offer the wallet-standard solana:signIn feature; signInKey signs with another key than the connected one. */
+  signInFeature?: boolean;
+  signInKey?: Uint8Array;
+}
+
+/** The Sign-In with Solana text a wallet writes from its input (wallet-standard layout), for the fake wallet. */
+export function siwsText(input: Record<string, unknown>): string {
+  const str = (k: string) => (typeof input[k] === 'string' && input[k] !== '' ? (input[k] as string) : undefined);
+  let text = `${str('domain')} wants you to sign in with your Solana account:\n${str('address')}`;
+  if (str('statement')) text += `\n\n${str('statement')}`;
+  const labels: [string, string][] = [['uri', 'URI'], ['version', 'Version'], ['chainId', 'Chain ID'], ['nonce', 'Nonce'],
+    ['issuedAt', 'Issued At'], ['expirationTime', 'Expiration Time'], ['notBefore', 'Not Before'], ['requestId', 'Request ID']];
+  const lines = labels.filter(([k]) => str(k)).map(([k, label]) => `${label}: ${str(k)}`);
+  if (Array.isArray(input.resources)) lines.push('Resources:', ...input.resources.map((r) => `- ${r}`));
+  if (lines.length) text += `\n\n${lines.join('\n')}`;
+  return text;
 }
 
 export interface FakePhantom extends SolanaProvider {
@@ -48,6 +64,21 @@ export function createFakePhantom(options: FakePhantomOptions = {}): FakePhantom
       if (!connected) throw new Error('not connected');
       return { signature: ed25519.sign(new Uint8Array(message), secretKey), publicKey: key };
     },
+    ...(options.signInFeature
+      ? {
+          features: {
+            'solana:signIn': {
+              async signIn(...inputs: Record<string, unknown>[]) {
+                calls.push({ method: 'solana:signIn', args: inputs });
+                const key = options.signInKey ?? secretKey;
+                const pub = ed25519.getPublicKey(key);
+                const signedMessage = new TextEncoder().encode(siwsText({ ...inputs[0], address: bs58.encode(pub) }));
+                return [{ account: { publicKey: pub, address: bs58.encode(pub) }, signedMessage, signature: ed25519.sign(signedMessage, key) }];
+              },
+            },
+          },
+        }
+      : {}),
     on(event, listener) {
       if (!listeners.has(event)) listeners.set(event, new Set());
       listeners.get(event)!.add(listener);

@@ -212,6 +212,23 @@ test('moralisSol with a key made here: accepts, then rejects tampering and other
   await rejectsWith(() => moralisSol.validateAuthData(null), 101, missing);
 });
 
+// The endpoint's Sign-In with Solana texts (multi-line, signed as written by the wallet) need no change in the
+// adapter: the signature is over the exact text and the ticket was issued for exactly that text.
+test('moralisSol accepts a Sign-In with Solana text with its ticket, once, and not a byte changed', async () => {
+  const { moralisSol, sol } = setup();
+  const a = ed25519FromSeed('33'.repeat(32));
+  const msg = `app.example wants you to sign in with your Solana account:\n${a.address}\n\nMoralis Authentication\n\n` +
+    'URI: https://app.example\nVersion: 1\nChain ID: mainnet\nNonce: abcDEF12345\nIssued At: 2026-11-26T12:00:00.000Z\n' +
+    'Expiration Time: 2026-11-26T12:05:00.000Z';
+  const sig = bs58.encode(crypto.sign(null, Buffer.from(msg, 'utf8'), a.priv));
+  const good = sol({ id: a.address, signature: sig, data: msg });
+  assert.deepEqual(await moralisSol.validateAuthData(good), { save: { id: a.address } });
+  await rejectsWith(() => moralisSol.validateAuthData(good), 101, 'moralisSol: ticket unknown, used or expired');
+  const edited = msg.replace('Chain ID: mainnet', 'Chain ID: devnet');
+  await rejectsWith(() => moralisSol.validateAuthData(sol({ id: a.address, signature: sig, data: edited })), 101,
+    'moralisSol: signature does not match address');
+});
+
 // OpenSSL (crypto.verify) accepts a "signature" with no private key for every small-order public key: R a
 // small-order point, S = 0. These vectors show the attack is real, then that the adapter refuses it.
 function forgeSmallOrder(pub, msg) {

@@ -42,8 +42,9 @@ function raceAbort<T>(promise: Promise<T>, signal: AbortSignal, reason: () => Er
 
 /**
  * Signs in with a wallet: connects it when needed, GETs the message from the endpoint, has the wallet sign it
- * (`personal_sign` on EVM, `signMessage` on Solana), POSTs it to `/signin` and keeps the session, bound to the
- * account (and EVM chain) that signed.
+ * (`personal_sign` on EVM; on Solana a Sign-In with Solana message, through the wallet's `solana:signIn` feature
+ * when it offers it, else `signMessage`), POSTs it to `/signin` and keeps the session, bound to the account (and
+ * EVM chain) that signed.
  *
  * - One sign-in at a time per connector: a second call while one runs gets the same promise (one wallet prompt).
  * - If the wallet switches account or chain, disconnects, or the user signs out before the sign-in finishes, it
@@ -101,8 +102,23 @@ async function runSignIn(config: Config, requested: Connector | undefined): Prom
   const guard = <T>(p: Promise<T>) => raceAbort(p, controller.signal, aborted);
   try {
     await guard(pendingSignOut(config));
-    const { message } = await guard(config.client.getMessage(account, chain, { signal: controller.signal }));
-    const signature = await guard(connector.signMessage(message, account));
+    const issued = await guard(
+      config.client.getMessage(account, chain, { signal: controller.signal, ...(chain === 'solana' ? { style: 'siws' as const } : {}) }),
+    );
+    let { message } = issued;
+    let signature: string | undefined;
+    // Solana: the wallet's own Sign-In with Solana (solana:signIn) when it offers it, signMessage otherwise.
+    const viaSignIn =
+      connector.type === 'solana' && issued.signInInput && connector.signIn
+        ? await guard(connector.signIn({ ...issued.signInInput }))
+        : null;
+    if (viaSignIn) {
+      // The wallet may sign with another account than the connected one: that is not this sign-in.
+      if (viaSignIn.address !== account) throw new AbortedError('Sign-in', 'accountChanged');
+      ({ message, signature } = viaSignIn);
+    } else {
+      signature = await guard(connector.signMessage(message, account));
+    }
     if (!signature) throw new DataNotSignedError();
     // Not raced: its answer decides whether a session was opened that must be undone.
     const res = await config.client.signIn({ chain, address: account, message, signature });

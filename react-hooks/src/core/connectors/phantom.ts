@@ -12,7 +12,8 @@ export interface PhantomOptions {
 
 /**
  * A connector for Phantom (Solana). `connect` tries `connect({ onlyIfTrusted: true })` first, then a full connect.
- * Signatures are base58.
+ * Signatures are base58. `signIn` uses the wallet-standard `solana:signIn` feature when the provider offers it
+ * (`features['solana:signIn']`), and resolves with null otherwise.
  */
 export function phantom(options: PhantomOptions = {}): SolanaConnector {
   const emitter = createEmitter();
@@ -84,6 +85,23 @@ export function phantom(options: PhantomOptions = {}): SolanaConnector {
       if (!sig || sig.length === 0) throw new DataNotSignedError();
       // Copy: the wallet's bytes may come from another realm (iframe, jsdom), which ethers rejects.
       return encodeBase58(Uint8Array.from(sig));
+    },
+    async signIn(input) {
+      const feature = provider().features?.['solana:signIn'];
+      if (!feature) return null;
+      let out: Awaited<ReturnType<typeof feature.signIn>>[number] | undefined;
+      try {
+        [out] = await feature.signIn(input);
+      } catch (err) {
+        throw toWalletError(err);
+      }
+      if (!out?.signature?.length || !out.signedMessage || !out.account?.publicKey) throw new DataNotSignedError();
+      return {
+        // Copies: the wallet's bytes may come from another realm (iframe, jsdom), which ethers rejects.
+        address: encodeBase58(Uint8Array.from(out.account.publicKey)),
+        message: new TextDecoder('utf-8', { fatal: true }).decode(Uint8Array.from(out.signedMessage)),
+        signature: encodeBase58(Uint8Array.from(out.signature)),
+      };
     },
     subscribe: emitter.subscribe,
   };

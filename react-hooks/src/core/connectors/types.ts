@@ -52,10 +52,23 @@ export interface EvmConnector extends BaseConnector {
   switchChain?(chainId: number, chain?: ChainConfig): Promise<number>;
 }
 
+/** What a wallet's `solana:signIn` gave back: the signing address (base58), the signed text and its signature (base58). */
+export interface SolanaSignInResult {
+  address: string;
+  message: string;
+  signature: string;
+}
+
 /** A connector to a Solana wallet (Phantom). */
 export interface SolanaConnector extends BaseConnector {
   readonly type: 'solana';
   getProvider(): Promise<SolanaProvider>;
+  /**
+   * Signs in with the wallet's wallet-standard `solana:signIn` feature: the wallet writes the Sign-In with Solana
+   * message from `input` and signs it. Resolves with null when the wallet does not offer the feature (then
+   * `signMessage` is used). Throws "Data not signed" when the wallet gives no signature.
+   */
+  signIn?(input: Record<string, unknown>): Promise<SolanaSignInResult | null>;
 }
 
 /** Any connector. Factories: `injected()`, `walletConnect({...})`, `phantom()`. */
