@@ -272,7 +272,14 @@ func TestFaultsSaveAllReportsPerItem(t *testing.T) {
 		if e != nil {
 			failed++
 			assert.Empty(t, objs[i].ID(), "a create not reported saved has no id")
-			assert.Equal(t, []string{"n"}, objs[i].DirtyKeys(), "it keeps its changes")
+			assert.EqualValues(t, i, objs[i].Int("n"), "it keeps its value")
+			assert.True(t, objs[i].Dirty(), "it is still to be saved")
+			if errors.Is(e, parse.ErrWriteInDoubt) {
+				// The in-doubt attempt is kept as sent (resent as the same create, never merged with later edits).
+				assert.Empty(t, objs[i].DirtyKeys(), "an in-doubt create's changes belong to that attempt")
+			} else {
+				assert.Equal(t, []string{"n"}, objs[i].DirtyKeys(), "a refused create keeps its changes pending")
+			}
 		} else {
 			_, err := direct.Objects.Get(context.Background(), cls, objs[i].ID())
 			require.NoError(t, err, "every item reported saved is on the server")
@@ -281,6 +288,10 @@ func TestFaultsSaveAllReportsPerItem(t *testing.T) {
 	assert.Equal(t, be.Failed, failed)
 	assert.Greater(t, failed, 0)
 	assert.Less(t, failed, 200)
+	// What the app does next: save the same objects again through a healthy connection. Every one is then saved,
+	// the in-doubt ones exactly once.
+	require.NoError(t, direct.Objects.SaveAll(context.Background(), objs))
+	assert.Equal(t, 200, countRows(t, direct, cls), "no create applied twice, none lost")
 }
 
 // Retries honour the context's deadline.
