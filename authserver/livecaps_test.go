@@ -1,7 +1,6 @@
 package authserver
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -70,13 +69,7 @@ func (l *liveCapsEnv) open(ip, tok string) (stream io.Closer, a answer) {
 		l.t.Cleanup(func() { resp.Body.Close() })
 		return resp.Body, answer{status: resp.StatusCode}
 	}
-	raw, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	a = answer{status: resp.StatusCode, raw: string(raw)}
-	if err := json.Unmarshal(raw, &a.body); err != nil {
-		l.t.Fatalf("refusal %d is not JSON: %s", resp.StatusCode, raw)
-	}
-	return nil, a
+	return nil, readAnswer(resp)
 }
 
 // released waits (up to 10 s) until user holds no stream: the server sees a closed stream end a moment after
