@@ -22,7 +22,7 @@
 //
 // The policy keeps its state in small stores, each an interface with an in-memory default: the rate limits and
 // the nonce quota (rateLimiter), the confirmed sessions with their users (sessionStore: one bounded TTL cache,
-// which sign-out empties for every route), live-stream caps (streamCaps, none by default). A store shared by
+// which sign-out empties for every route), the open live streams per user and per client (streamCaps). A store shared by
 // several endpoint instances (Redis-backed, say) implements the same interface and is given to the policy in
 // NewHandler; no route changes.
 //
@@ -52,9 +52,10 @@
 //
 // The session lives only in an HttpOnly, Secure, SameSite=Lax cookie (Config.TokenInBody and InsecureCookie opt
 // out). Per-client rate limits cover every route, with a tighter one for /message, /signin and /link and one for
-// live streams; each client holds at most NoncesPerClient unexpired nonces. Allowed origins come from the
-// configuration (URI and AllowedOrigins), never from the Host header; request bodies are decoded with
-// case-sensitive, non-repeated field names (DecodeRequest). GuardLive puts the limits, the origin policy and a
+// live streams; each client holds at most NoncesPerClient unexpired nonces, and GuardLive lets each user hold at
+// most LiveStreamsPerUser open streams and each client LiveStreamsPerClient (however many sessions re-signing
+// gives). Allowed origins come from the configuration (URI and AllowedOrigins), never from the Host header;
+// request bodies are decoded with case-sensitive, non-repeated field names (DecodeRequest). GuardLive puts the limits, the origin policy and a
 // session checked with the backend (cached briefly) in front of a live-query stream handler, so a fake session
 // never reaches the live-query server. NewServer(handler, ServerConfig{...}) serves all of it with time-outs, a
 // header limit and a connection cap, overall and per client. Options exist to trade this safety away (NoRateLimit,
@@ -73,8 +74,8 @@
 //
 // Types are made from a configuration struct value (Config, DataProxyConfig, BackendConfig, ServerConfig), by one
 // rule for every field: zero is the default; negative turns the field off where off makes sense (a rate limit's
-// Burst, NoncesPerClient, SessionCacheTTL, ClockSkew, DataProxyConfig.CacheTTL, ServerConfig.MaxConns and
-// MaxConnsPerClient) and is an error everywhere else; an invalid value is an error, when the type is made, that
+// Burst, NoncesPerClient, LiveStreamsPerUser, LiveStreamsPerClient, SessionCacheTTL, ClockSkew,
+// DataProxyConfig.CacheTTL, ServerConfig.MaxConns and MaxConnsPerClient) and is an error everywhere else; an invalid value is an error, when the type is made, that
 // names the field. The value is copied. A Handler, a ClientBackend, the nonce stores and a Server are safe for
 // concurrent use.
 package authserver

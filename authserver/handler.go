@@ -91,6 +91,14 @@ type Config struct {
 	// DefaultLiveRateBurst at once, one more per DefaultLiveRateEvery; NoRateLimit: off. A nil ClientKey takes
 	// RateLimit's.
 	LiveRateLimit RateLimit
+	// LiveStreamsPerUser caps the streams one user (the account behind the session, however many sessions and
+	// addresses it signs in with) holds open through GuardLive at once; over it, 429 {"code":155}. Default
+	// DefaultLiveStreamsPerUser; negative: no cap.
+	LiveStreamsPerUser int
+	// LiveStreamsPerClient caps the streams one client (LiveRateLimit's ClientKey, the remote address by default)
+	// holds open through GuardLive at once, whatever users it signs in as; over it, 429 {"code":155}. Default
+	// DefaultLiveStreamsPerClient; negative: no cap.
+	LiveStreamsPerClient int
 	// NoncesPerClient caps the nonces one client (RateLimit's ClientKey) may hold: each nonce GET /message issues
 	// counts until it expires (NonceTTL); over the cap, 429. Default DefaultNoncesPerClient; negative: no cap.
 	NoncesPerClient int
@@ -225,6 +233,12 @@ func NewHandler(backend Backend, cfg Config) (*Handler, error) {
 	if o.SessionCacheTTL == 0 {
 		o.SessionCacheTTL = DefaultSessionCacheTTL
 	}
+	if o.LiveStreamsPerUser == 0 {
+		o.LiveStreamsPerUser = DefaultLiveStreamsPerUser
+	}
+	if o.LiveStreamsPerClient == 0 {
+		o.LiveStreamsPerClient = DefaultLiveStreamsPerClient
+	}
 	h := &Handler{backend: backend, o: o,
 		signInLimit: limit{newLimiter(o.SignInRateLimit, o.Now), o.SignInRateLimit.ClientKey},
 		liveLimit:   limit{newLimiter(o.LiveRateLimit, o.Now), o.LiveRateLimit.ClientKey},
@@ -232,6 +246,7 @@ func NewHandler(backend Backend, cfg Config) (*Handler, error) {
 		policy: &policy{backend: backend, origins: map[string]bool{},
 			limit:    limit{newLimiter(o.RateLimit, o.Now), o.RateLimit.ClientKey},
 			sessions: newMemorySessions(o.SessionCacheTTL, o.Now),
+			streams:  newMemoryStreamCaps(o.LiveStreamsPerUser, o.LiveStreamsPerClient, o.LiveRateLimit.ClientKey),
 			cookie: cookieRules{name: o.CookieName, path: o.CookiePath, insecure: o.InsecureCookie,
 				maxAge: o.CookieMaxAge, now: o.Now},
 			onError: o.OnError}}

@@ -3,14 +3,11 @@
 package authserver
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"sync"
@@ -19,11 +16,9 @@ import (
 	"time"
 
 	"github.com/c13f5054/moralis-go/auth"
-	"github.com/c13f5054/moralis-go/client"
 
 	"github.com/c13f5054/moralis-go/internal/stacktest"
 	"github.com/c13f5054/moralis-go/parse"
-	"github.com/c13f5054/moralis-go/query/live"
 	"github.com/c13f5054/moralis-go/signer"
 )
 
@@ -437,36 +432,8 @@ func TestAttackSessionTokenOnlyInCookie(t *testing.T) {
 // fake bearer or cookie gets 401 (not 502), and the bridge's Dial is never called; a real session streams.
 // Stream openings are rate-limited per client.
 func TestAttackLiveFakeSession(t *testing.T) {
-	env := devstackEnv(t)
-	c, err := client.New(client.Config{ServerURL: env.ServerURL, AppID: env.AppID, JavaScriptKey: env.JavaScriptKey})
-	if err != nil {
-		t.Fatal(err)
-	}
 	var dials atomic.Int32
-	bridge, err := live.NewSSEHandler(live.SSEConfig{
-		Session: func(r *http.Request) (string, error) {
-			if tok, ok := VerifiedSession(r); ok {
-				return tok, nil
-			}
-			return "", errors.New("no confirmed session")
-		},
-		Dial: func(ctx context.Context, tok string) (*live.Client, error) {
-			dials.Add(1)
-			return live.Dial(ctx, live.Config{URL: env.LiveQueryURL, AppID: env.AppID, JavaScriptKey: env.JavaScriptKey,
-				SessionToken: tok, Runner: c.WithSessionToken(tok)})
-		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := realEnv(t, nil, func(o *Config) { o.LiveRateLimit = RateLimit{} })
-	mux := http.NewServeMux()
-	mux.Handle("/auth/live", base.h.GuardLive(bridge))
-	mux.Handle("/auth/", http.StripPrefix("/auth", base.h))
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	e := *base
-	e.srv = srv
+	e := liveEndpoint(t, &dials, func(o *Config) { o.LiveRateLimit = RateLimit{} })
 	s, _ := signer.GenerateKey()
 	a := e.signInOnce(s)
 	if a.status != 200 {

@@ -4,6 +4,9 @@ package authserver
 
 import (
 	"bytes"
+	"context"
+	"errors"
+	"sync/atomic"
 
 	"encoding/json"
 
@@ -11,6 +14,7 @@ import (
 
 	"net"
 	"net/http"
+	"net/http/httptest"
 
 	"strings"
 
@@ -23,6 +27,7 @@ import (
 
 	"github.com/c13f5054/moralis-go/internal/stacktest"
 	"github.com/c13f5054/moralis-go/parse"
+	"github.com/c13f5054/moralis-go/query/live"
 
 	"github.com/c13f5054/moralis-go/signer"
 )
@@ -203,4 +208,46 @@ func mustSolSigner(t *testing.T) *signer.Ed25519Key {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// liveBridge is query/live's SSE bridge (its default caps) over the stack's live-query server, for behind
+// GuardLive: it streams with the session GuardLive confirmed, and counts its websocket dials.
+func liveBridge(t *testing.T, dials *atomic.Int32) http.Handler {
+	t.Helper()
+	env := devstackEnv(t)
+	c, err := client.New(client.Config{ServerURL: env.ServerURL, AppID: env.AppID, JavaScriptKey: env.JavaScriptKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bridge, err := live.NewSSEHandler(live.SSEConfig{
+		Session: func(r *http.Request) (string, error) {
+			if tok, ok := VerifiedSession(r); ok {
+				return tok, nil
+			}
+			return "", errors.New("no confirmed session")
+		},
+		Dial: func(ctx context.Context, tok string) (*live.Client, error) {
+			dials.Add(1)
+			return live.Dial(ctx, live.Config{URL: env.LiveQueryURL, AppID: env.AppID, JavaScriptKey: env.JavaScriptKey,
+				SessionToken: tok, Runner: c.WithSessionToken(tok)})
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bridge
+}
+
+// liveEndpoint serves a Handler over the real backend (realEnv with mod) under /auth, with GuardLive in front of
+// liveBridge at /auth/live.
+func liveEndpoint(t *testing.T, dials *atomic.Int32, mod func(o *Config)) *testEnv {
+	t.Helper()
+	bridge := liveBridge(t, dials)
+	e := realEnv(t, nil, mod)
+	mux := http.NewServeMux()
+	mux.Handle("/auth/live", e.h.GuardLive(bridge))
+	mux.Handle("/auth/", http.StripPrefix("/auth", e.h))
+	e.srv = httptest.NewServer(mux)
+	t.Cleanup(e.srv.Close)
+	return e
 }

@@ -236,6 +236,11 @@ func (e *testEnv) do(method, path, contentType, body string, hdr map[string]stri
 	if err != nil {
 		e.t.Fatal(err)
 	}
+	return readAnswer(resp)
+}
+
+// readAnswer reads and closes resp: its status, headers, body and the body's JSON (nil when it is not JSON).
+func readAnswer(resp *http.Response) answer {
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(resp.Body)
 	a := answer{status: resp.StatusCode, header: resp.Header, raw: string(raw)}

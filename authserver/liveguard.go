@@ -20,7 +20,10 @@ type verifiedSessionKey struct{}
 //     one gets the CORS headers for credentials;
 //   - the session (cookie or Bearer, as for /me) is checked against the backend (Backend.Me, i.e. users/me), the
 //     answer cached for SessionCacheTTL: no session, or one the backend does not know, gets 401
-//     {"code":209,"error":"Invalid session token"}, so a fake token never reaches the live-query server.
+//     {"code":209,"error":"Invalid session token"}, so a fake token never reaches the live-query server;
+//   - the open streams: a user already holding LiveStreamsPerUser streams (over all its sessions), or a client
+//     already holding LiveStreamsPerClient (over all its users), gets 429 {"code":155}, as query/live answers a
+//     session over its own cap; a stream's slots come back when it ends.
 //
 // next reads the confirmed token with VerifiedSession. A revoked session may keep opening streams for up to
 // SessionCacheTTL. The returned handler is safe for concurrent use.

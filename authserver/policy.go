@@ -30,7 +30,7 @@ type sessionStore interface {
 }
 
 // streamCaps admits one more live stream of a request (per user, per client address...), or refuses it; release
-// is called when the stream ends. The default has no caps.
+// is called when the stream ends. The default is memoryStreamCaps (LiveStreamsPerUser, LiveStreamsPerClient).
 type streamCaps interface {
 	open(ctx context.Context, r *http.Request, user *PublicUser) (release func(), err error)
 }
