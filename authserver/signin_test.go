@@ -296,6 +296,8 @@ func runRefusals(t *testing.T, e *testEnv) {
 		{"message bad address", 400, func() answer { return e.do("GET", "/message?chain=solana&address=0x12", "", "", nil) }},
 		{"message no address", 400, func() answer { return e.do("GET", "/message?chain=evm", "", "", nil) }},
 	}
+	refusalText := map[string]string{"another domain": "Message is for another domain",
+		"another URI": "Message is for another domain", "another chain": "Message is for another chain"}
 	for _, c := range cases {
 		a := c.run()
 		if a.status != c.status {
@@ -306,6 +308,11 @@ func runRefusals(t *testing.T, e *testEnv) {
 		msg, _ := a.body["error"].(string)
 		if code == 0 || msg == "" {
 			t.Errorf("%s: answer is not {code, error}: %s", c.name, a.raw)
+		}
+		// The message's own checks answer before the nonce's: a message for another domain, URI or chain is
+		// refused as such, not only because its text was never issued.
+		if want, ok := refusalText[c.name]; ok && msg != want {
+			t.Errorf("%s: error %q, want %q", c.name, msg, want)
 		}
 		if got := e.cb.n.Load(); got != base {
 			t.Fatalf("%s: reached the backend (%d calls)", c.name, got-base)

@@ -70,6 +70,7 @@ func main() {
 			defer func() { <-sem }()
 			o, by := runOne(m, filepath.Join(tmp, fmt.Sprint(i)))
 			results[i] = result{o, by}
+			fmt.Fprintf(os.Stderr, "  %s: %s\n", m.id, o)
 		}()
 	}
 	wg.Wait()
