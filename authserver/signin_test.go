@@ -129,6 +129,13 @@ func TestHandlerMoralisStyleEVM(t *testing.T) {
 		t.Fatalf("other app: %d %s", a.status, a.raw)
 	}
 	_ = nonce2
+	// Another statement (same app, a valid nonce) is refused by the message check itself (400), not only by the
+	// nonce's binding to the issued text.
+	msg3, _ := e.getMessage("evm", ethAddr(s))
+	stmt := strings.Replace(msg3, "Sign in to Demo", "Sign in to Evil", 1)
+	if a := e.postJSON("/signin", body("evm", ethAddr(s), stmt, ethSign(t, s, stmt)), nil); a.status != 400 || a.body["error"] != "Invalid sign-in message" {
+		t.Fatalf("other statement: %d %s", a.status, a.raw)
+	}
 	if e.be.calls.Load() != 1 {
 		t.Fatalf("backend calls %d", e.be.calls.Load())
 	}
