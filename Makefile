@@ -5,7 +5,7 @@ GO ?= go
 GOTESTFLAGS ?= -count=1
 STACK := internal/devstack
 
-.PHONY: all deps up down chain test test-go test-react test-siws test-browser test-faults demo demo-browser bench bench-check lint fuzz fuzz-check smoke build
+.PHONY: all deps up down chain test test-go test-react test-siws test-browser test-faults demo demo-browser bench bench-check lint fuzz fuzz-check smoke build mutations-endpoint
 
 all: build
 
@@ -127,3 +127,8 @@ fuzz-check:
 bench-check: up
 	$(GO) run ./bench -scale small -rounds 1 -out .devstack/bench/results
 	$(GO) run ./bench/signinload -rate 10 -seconds 2 -out .devstack/bench/results
+
+# The mutation check of the endpoint's guards (authserver/ENDPOINT.md, "Mutation check"): offline, a few minutes,
+# not part of make test.
+mutations-endpoint:
+	$(GO) run ./authserver/internal/mutations

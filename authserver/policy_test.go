@@ -54,3 +54,19 @@ func TestHandlerRateLimit(t *testing.T) {
 		t.Fatalf("after refill: %d", a.status)
 	}
 }
+
+// TestSessionRequiredBeforeBackend: a route that needs a session refuses a request without one (401) before the
+// backend is asked anything.
+func TestSessionRequiredBeforeBackend(t *testing.T) {
+	e := newTestEnv(t, nil)
+	base := e.cb.n.Load()
+	for _, hdr := range []map[string]string{nil, {"Authorization": "Basic abc"}, {"Authorization": "Bearer "}} {
+		a := e.do("GET", "/me", "", "", hdr)
+		if a.status != 401 {
+			t.Errorf("/me with %v: %d %s", hdr, a.status, a.raw)
+		}
+	}
+	if got := e.cb.n.Load(); got != base {
+		t.Fatalf("requests without a session reached the backend (%d calls)", got-base)
+	}
+}

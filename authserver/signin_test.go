@@ -129,6 +129,13 @@ func TestHandlerMoralisStyleEVM(t *testing.T) {
 		t.Fatalf("other app: %d %s", a.status, a.raw)
 	}
 	_ = nonce2
+	// Another statement (same app, a valid nonce) is refused by the message check itself (400), not only by the
+	// nonce's binding to the issued text.
+	msg3, _ := e.getMessage("evm", ethAddr(s))
+	stmt := strings.Replace(msg3, "Sign in to Demo", "Sign in to Evil", 1)
+	if a := e.postJSON("/signin", body("evm", ethAddr(s), stmt, ethSign(t, s, stmt)), nil); a.status != 400 || a.body["error"] != "Invalid sign-in message" {
+		t.Fatalf("other statement: %d %s", a.status, a.raw)
+	}
 	if e.be.calls.Load() != 1 {
 		t.Fatalf("backend calls %d", e.be.calls.Load())
 	}
@@ -296,6 +303,8 @@ func runRefusals(t *testing.T, e *testEnv) {
 		{"message bad address", 400, func() answer { return e.do("GET", "/message?chain=solana&address=0x12", "", "", nil) }},
 		{"message no address", 400, func() answer { return e.do("GET", "/message?chain=evm", "", "", nil) }},
 	}
+	refusalText := map[string]string{"another domain": "Message is for another domain",
+		"another URI": "Message is for another domain", "another chain": "Message is for another chain"}
 	for _, c := range cases {
 		a := c.run()
 		if a.status != c.status {
@@ -306,6 +315,11 @@ func runRefusals(t *testing.T, e *testEnv) {
 		msg, _ := a.body["error"].(string)
 		if code == 0 || msg == "" {
 			t.Errorf("%s: answer is not {code, error}: %s", c.name, a.raw)
+		}
+		// The message's own checks answer before the nonce's: a message for another domain, URI or chain is
+		// refused as such, not only because its text was never issued.
+		if want, ok := refusalText[c.name]; ok && msg != want {
+			t.Errorf("%s: error %q, want %q", c.name, msg, want)
 		}
 		if got := e.cb.n.Load(); got != base {
 			t.Fatalf("%s: reached the backend (%d calls)", c.name, got-base)
