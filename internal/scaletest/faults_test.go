@@ -235,6 +235,7 @@ func TestRedisOutageLiveCatchUp(t *testing.T) {
 		watch(t, ctx, env, "LiveQuery 2", env.LiveQueryURL2, run, cs[1], 3*per),
 	}
 	var ids []string
+	phaseOf := map[string]string{}
 	save := func(phase string) {
 		for i := range per {
 			o := parse.NewObject(liveClass)
@@ -244,6 +245,7 @@ func TestRedisOutageLiveCatchUp(t *testing.T) {
 				t.Fatalf("%s: save %d through instance %d: %v", phase, i, i%2+1, err)
 			}
 			ids = append(ids, o.ID())
+			phaseOf[o.ID()] = fmt.Sprintf("%s through instance %d", phase, i%2+1)
 		}
 	}
 	save("before the outage")
@@ -260,7 +262,7 @@ func TestRedisOutageLiveCatchUp(t *testing.T) {
 		var missing []string
 		for _, id := range ids {
 			if len(w.seen[id]) == 0 {
-				missing = append(missing, id)
+				missing = append(missing, id+" ("+phaseOf[id]+")")
 			}
 		}
 		w.mu.Unlock()

@@ -234,14 +234,18 @@ func (c *Client) loop(ctx context.Context, first chan<- error) {
 			first <- nil
 		}
 		close(ready)
-		// Re-subscribe every live subscription, then catch up.
+		// Re-subscribe every live subscription, then catch up once the server confirms it: a query run before
+		// the subscription is in place could miss a change made between the two.
+		lost := make(chan struct{})
 		for _, s := range subs {
 			s.resetSubscribed()
+			wait := s.subscribedChan()
 			if err := c.sendSubscribe(s); err == nil {
-				go s.catchUp(ctx)
+				go s.catchUp(ctx, wait, lost)
 			}
 		}
 		c.read(ctx, conn)
+		close(lost)
 		c.mu.Lock()
 		c.conn = nil
 		c.ready = make(chan struct{})

@@ -149,6 +149,13 @@ func (s *Subscription) Unsubscribe() error {
 	return err
 }
 
+// subscribedChan is where the server's answer to the current subscribe request arrives.
+func (s *Subscription) subscribedChan() <-chan error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.subscribed
+}
+
 func (s *Subscription) resetSubscribed() {
 	s.mu.Lock()
 	s.subscribed = make(chan error, 1)
@@ -222,13 +229,38 @@ func (s *Subscription) emit(ev Event) {
 	}
 }
 
-// catchUp re-runs the query after a reconnect and emits what changed while the connection was down.
-func (s *Subscription) catchUp(ctx context.Context) {
+// catchUp re-runs the query after a reconnect and emits what changed while the connection was down. It waits
+// for the server to confirm the new subscription (wait), so that every change after the query's snapshot arrives
+// as an event; it gives up quietly if that connection is lost meanwhile (lost), as the next one catches up again.
+// Objects an event touched while the query ran keep the event's (newer) state.
+func (s *Subscription) catchUp(ctx context.Context, wait <-chan error, lost <-chan struct{}) {
 	if s.c.cfg.Runner == nil {
 		return
 	}
+	select {
+	case err := <-wait:
+		if err != nil {
+			s.emit(Event{Kind: Error, Err: fmt.Errorf("live: subscribing again after reconnect: %w", err)})
+			return
+		}
+	case <-lost:
+		return
+	case <-ctx.Done():
+		return
+	case <-time.After(15 * time.Second):
+		s.emit(Event{Kind: Error, Err: errors.New("live: catch-up after reconnect: the server did not confirm the subscription")})
+		return
+	}
+	s.mu.Lock()
+	if s.touched == nil {
+		s.touched = map[string]bool{}
+	}
+	s.mu.Unlock()
 	fresh, err := s.runQuery(ctx)
 	if err != nil {
+		s.mu.Lock()
+		s.touched = nil
+		s.mu.Unlock()
 		s.emit(Event{Kind: Error, Err: fmt.Errorf("live: catch-up after reconnect: %w", err)})
 		return
 	}
@@ -238,21 +270,28 @@ func (s *Subscription) catchUp(ctx context.Context) {
 	}
 	var evs []Event
 	s.mu.Lock()
+	touched := s.touched
+	s.touched = nil
 	for id, o := range now {
+		if touched[id] {
+			continue
+		}
 		old, had := s.view[id]
 		switch {
 		case !had:
 			evs = append(evs, Event{Kind: Enter, Object: o, CatchUp: true})
+			s.view[id] = o
 		case !old.UpdatedAt().Equal(o.UpdatedAt()):
 			evs = append(evs, Event{Kind: Update, Object: o, Original: old, CatchUp: true})
+			s.view[id] = o
 		}
 	}
 	for id, old := range s.view {
-		if _, ok := now[id]; !ok {
+		if _, ok := now[id]; !ok && !touched[id] {
 			evs = append(evs, Event{Kind: Leave, Object: old, CatchUp: true})
+			delete(s.view, id)
 		}
 	}
-	s.view = now
 	s.mu.Unlock()
 	sort.SliceStable(evs, func(i, j int) bool { return evs[i].Object.ID() < evs[j].Object.ID() })
 	for _, ev := range evs {

@@ -7,39 +7,80 @@
 // clients reconnect, subscribe again and re-run their queries (the Go SDK's query/live catch-up), and converge.
 //
 // Publish failures: a publish that Redis does not complete (Redis restarted or unreachable) is logged instead
-// of left as an unhandled promise rejection. parse-server 9.10 publishes each save with `publisher.publish(...)` and never
+// of left as an unhandled promise rejection, and announced to every LiveQuery server, which resumes its clients as
+// above. parse-server 9.10 publishes each save with `publisher.publish(...)` and never
 // catches it; node-redis rejects the commands in flight when the connection resets, Node turns the rejection
 // into an uncaught exception, and parse-server's handler exits the process: a Redis restart killed the
 // instance (seen in internal/scaletest's Redis outage test). Everything else is parse-server's adapter.
 const { RedisPubSub } = require('parse-server/lib/Adapters/PubSub/RedisPubSub');
 
+// RESUME_CHANNEL carries "some published messages were lost": every LiveQuery server subscribed with
+// onSubscriberResume resumes its clients when a message arrives on it.
+const RESUME_CHANNEL = 'moralis-devstack:livequery-resume';
+
 // safeRedisPubSub returns a pubSubAdapter (for liveQuery.pubSubAdapter and liveQueryServerOptions.pubSubAdapter)
 // over the Redis at redisURL. onSubscriberResume (optional) is called each time a subscriber's connection is
-// ready again after an error.
+// ready again after an error, and each time any instance's publisher reports that a publish was lost.
+//
+// A publish can be lost on the publishing side alone: node-redis rejects the commands queued while it reconnects
+// each time an attempt fails, so a save made just after Redis comes back may never be published although every
+// LiveQuery server's subscriber is already back (and has already resumed its clients). The publisher therefore
+// announces each loss on RESUME_CHANNEL as soon as it is connected again, and every LiveQuery server resumes.
 function safeRedisPubSub(redisURL, { onSubscriberResume } = {}) {
   return {
     createPublisher(config = {}) {
       const client = RedisPubSub.createPublisher({ redisURL, redisOptions: config.redisOptions });
       const publish = client.publish.bind(client);
+      let lostSinceReady = false;
+      const announceLoss = () =>
+        publish(RESUME_CHANNEL, 'lost').catch(err => {
+          lostSinceReady = true;
+          console.error(`devstack server: LiveQuery loss announcement failed: Redis: ${err && err.message}`);
+        });
+      client.on('ready', () => {
+        if (lostSinceReady) {
+          lostSinceReady = false;
+          announceLoss();
+        }
+      });
       client.publish = (channel, message) =>
         publish(channel, message).catch(err => {
           console.error(`devstack server: LiveQuery publish to ${channel} lost: Redis: ${err && err.message}`);
+          if (client.isReady) {
+            announceLoss();
+          } else {
+            lostSinceReady = true;
+          }
         });
       return client;
     },
     createSubscriber(config = {}) {
       const client = RedisPubSub.createSubscriber({ redisURL, redisOptions: config.redisOptions });
       let lost = false;
+      let listening = false;
+      const resume = why => {
+        console.error(`devstack server: ${why}; messages may have been lost meanwhile`);
+        if (onSubscriberResume) {
+          onSubscriberResume();
+        }
+      };
       client.on('error', () => {
         lost = true;
       });
       client.on('ready', () => {
+        if (onSubscriberResume && !listening) {
+          // Once: node-redis subscribes again by itself after each reconnect.
+          listening = true;
+          client
+            .subscribe(RESUME_CHANNEL, () => resume('a LiveQuery publish was lost'))
+            .catch(err => {
+              listening = false;
+              console.error(`devstack server: subscribing to ${RESUME_CHANNEL} failed: Redis: ${err && err.message}`);
+            });
+        }
         if (lost) {
           lost = false;
-          console.error('devstack server: LiveQuery subscriber back on Redis; messages may have been lost meanwhile');
-          if (onSubscriberResume) {
-            onSubscriberResume();
-          }
+          resume('LiveQuery subscriber back on Redis');
         }
       });
       return client;
