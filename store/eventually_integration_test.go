@@ -119,6 +119,32 @@ func (p *parseInstance) kill() {
 	p.cmd = nil
 }
 
+// forward listens on 127.0.0.1:from (free again after a kill) and relays every connection to 127.0.0.1:to.
+func forward(t *testing.T, from, to int) {
+	t.Helper()
+	l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", from))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = l.Close() })
+	go func() {
+		for {
+			in, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer in.Close()
+				out, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", to))
+				if err != nil {
+					return
+				}
+				defer out.Close()
+				go func() { _, _ = io.Copy(out, in); _ = out.(*net.TCPConn).CloseWrite() }()
+				_, _ = io.Copy(in, out)
+			}()
+		}
+	}()
+}
+
 func queueClient(t testing.TB, url string, hc *http.Client) *client.Client {
 	t.Helper()
 	env := devstack.MustLoad(t)
@@ -228,7 +254,7 @@ func runReplayChild(t *testing.T, file, url, marker string) {
 }
 
 // The queue's crash test: parse-server is killed, 100 creates, 100 updates (increments) and 20 deletes are
-// queued, the server comes back, and the replaying process is killed twice with SIGKILL right after the
+// queued, a parse-server comes back on the address (a second process, started early to overlap the start-ups), and the replaying process is killed twice with SIGKILL right after the
 // server answered a write and before the queue recorded it: once after a create (whose request id the server
 // has forgotten since, as after a long offline period: settled by its object id, "duplicate value", read back)
 // and once after an increment (settled by its request id, "duplicate request"). A third process finishes:
@@ -238,7 +264,11 @@ func TestIntegrationQueueReplayExactlyOnce(t *testing.T) {
 	defer cancel()
 	began := time.Now()
 	phase := func(what string) { t.Logf("%-40s %v", what, time.Since(began).Round(time.Millisecond)) }
-	srv := startParseInstance(t) // starts while the objects are seeded through the stack's server (same database)
+	// Two parse-server processes of the test's own start while the objects are seeded through the stack's server
+	// (same database): srv, killed before the writes are queued, and next, which takes over srv's address once
+	// the writes are queued, as a restarted server would (started early only to overlap their start-ups).
+	srv := startParseInstance(t)
+	next := startParseInstance(t)
 	master := queueClient(t, devstack.MustLoad(t).ServerURL, nil).WithMasterKey()
 	class := uniqueClass("Eventually")
 
@@ -306,8 +336,8 @@ func TestIntegrationQueueReplayExactlyOnce(t *testing.T) {
 	require.NoError(t, s.Close())
 	phase("replay with the server down refused")
 
-	srv.launch() // the server comes back, on the same address
-	srv.waitHealthy()
+	next.waitHealthy()
+	forward(t, srv.port, next.port) // the server is back on its address
 	phase("parse-server restarted")
 	// First replaying process: killed after the server answered the 50th create.
 	createMarker := `"objectId":"` + created[49].ID() + `"`
