@@ -248,3 +248,23 @@ func TestQueueRunReplaysWhenTheServerAnswers(t *testing.T) {
 	}
 	assert.Equal(t, uint64(5), q.State().Replayed)
 }
+
+// BenchmarkQueueSaveEventually is the cost of queueing one create in a store file: one bbolt transaction,
+// committed (fsync) before SaveEventually returns.
+func BenchmarkQueueSaveEventually(b *testing.B) {
+	s, err := store.Open(filepath.Join(b.TempDir(), "q.db"), store.Config{})
+	require.NoError(b, err)
+	defer s.Close()
+	q, err := store.NewQueue(s, store.QueueConfig{})
+	require.NoError(b, err)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		o := parse.NewObject("Bench")
+		_ = o.Set("i", i)
+		_ = o.Set("name", "a queued create")
+		if err := q.SaveEventually(ctx, o); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
