@@ -91,7 +91,7 @@ func (p *parseInstance) launch() {
 func (p *parseInstance) waitHealthy() {
 	t := p.t
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
+	deadline := time.Now().Add(150 * time.Second) // start-up takes seconds, but the machine may be loaded
 	for {
 		resp, err := http.Get(p.URL + "/health")
 		if err == nil {
@@ -103,7 +103,7 @@ func (p *parseInstance) waitHealthy() {
 		}
 		if time.Now().After(deadline) {
 			p.kill()
-			t.Fatalf("parse-server on port %d did not answer /health in 60 s:\n%s", p.port, p.log.String())
+			t.Fatalf("parse-server on port %d did not answer /health in 150 s:\n%s", p.port, p.log.String())
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
