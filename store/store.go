@@ -85,6 +85,7 @@ type Store struct {
 	strs  interner               // short string values shared by the loaded records
 
 	syncing atomic.Bool
+	queued  atomic.Bool // NewQueue was called
 }
 
 type classCache struct {

@@ -155,6 +155,9 @@ func (t *Transport) Do(ctx context.Context, c Call) (*Result, error) {
 	if t.cfg.Idempotency && !c.NoIdempotency && (c.Method == http.MethodPost || c.Method == http.MethodPut) {
 		reqID = c.RequestID
 		if reqID == "" {
+			reqID = requestIDOf(ctx) // a write replayed from a durable queue keeps its first id
+		}
+		if reqID == "" {
 			reqID = t.cfg.NewRequestID() // once per logical call, before the retry loop
 		}
 		header = http.Header{"Content-Type": textPlain, "X-Parse-Request-Id": {reqID}}
