@@ -212,14 +212,17 @@ func mustSolSigner(t *testing.T) *signer.Ed25519Key {
 
 // liveBridge is query/live's SSE bridge (its default caps) over the stack's live-query server, for behind
 // GuardLive: it streams with the session GuardLive confirmed, and counts its websocket dials.
-func liveBridge(t *testing.T, dials *atomic.Int32) http.Handler {
+func liveBridge(t *testing.T, dials *atomic.Int32) http.Handler { return liveBridgeWith(t, dials, nil) }
+
+// liveBridgeWith is liveBridge with mod applied to its configuration.
+func liveBridgeWith(t *testing.T, dials *atomic.Int32, mod func(c *live.SSEConfig)) http.Handler {
 	t.Helper()
 	env := devstackEnv(t)
 	c, err := client.New(client.Config{ServerURL: env.ServerURL, AppID: env.AppID, JavaScriptKey: env.JavaScriptKey})
 	if err != nil {
 		t.Fatal(err)
 	}
-	bridge, err := live.NewSSEHandler(live.SSEConfig{
+	cfg := live.SSEConfig{
 		Session: func(r *http.Request) (string, error) {
 			if tok, ok := VerifiedSession(r); ok {
 				return tok, nil
@@ -231,7 +234,11 @@ func liveBridge(t *testing.T, dials *atomic.Int32) http.Handler {
 			return live.Dial(ctx, live.Config{URL: env.LiveQueryURL, AppID: env.AppID, JavaScriptKey: env.JavaScriptKey,
 				SessionToken: tok, Runner: c.WithSessionToken(tok)})
 		},
-	})
+	}
+	if mod != nil {
+		mod(&cfg)
+	}
+	bridge, err := live.NewSSEHandler(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

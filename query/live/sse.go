@@ -7,7 +7,10 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"strings"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // SSEConfig configures the server-sent-events bridge that feeds browsers (the React hooks' useLiveQuery) from a
@@ -43,6 +46,18 @@ type SSEConfig struct {
 	MaxStreamsPerSession int
 	// MaxStreams caps the handler's open streams (default 1000; negative: no cap); over it the answer is 503.
 	MaxStreams int
+	// Redis, when set, keeps every stream's events in a journal in Redis (a Redis stream per browser stream, the
+	// entry ids in the SSE ids), so a browser that reconnects to any bridge sharing this Redis, with the
+	// Last-Event-ID its EventSource sends, gets every event after that id exactly once and in order, including
+	// what changed while no bridge was recording (see NewSSEHandler). Dial's Client must then have a Runner.
+	// nil = one process, in-memory: a reconnect starts with a fresh snapshot instead.
+	Redis redis.UniversalClient
+	// JournalLength bounds each journal to about this many events (XADD MAXLEN ~; default DefaultJournalLength):
+	// a browser further behind than that gets a resync.
+	JournalLength int64
+	// JournalTTL is how long a journal is kept after its stream's last write or heartbeat (default
+	// DefaultJournalTTL): a browser away longer gets a resync.
+	JournalTTL time.Duration
 }
 
 var classNameRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]{0,127}$`)
@@ -51,10 +66,25 @@ var classNameRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]{0,127}$`)
 // the comment ": subscribed" and a "retry:" field, then (when Dial's Client has a Runner) an event named snapshot
 // with data {"objects": [...]}, every object that matches now, then events named create, enter, update, leave and
 // delete with data {"object": ..., "original": ...}, and error with data {"code": N, "error": "..."}. Every event
-// has an id, increasing along the stream; a browser that reconnects sends the last one (Last-Event-ID) and the new
-// stream continues the numbering and starts with a fresh snapshot, so replacing its list with the snapshot and
-// applying the events after it converges to the server's result set, whatever happened during the gap. A comment
-// line is sent every Heartbeat so proxies and the browser see the stream alive.
+// has an id, increasing along the stream. A comment line is sent every Heartbeat so proxies and the browser see the
+// stream alive.
+//
+// Without Redis (one process), a browser that reconnects sends the last id (Last-Event-ID) and the new stream
+// continues the numbering and starts with a fresh snapshot, so replacing its list with the snapshot and applying
+// the events after it converges to the server's result set, whatever happened during the gap; the ids mean nothing
+// to another process.
+//
+// With SSEConfig.Redis every event is first appended to the stream's journal, a Redis stream (XADD MAXLEN ~
+// JournalLength, expiring JournalTTL after its last write or heartbeat), and the SSE id is "<journal>/<entry id>".
+// A browser that reconnects, through any bridge sharing the Redis, with the id of an entry still in its journal
+// gets no snapshot: the bridge records, as enter, update and leave events, what changed while no bridge was
+// recording (the journal keeps the result set's objectIds and versions), then replays every entry after that id
+// and goes on live: no event missing or repeated, each object's changes in order (a change is recorded only if
+// newer than the object's recorded version, by updatedAt, so changes made within the same millisecond count as
+// one). An id the journal no longer holds (older than its length or time), or not of this form, gets an event
+// named resync with data {"reason": "expired"} (or "unknown-event-id") and no id, then a fresh journal and its
+// snapshot: the client drops what it knew and takes the snapshot. A Redis failure ends the stream (the browser
+// reconnects and resumes); a stream is never served unjournaled.
 //
 // The where may use only field equality, $eq, $ne, $lt, $lte, $gt, $gte, $in, $nin, $all, $containedBy and
 // $exists, combined by $or, $and and $nor, within fixed bounds (see AllowRegex for $regex); anything else is
@@ -81,6 +111,12 @@ func NewSSEHandler(cfg SSEConfig) (http.Handler, error) {
 	}
 	if cfg.MaxStreams == 0 {
 		cfg.MaxStreams = 1000
+	}
+	if cfg.JournalLength <= 0 {
+		cfg.JournalLength = DefaultJournalLength
+	}
+	if cfg.JournalTTL <= 0 {
+		cfg.JournalTTL = DefaultJournalTTL
 	}
 	allowed := map[string]bool{}
 	for _, c := range cfg.AllowedClasses {
@@ -144,6 +180,10 @@ func NewSSEHandler(cfg SSEConfig) (http.Handler, error) {
 			return
 		}
 		defer lc.Close()
+		if cfg.Redis != nil && lc.cfg.Runner == nil {
+			jsonError(w, http.StatusInternalServerError, 1, "live: a journaled stream needs a Runner")
+			return
+		}
 		sub, err := lc.Subscribe(ctx, class, where, nil)
 		if err != nil {
 			var se *ServerError
@@ -163,32 +203,45 @@ func NewSSEHandler(cfg SSEConfig) (http.Handler, error) {
 		if out.write(fmt.Sprintf(": subscribed\nretry: %d\n\n", cfg.Retry.Milliseconds())) != nil {
 			return
 		}
+		if cfg.Redis != nil {
+			serveJournaled(ctx, &cfg, out, sub, token, class, where, strings.TrimSpace(r.Header.Get("Last-Event-ID")))
+			return
+		}
 		if lc.cfg.Runner != nil {
 			if out.event("snapshot", snapshotData(sub)) != nil {
 				return
 			}
 		}
-		tick := time.NewTicker(cfg.Heartbeat)
-		defer tick.Stop()
-		for {
-			select {
-			case <-ctx.Done():
+		pump(ctx, cfg.Heartbeat, out, sub, nil, func(ev Event) error {
+			data, err := eventData(ev)
+			if err != nil {
+				return err
+			}
+			return out.event(string(ev.Kind), data)
+		})
+	}), nil
+}
+
+// pump runs a stream until the browser goes away, the subscription ends or a write fails: a heartbeat comment
+// (then tick, when set) every heartbeat, and each subscription event through send.
+func pump(ctx context.Context, heartbeat time.Duration, out *sseWriter, sub *Subscription, tick func() error,
+	send func(Event) error) {
+	t := time.NewTicker(heartbeat)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if out.write(": ping\n\n") != nil || (tick != nil && tick() != nil) {
 				return
-			case <-tick.C:
-				if out.write(": ping\n\n") != nil {
-					return
-				}
-			case ev, ok := <-sub.Events():
-				if !ok {
-					return
-				}
-				data, err := eventData(ev)
-				if err != nil || out.event(string(ev.Kind), data) != nil {
-					return
-				}
+			}
+		case ev, ok := <-sub.Events():
+			if !ok || send(ev) != nil {
+				return
 			}
 		}
-	}), nil
+	}
 }
 
 // eventData is the JSON data of an event: {"object", "original"?} or, for Error, {"code", "error"}.

@@ -40,7 +40,17 @@ func (s *sseWriter) event(name string, data []byte) error {
 	if s.id++; s.id > maxEventID {
 		s.id = 1
 	}
-	return s.write("id: " + strconv.FormatUint(s.id, 10) + "\nevent: " + name + "\ndata: " + string(data) + "\n\n")
+	return s.eventID(strconv.FormatUint(s.id, 10), name, data)
+}
+
+// eventID sends a named event with the given id; with id "" the event has none, and the browser's last event id
+// stays as it was. data is one line of JSON.
+func (s *sseWriter) eventID(id, name string, data []byte) error {
+	text := "event: " + name + "\ndata: " + string(data) + "\n\n"
+	if id != "" {
+		text = "id: " + id + "\n" + text
+	}
+	return s.write(text)
 }
 
 // lastEventID reads the id a reconnecting EventSource sends; anything but a number in range counts as none.
@@ -57,8 +67,10 @@ func lastEventID(r *http.Request) uint64 {
 }
 
 // snapshotData is {"objects": [...]}: every object the subscription knows to match, sorted by id.
-func snapshotData(sub *Subscription) []byte {
-	objs := sub.Snapshot()
+func snapshotData(sub *Subscription) []byte { return snapshotObjects(sub.Snapshot()) }
+
+// snapshotObjects is {"objects": objs}.
+func snapshotObjects(objs []*parse.Object) []byte {
 	if objs == nil {
 		objs = []*parse.Object{}
 	}

@@ -474,4 +474,12 @@ export const mutations = [
     to: "const head = confirmations > 1 ? hexNumber(await rpc.request('eth_blockNumber', [])) : blockNumber;",
     tests: ['test/features.test.tsx'],
   },
+  {
+    id: 'live-resync',
+    desc: 'events received after a resync change the stale list before the fresh snapshot',
+    file: 'src/core/actions/liveQuery.ts',
+    from: '      if (resyncing) return;\n',
+    to: '',
+    tests: ['test/liveQuery.test.tsx'],
+  },
 ];

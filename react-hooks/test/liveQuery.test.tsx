@@ -88,6 +88,41 @@ describe('useLiveQuery', () => {
     expect(result.current.objects).toEqual([{ objectId: 'e' }]);
   });
 
+  it('a journaled endpoint resumes on the same EventSource (Last-Event-ID) without a snapshot; a resync waits for one', () => {
+    FakeEventSource.instances = [];
+    const config = createConfig({ storage: memoryStorage() });
+    const { result } = renderHook(() => useLiveQuery({ config, className: 'Msg', EventSource: ES, requireSession: false }));
+    const es = FakeEventSource.instances[0]!;
+    act(() => es.open());
+    act(() => es.send('snapshot', { objects: [{ objectId: 'a', v: 1 }] }, 'j1/1-0'));
+    act(() => es.send('create', { object: { objectId: 'b', v: 1 } }, 'j1/2-0'));
+    // A transient drop: the hook keeps its EventSource, which reconnects by itself sending Last-Event-ID j1/2-0
+    // (a new EventSource would send none, and the endpoint could not resume).
+    act(() => es.fail(false));
+    expect(result.current).toMatchObject({ status: 'pending', lastEventId: 'j1/2-0' });
+    expect(es.closed).toBe(false);
+    expect(FakeEventSource.instances).toHaveLength(1);
+    // The other instance replays what came after j1/2-0: no snapshot, the list is kept and the events applied.
+    act(() => es.open());
+    act(() => es.send('update', { object: { objectId: 'a', v: 2 } }, 'j1/3-0'));
+    act(() => es.send('enter', { object: { objectId: 'c', v: 1 } }, 'j1/4-0'));
+    expect(result.current.objects).toEqual([{ objectId: 'a', v: 2 }, { objectId: 'b', v: 1 }, { objectId: 'c', v: 1 }]);
+    expect(result.current).toMatchObject({ status: 'success', lastEventId: 'j1/4-0' });
+
+    // Away past the journal's retention: resync, and nothing but the snapshot that follows changes the list.
+    act(() => es.fail(false));
+    act(() => es.open());
+    act(() => es.send('resync', { reason: 'expired' }));
+    expect(result.current).toMatchObject({ status: 'pending', lastEventId: null });
+    act(() => es.send('delete', { object: { objectId: 'a' } }, 'x'));
+    expect(result.current.objects.map((o) => o.objectId)).toEqual(['a', 'b', 'c']);
+    act(() => es.send('snapshot', { objects: [{ objectId: 'd', v: 1 }] }, 'j2/1-0'));
+    expect(result.current).toMatchObject({ status: 'success', lastEventId: 'j2/1-0', objects: [{ objectId: 'd', v: 1 }] });
+    act(() => es.send('create', { object: { objectId: 'e' } }, 'j2/2-0'));
+    expect(result.current.objects.map((o) => o.objectId)).toEqual(['d', 'e']);
+    expect(FakeEventSource.instances).toHaveLength(1);
+  });
+
   it('a server error event gives an EndpointError', () => {
     FakeEventSource.instances = [];
     const config = createConfig({ storage: memoryStorage() });

@@ -35,8 +35,9 @@ export interface LiveQueryState<T extends LiveObject = LiveObject> {
   error: Error | null;
   lastEvent: { name: LiveEventName; object: T; original?: T } | null;
   /**
-   * The id of the last event applied (the endpoint numbers every event). The browser's EventSource sends it back
-   * as `Last-Event-ID` when it reconnects; null before the first event.
+   * The id of the last event applied (the endpoint gives every event one: a number, or `<journal>/<entry>` when it
+   * journals in Redis). The browser's EventSource sends it back as `Last-Event-ID` when it reconnects; null before
+   * the first event and after a resync.
    */
   lastEventId: string | null;
 }
@@ -49,12 +50,21 @@ export function liveQueryUrl(endpoint: string, className: string, where?: Record
 }
 
 /**
- * Subscribes to the endpoint's server-sent events for a class and keeps the list of matching objects. Every
- * (re)connected stream starts with a `snapshot` event `{ objects: [...] }`, the whole result set at that moment,
- * which replaces the list; then create/enter add (or replace) an object, update replaces it, leave/delete remove it.
- * So after a dropped connection (the EventSource reconnects by itself, sending `Last-Event-ID`) the list converges to
- * the server's, whatever changed during the gap. Status is 'pending' until the stream opens or while it reconnects,
- * 'success' while open, 'error' once closed for good. Returns the function that closes it.
+ * Subscribes to the endpoint's server-sent events for a class and keeps the list of matching objects. A new stream
+ * starts with a `snapshot` event `{ objects: [...] }`, the whole result set at that moment, which replaces the list;
+ * then create/enter add (or replace) an object, update replaces it, leave/delete remove it. After a dropped
+ * connection the browser's EventSource reconnects by itself, sending the last event id as `Last-Event-ID` (the
+ * hook keeps the same EventSource for that, and never reopens one on a transient error). Then either:
+ * - the endpoint has no journal (one process): the new stream starts with a fresh snapshot, so the list converges to
+ *   the server's, whatever changed during the gap;
+ * - the endpoint journals its streams in Redis (any instance resumes): the new stream sends no snapshot, only every
+ *   event after that id, each once and in order, applied to the list as it is;
+ * - the id is too old (past the journal's retention) or unknown: a `resync` event `{ reason }` comes first, then a
+ *   fresh snapshot. On resync the status goes back to 'pending' and events before that snapshot are ignored: the
+ *   list is stale until the snapshot replaces it.
+ *
+ * Status is 'pending' until the stream opens or while it reconnects or resyncs, 'success' while open, 'error' once
+ * closed for good. Returns the function that closes it.
  *
  * The stream is opened with the current session. A server `error` event with Parse code 209 (the session is gone)
  * ends that session at once; a stream the browser closes for good (EventSource hides the HTTP status: 401, 429,
@@ -89,9 +99,12 @@ export function watchLiveQuery<T extends LiveObject = LiveObject>(
   const source: EventSourceLike = new Ctor(liveQueryUrl(config.endpoint, parameters.className, parameters.where), {
     withCredentials: true,
   });
+  // Set by a resync event: the list is stale and only the snapshot that follows may change it.
+  let resyncing = false;
   const listeners: [string, (e: MessageEvent) => void][] = LIVE_EVENTS.map((name) => [
     name,
     (e: MessageEvent) => {
+      if (resyncing) return;
       let payload: { object?: T; original?: T };
       try {
         payload = JSON.parse(String(e.data));
@@ -124,7 +137,16 @@ export function watchLiveQuery<T extends LiveObject = LiveObject>(
       }
       if (!Array.isArray(payload.objects)) return;
       const objects = (payload.objects as T[]).filter((o) => o && typeof o.objectId === 'string');
+      resyncing = false;
       update({ objects, status: 'success', error: null, lastEventId: e.lastEventId || state.lastEventId });
+    },
+  ]);
+  // The endpoint could not resume from Last-Event-ID (past its journal's retention): a fresh snapshot follows.
+  listeners.push([
+    'resync',
+    () => {
+      resyncing = true;
+      update({ status: 'pending', lastEventId: null });
     },
   ]);
   for (const [name, l] of listeners) source.addEventListener(name, l);
