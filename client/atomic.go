@@ -36,7 +36,11 @@ func batchOpts(opts []BatchOption) batchOptions {
 //     a *AtomicLimitError, never split into several transactions;
 //   - only the given objects: an object that points to other objects with unsaved changes, or to a given object
 //     without an id (which would need that object's id first), is refused with ErrAtomicNested: save those first;
-//   - new objects get their ids from the server (in an atomic batch no create is sent with a client-chosen id).
+//   - new objects get their ids from the server (in an atomic batch no create is sent with a client-chosen id);
+//   - every field the batch writes must already be in the class's schema (and the class must exist): parse-server
+//     (9.x, PostgreSQL) adds a new field on another connection, which waits for the transaction's lock while the
+//     transaction waits for the field, so such a batch never answers and holds the table's lock until
+//     parse-server is restarted. Create the fields first (Schemas, or one plain Save).
 //
 // Outcomes: on success every object is updated as SaveAll updates it. A batch the server rolls back (a trigger or
 // a class permission refused one item) is answered by parse-server with a bare "Internal server error." (500)
