@@ -49,6 +49,13 @@ func atomicSchema(t *testing.T, c *client.Client) {
 	require.NoError(t, c.Objects.Destroy(ctx, o))
 }
 
+// atomicSetup is a client, the class's fields made, and a fresh run marker starting with prefix.
+func atomicSetup(t *testing.T, prefix string) (*client.Client, context.Context, string) {
+	c := newClient(t)
+	atomicSchema(t, c)
+	return c, context.Background(), fmt.Sprintf("%s%d", prefix, rand.Uint32())
+}
+
 func atomicObjects(run string, n int) []*parse.Object {
 	objs := make([]*parse.Object, n)
 	for i := range objs {
@@ -63,10 +70,7 @@ func atomicObjects(run string, n int) []*parse.Object {
 // objects without Atomic store the other 4 (so the trigger refuses only the 3rd); once it is fixed, the atomic
 // SaveAll stores all 5.
 func TestAtomicSaveAllAllOrNothing(t *testing.T) {
-	c := newClient(t)
-	atomicSchema(t, c)
-	ctx := context.Background()
-	run := fmt.Sprintf("r%d", rand.Uint32())
+	c, ctx, run := atomicSetup(t, "r")
 	objs := atomicObjects(run, 5)
 	objs[2].Set("reject", true)
 
@@ -97,10 +101,7 @@ func TestAtomicSaveAllAllOrNothing(t *testing.T) {
 
 // Updates: a refused one rolls back the others, Increment included; then all are applied together once.
 func TestAtomicSaveAllUpdates(t *testing.T) {
-	c := newClient(t)
-	atomicSchema(t, c)
-	ctx := context.Background()
-	run := fmt.Sprintf("u%d", rand.Uint32())
+	c, ctx, run := atomicSetup(t, "u")
 	objs := atomicObjects(run, 4)
 	require.NoError(t, c.Objects.SaveAll(ctx, objs))
 	for _, o := range objs {
@@ -129,10 +130,7 @@ func TestAtomicSaveAllUpdates(t *testing.T) {
 
 // DestroyAll with Atomic: a refused delete keeps every object.
 func TestAtomicDestroyAll(t *testing.T) {
-	c := newClient(t)
-	atomicSchema(t, c)
-	ctx := context.Background()
-	run := fmt.Sprintf("d%d", rand.Uint32())
+	c, ctx, run := atomicSetup(t, "d")
 	objs := atomicObjects(run, 3)
 	objs[1].Set("keep", true)
 	require.NoError(t, c.Objects.SaveAll(ctx, objs))
@@ -147,10 +145,7 @@ func TestAtomicDestroyAll(t *testing.T) {
 // The limits, refused before anything is sent: more writes than one /batch call holds, and objects that point to
 // unsaved objects.
 func TestAtomicLimits(t *testing.T) {
-	c := newClient(t)
-	atomicSchema(t, c)
-	ctx := context.Background()
-	run := fmt.Sprintf("l%d", rand.Uint32())
+	c, ctx, run := atomicSetup(t, "l")
 	objs := atomicObjects(run, 21)
 	err := c.Objects.SaveAll(ctx, objs, client.Atomic())
 	var le *client.AtomicLimitError

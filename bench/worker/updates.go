@@ -2,12 +2,9 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
-	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/c13f5054/moralis-go/client"
 	"github.com/c13f5054/moralis-go/parse"
@@ -83,18 +80,8 @@ func goUpdates(kind string) func(context.Context, env) (result, error) {
 				return result{}, err
 			}
 		}
-		start := time.Now()
-		if err := c.Objects.SaveAll(ctx, objs); err != nil {
-			return result{}, err
-		}
-		ms := since(start)
-		ok := 0
-		for _, o := range objs {
-			if !o.Dirty() {
-				ok++
-			}
-		}
-		return result{MS: ms, N: e.n, Check: ok, Requests: ct.n.Load()}, nil
+		ms, ok, err := timedSaveAll(ctx, c, objs, func(o *parse.Object) bool { return !o.Dirty() })
+		return result{MS: ms, N: e.n, Check: ok, Requests: ct.n.Load()}, err
 	}
 }
 
@@ -105,48 +92,14 @@ func rawUpdates(kind string, size, inflight int) func(context.Context, env) (res
 		if err != nil {
 			return result{}, err
 		}
-		hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 8}}
-		var calls atomic.Int64
-		var ok atomic.Int64
-		var wg sync.WaitGroup
-		sem := make(chan struct{}, inflight)
-		errs := make(chan error, len(ids)/size+1)
-		start := time.Now()
-		for from := 0; from < len(ids); from += size {
-			to := min(from+size, len(ids))
-			wg.Add(1)
-			sem <- struct{}{}
-			go func(from, to int) {
-				defer wg.Done()
-				defer func() { <-sem }()
-				reqs := make([]map[string]any, 0, to-from)
-				for i := from; i < to; i++ {
-					body := map[string]any{"v": i + 1}
-					if kind == "inc" {
-						body = map[string]any{"score": map[string]any{"__op": "Increment", "amount": 1}}
-					}
-					reqs = append(reqs, map[string]any{"method": "PUT", "path": mountPath(e.server) + "/classes/" + e.class + "/" + ids[i], "body": body})
-				}
-				b, _ := json.Marshal(map[string]any{"requests": reqs, "_ApplicationId": e.appID, "_JavaScriptKey": e.jsKey})
-				var out []map[string]any
-				calls.Add(1)
-				if err := rawPost(ctx, hc, e.server+"/batch", b, &out); err != nil {
-					errs <- err
-					return
-				}
-				for _, r := range out {
-					if r["success"] != nil {
-						ok.Add(1)
-					}
-				}
-			}(from, to)
-		}
-		wg.Wait()
-		ms := since(start)
-		close(errs)
-		for err := range errs {
-			return result{}, err
-		}
-		return result{MS: ms, N: e.n, Check: int(ok.Load()), Requests: calls.Load()}, nil
+		path := mountPath(e.server) + "/classes/" + e.class + "/"
+		ms, calls, ok, err := rawBatches(ctx, e, len(ids), size, inflight, func(i int) map[string]any {
+			body := map[string]any{"v": i + 1}
+			if kind == "inc" {
+				body = map[string]any{"score": map[string]any{"__op": "Increment", "amount": 1}}
+			}
+			return map[string]any{"method": "PUT", "path": path + ids[i], "body": body}
+		})
+		return result{MS: ms, N: e.n, Check: ok, Requests: int64(calls)}, err
 	}
 }
