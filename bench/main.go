@@ -73,6 +73,10 @@ var all = []workload{
 			{"raw:b50", "raw HTTP /batch of 50, 4 in flight", true},
 			{"js:b50", "moralis-v1 saveAll, batchSize 50", true},
 		}},
+	{Name: "updates-set", Title: "SaveAll of existing objects, a Set on each (issue 30)", N: 2000, SmallN: 40, Class: "BenchUpd", ServerBound: true, Fresh: true,
+		Contenders: updateContenders},
+	{Name: "updates-inc", Title: "SaveAll of existing objects, an Increment on each (issue 30)", N: 2000, SmallN: 40, Class: "BenchUpd", ServerBound: true, Fresh: true,
+		Contenders: updateContenders},
 	{Name: "iterate", Title: "iterating every row of a class", N: 100000, SmallN: 300, Class: "BenchIter", ServerBound: true,
 		Contenders: []contender{
 			{"go", "moralis-go All (pages of 100, then 1,000)", false},
@@ -91,6 +95,13 @@ var all = []workload{
 	{Name: "web3-paging", Title: "paging chain-data items from web3apitest", N: 10000, SmallN: 100, Contenders: []contender{ours, raw}},
 }
 
+// updateContenders are the sides of the updates workloads, each at its defaults.
+var updateContenders = []contender{
+	{"go", "moralis-go SaveAll (updates in /batch of 20, 4 in flight)", false},
+	{"raw", "raw HTTP /batch of 20 PUTs, 4 in flight", false},
+	{"js", "moralis-v1 saveAll (chunks of 20, one at a time)", false},
+}
+
 type run struct {
 	MS      float64 `json:"ms"`
 	QueryMS float64 `json:"queryMs,omitempty"`
@@ -100,6 +111,8 @@ type run struct {
 	// ServerCPUMS is the CPU time (user + system) parse-server's process spent during the run: where the
 	// time goes when the server, not the client, is the limit.
 	ServerCPUMS float64 `json:"serverCpuMs,omitempty"`
+	// Requests is the number of HTTP requests of the timed part (the updates workloads count them).
+	Requests int64 `json:"requests,omitempty"`
 }
 
 type stat struct {
@@ -428,8 +441,8 @@ func stats(v []float64) stat {
 func report(w io.Writer, results []outcome, ratios []ratioResult, rounds int, load string) {
 	fmt.Fprintf(w, "\n## moralis-go benchmarks\n\n%s, %d cores (load average at the start: %s), %s; median of %d runs after a warm-up (range in brackets), the contenders interleaved in a new random order each round; peak memory is the run's max RSS.\n\n",
 		time.Now().UTC().Format("2006-01-02 15:04 UTC"), runtime.NumCPU(), load, runtime.Version(), rounds)
-	fmt.Fprintln(w, "| workload | n | contender | setting | wall time ms | peak MB | parse-server CPU ms |")
-	fmt.Fprintln(w, "| --- | ---: | --- | --- | ---: | ---: | ---: |")
+	fmt.Fprintln(w, "| workload | n | contender | setting | wall time ms | peak MB | parse-server CPU ms | requests |")
+	fmt.Fprintln(w, "| --- | ---: | --- | --- | ---: | ---: | ---: | ---: |")
 	for _, res := range results {
 		wl := workloadNamed(res.Workload)
 		// Every contender at its default first, then the tuned rows.
@@ -445,7 +458,7 @@ func report(w io.Writer, results []outcome, ratios []ratioResult, rounds int, lo
 				rs, ok := res.Runs[c.Key]
 				if !ok {
 					if why, skipped := res.Skipped[c.Key]; skipped {
-						fmt.Fprintf(w, "| %s | %d | %s | %s | n/a: %s | | |\n", res.Workload, res.N, c.Label, setting, why)
+						fmt.Fprintf(w, "| %s | %d | %s | %s | n/a: %s | | | |\n", res.Workload, res.N, c.Label, setting, why)
 					}
 					continue
 				}
@@ -454,10 +467,14 @@ func report(w io.Writer, results []outcome, ratios []ratioResult, rounds int, lo
 				if sc := stats(serverCPUs(rs)); sc.Max > 0 {
 					cpu = fmt.Sprintf("%.0f", sc.Median)
 				}
-				fmt.Fprintf(w, "| %s | %d | %s | %s | %.1f [%.1f-%.1f] | %.1f | %s |\n", res.Workload, res.N, c.Label, setting, t.Median, t.Min, t.Max, m.Median, cpu)
+				reqs := ""
+				if rq := stats(requestCounts(rs)); rq.Max > 0 {
+					reqs = fmt.Sprintf("%.0f", rq.Median)
+				}
+				fmt.Fprintf(w, "| %s | %d | %s | %s | %.1f [%.1f-%.1f] | %.1f | %s | %s |\n", res.Workload, res.N, c.Label, setting, t.Median, t.Min, t.Max, m.Median, cpu, reqs)
 				if res.Workload == "lds" {
 					q := stats(queryTimes(rs))
-					fmt.Fprintf(w, "| lds: one local query | %d | %s | %s | %.2f [%.2f-%.2f] | | |\n", res.N, c.Label, setting, q.Median, q.Min, q.Max)
+					fmt.Fprintf(w, "| lds: one local query | %d | %s | %s | %.2f [%.2f-%.2f] | | | |\n", res.N, c.Label, setting, q.Median, q.Min, q.Max)
 				}
 			}
 		}
@@ -509,6 +526,14 @@ func serverCPUs(rs []run) []float64 {
 	out := make([]float64, len(rs))
 	for i, r := range rs {
 		out[i] = r.ServerCPUMS
+	}
+	return out
+}
+
+func requestCounts(rs []run) []float64 {
+	out := make([]float64, len(rs))
+	for i, r := range rs {
+		out[i] = float64(r.Requests)
 	}
 	return out
 }

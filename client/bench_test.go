@@ -121,7 +121,7 @@ func batchChunk(tb testing.TB, srv *httptest.Server) func() {
 	}
 	answers, errs := make([]map[string]any, 20), make([]error, 20)
 	return func() {
-		c.batchChunk(ctx, items, answers, errs)
+		c.batchChunk(ctx, items, answers, errs, batchMode{})
 		if errs[0] != nil || answers[19] == nil {
 			tb.Fatal(errs[0])
 		}

@@ -172,6 +172,68 @@ func TestFaultsDefaultSaveAll2000(t *testing.T) {
 	t.Logf("SaveAll of %d through %d faults (%v): %d saved, in doubt %d, rows %d", n, p.Injected(), counts, saved, n-saved, countRows(t, direct, cls))
 }
 
+// SaveAll of 400 updates (Increment(1) each, three rounds) at the default config through 30% faults: the updates
+// go in /batch calls of 20 that are never sent twice, so every object's counter ends between its increments
+// reported done and those plus its in-doubt ones; a definite failure never happens through faults, and an
+// in-doubt increment is not pending any more (the next round cannot send it twice).
+func TestFaultsDefaultSaveAllUpdates(t *testing.T) {
+	c, direct, p := defaultFaultClient(t, 0.30, 17, nil)
+	cls := fmt.Sprintf("FaultUpdates%d", rand.Uint32())
+	ctx := context.Background()
+	const n = 400
+	seeds := make([]*parse.Object, n)
+	for i := range seeds {
+		seeds[i] = parse.NewObject(cls)
+		seeds[i].Set("n", i)
+		seeds[i].Set("count", 0)
+	}
+	require.NoError(t, direct.Objects.SaveAll(ctx, seeds))
+	objs := make([]*parse.Object, n)
+	for i := range objs {
+		objs[i] = parse.NewObjectWithID(cls, seeds[i].ID())
+	}
+	done, doubt := make([]int, n), make([]int, n)
+	for round := 0; round < 3; round++ {
+		for _, o := range objs {
+			require.NoError(t, o.Increment("count", 1))
+		}
+		err := c.Objects.SaveAll(ctx, objs)
+		errs := make([]error, n)
+		var be *client.BatchError
+		if err != nil {
+			require.ErrorAs(t, err, &be)
+			errs = be.Errors
+			assert.Equal(t, be.InDoubt, be.Failed, "through faults an update can only be in doubt: %v", be)
+		}
+		for i, e := range errs {
+			if e == nil {
+				done[i]++
+			} else {
+				doubt[i]++
+				assert.Empty(t, objs[i].DirtyKeys(), "an in-doubt increment is not pending any more")
+			}
+		}
+	}
+	var resp struct {
+		Results []struct {
+			N     int `json:"n"`
+			Count int `json:"count"`
+		} `json:"results"`
+	}
+	require.NoError(t, direct.Request(ctx, "GET", "classes/"+cls, map[string]any{"limit": n, "keys": "n,count"}, &resp))
+	require.Len(t, resp.Results, n)
+	totalDone, totalDoubt, stored := 0, 0, 0
+	for _, r := range resp.Results {
+		assert.GreaterOrEqual(t, r.Count, done[r.N], "object %d: an increment reported done was lost", r.N)
+		assert.LessOrEqual(t, r.Count, done[r.N]+doubt[r.N], "object %d: an increment was applied twice", r.N)
+		totalDone += done[r.N]
+		totalDoubt += doubt[r.N]
+		stored += r.Count
+	}
+	require.Positive(t, p.Counts()["reset"]+p.Counts()["truncate"], "some answers were lost after the server applied them")
+	t.Logf("3 × SaveAll of %d increments through %d faults (%v): %d done, %d in doubt, %d applied", n, p.Injected(), p.Counts(), totalDone, totalDoubt, stored)
+}
+
 // 200 saves of Increment(1) on one counter at the default config through 30% faults: the counter ends between
 // the saves reported done and those plus the in-doubt ones; a save in doubt never goes out again with the next.
 func TestFaultsDefault200Increments(t *testing.T) {

@@ -633,22 +633,39 @@ func parallel(n int, tasks []func()) {
 	wg.Wait()
 }
 
+// batchMode is how a /batch call may be sent. The zero value is for items harmless to send twice (creates with
+// client-chosen ids, deletes): the call is sent again after any ambiguous failure.
+type batchMode struct {
+	// once is for items that a second delivery could apply twice (updates): parse-server does not deduplicate
+	// /batch (it runs no idempotency check on /batch, and its sub-requests carry no X-Parse-Request-Id), so the
+	// call is sent again only when it provably never reached the server; after an ambiguous failure every item
+	// of the call is in doubt.
+	once bool
+	// atomic sends the call with "transaction": true: parse-server applies all of its sub-requests or none.
+	atomic bool
+}
+
 // runBatch sends items through /batch in chunks of BatchSize with BatchConcurrency chunks in flight, and returns
-// each item's answer (or error) in input order.
+// each item's answer (or error) in input order. The items are harmless to send twice (see batchMode).
 func (c *Client) runBatch(ctx context.Context, items []batchItem) ([]map[string]any, []error) {
+	return c.runBatchMode(ctx, items, batchMode{})
+}
+
+// runBatchMode is runBatch with the given mode.
+func (c *Client) runBatchMode(ctx context.Context, items []batchItem, mode batchMode) ([]map[string]any, []error) {
 	answers := make([]map[string]any, len(items))
 	errs := make([]error, len(items))
 	size := c.cfg.BatchSize
 	var tasks []func()
 	for from := 0; from < len(items); from += size {
 		to := min(from+size, len(items))
-		tasks = append(tasks, func() { c.batchChunk(ctx, items[from:to], answers[from:to], errs[from:to]) })
+		tasks = append(tasks, func() { c.batchChunk(ctx, items[from:to], answers[from:to], errs[from:to], mode) })
 	}
 	parallel(c.cfg.BatchConcurrency, tasks)
 	return answers, errs
 }
 
-func (c *Client) batchChunk(ctx context.Context, items []batchItem, answers []map[string]any, errs []error) {
+func (c *Client) batchChunk(ctx context.Context, items []batchItem, answers []map[string]any, errs []error, mode batchMode) {
 	reqs := make([]map[string]any, len(items))
 	mount := c.t.MountPath()
 	for i, it := range items {
@@ -658,9 +675,17 @@ func (c *Client) batchChunk(ctx context.Context, items []batchItem, answers []ma
 		}
 		reqs[i] = r
 	}
-	rc := c.call(http.MethodPost, "batch", map[string]any{"requests": reqs})
-	// Every sub-request is harmless to send twice (see batchItem); parse-server ignores request ids on /batch.
+	params := map[string]any{"requests": reqs}
+	if mode.atomic {
+		params["transaction"] = true
+	}
+	rc := c.call(http.MethodPost, "batch", params)
+	// parse-server ignores request ids on /batch, so none is sent: a call is sent again after an ambiguous failure
+	// only when its items are harmless to send twice (see batchMode).
 	rc.Replay, rc.NoIdempotency = httpx.ReplayAlways, true
+	if mode.once || mode.atomic {
+		rc.Replay = httpx.ReplayNever
+	}
 	var resp []batchAnswer
 	res, err := c.t.Do(ctx, rc)
 	if err == nil {
@@ -701,6 +726,10 @@ func (s *ObjectsService) saveFlat(ctx context.Context, objs []*parse.Object) []e
 		single []int                     // objects saved one by one
 		first  = map[*parse.Object]int{} // an object listed twice is saved once
 		dups   [][2]int                  // (repeat, first)
+		// updates, their indexes in objs and their snapshots
+		updates []batchItem
+		uindex  []int
+		usent   []objstate.Sent
 	)
 	for i, o := range objs {
 		if o == nil || o.ClassName() == "" {
@@ -718,9 +747,20 @@ func (s *ObjectsService) saveFlat(ctx context.Context, objs []*parse.Object) []e
 		if o.ID() == "" && c.cfg.DefaultACL != nil && o.ACL() == nil {
 			o.SetACL(c.cfg.DefaultACL.Clone())
 		}
-		// Only creates with a chosen id are harmless to repeat in a /batch (which parse-server does not
-		// deduplicate): an update sent twice can undo another writer's change made in between.
-		if o.ID() != "" || !c.chooseIDs(o.ClassName()) {
+		if o.ID() != "" {
+			// An update goes through /batch too, but such a call is never sent twice (see batchMode): an
+			// update sent twice can undo another writer's change made in between.
+			it, snap, err := updateItem(o)
+			if err != nil {
+				errs[i] = err
+				continue
+			}
+			updates = append(updates, it)
+			uindex = append(uindex, i)
+			usent = append(usent, snap)
+			continue
+		}
+		if !c.chooseIDs(o.ClassName()) {
 			single = append(single, i)
 			continue
 		}
@@ -771,6 +811,12 @@ func (s *ObjectsService) saveFlat(ctx context.Context, objs []*parse.Object) []e
 			errs[i] = err
 		}
 	}
+	if len(updates) > 0 {
+		answers, uerrs := c.runBatchMode(ctx, updates, batchMode{once: true})
+		for k, i := range uindex {
+			errs[i] = settleUpdate(objs[i], answers[k], usent[k], uerrs[k])
+		}
+	}
 	if len(single) > 0 {
 		tasks := make([]func(), len(single))
 		for j, i := range single {
@@ -782,6 +828,31 @@ func (s *ObjectsService) saveFlat(ctx context.Context, objs []*parse.Object) []e
 		errs[d[0]] = errs[d[1]]
 	}
 	return errs
+}
+
+// updateItem is the /batch sub-request of an update of o (which has an id), and the snapshot of the changes it
+// sends (for settleUpdate).
+func updateItem(o *parse.Object) (batchItem, objstate.Sent, error) {
+	sent := objstate.Of(o).Snapshot()
+	body, err := objstate.Of(o).SaveBody()
+	if err != nil {
+		return batchItem{}, nil, fmt.Errorf("moralis: save %s: %w", o.ClassName(), err)
+	}
+	return batchItem{method: http.MethodPut, path: objectPath(o.ClassName(), o.ID()), body: body, className: o.ClassName()}, sent, nil
+}
+
+// settleUpdate records the outcome of an update of o sent through /batch, as Save does for one: saved, the
+// answer is merged; in doubt, the sent changes are no longer pending (a later save cannot apply them a second
+// time); refused, they stay pending. It returns the item's error.
+func settleUpdate(o *parse.Object, answer map[string]any, sent objstate.Sent, err error) error {
+	switch {
+	case err == nil:
+		return objstate.Of(o).ApplySaved(answer, sent)
+	case errors.Is(err, parse.ErrWriteInDoubt):
+		objstate.Of(o).DropSent(sent)
+		return fmt.Errorf("moralis: save %s %s: %w", o.ClassName(), o.ID(), err)
+	}
+	return err
 }
 
 // batchResult is nil when every item succeeded, else a *BatchError.
@@ -803,11 +874,15 @@ func batchResult(errs []error) error {
 
 // DestroyAll deletes many objects through /batch, like SaveAll. A delete is harmless to send twice, so a call is
 // retried after an ambiguous failure; an object a retried call answers "object not found" for is reported in
-// doubt (an earlier attempt may have deleted it, or it was never visible to the caller).
-func (s *ObjectsService) DestroyAll(ctx context.Context, objs []*parse.Object) error {
+// doubt (an earlier attempt may have deleted it, or it was never visible to the caller). With Atomic, the deletes
+// are one transaction, all or nothing (see Atomic for its limits).
+func (s *ObjectsService) DestroyAll(ctx context.Context, objs []*parse.Object, opts ...BatchOption) error {
 	c := s.client
 	if ctx == nil {
 		return errors.New("moralis: nil context")
+	}
+	if batchOpts(opts).atomic {
+		return s.destroyAtomic(ctx, objs)
 	}
 	items := make([]batchItem, 0, len(objs))
 	index := make([]int, 0, len(objs))

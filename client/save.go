@@ -172,20 +172,27 @@ func (sv *ObjectsService) Save(ctx context.Context, s Saver) error {
 
 // SaveAll saves many objects, exactly once each at the default config, with the objects they point to that have
 // unsaved changes (found as Save finds them; children before parents, an object listed before the objects
-// without ids that point to it). Creates (with client-chosen ids) go through /batch in chunks of
-// Config.BatchSize (default 20) with Config.BatchConcurrency (default 4) calls in flight; a call is retried
-// after any ambiguous failure, and creates a retry finds already stored are loaded and succeed. Updates, and
-// creates when the server assigns ids, are sent one by one with request ids, like Save (parse-server does not
-// deduplicate /batch, and an update sent twice could undo another writer's change made in between). An object
+// without ids that point to it). Creates (with client-chosen ids) and updates go through /batch in chunks of
+// Config.BatchSize (default 20) with Config.BatchConcurrency (default 4) calls in flight, as the original's
+// saveAll sends them in chunks of 20. A call of creates is retried after any ambiguous failure, and creates a
+// retry finds already stored are loaded and succeed. A call of updates is never sent twice (parse-server does
+// not deduplicate /batch, and an update sent twice could undo another writer's change made in between): when
+// its outcome is unknown, each of its updates is reported in doubt and its changes are no longer pending, as
+// for Save. Creates when the server assigns ids are sent one by one with request ids, like Save. An object
 // listed twice is saved once. Objects without changes are skipped.
 //
 // Every object that succeeded is updated; when some did not, the error is a *BatchError whose Errors are aligned
 // with objs, telling which failed and which are in doubt (ErrWriteInDoubt); an item whose nested objects were not
 // saved has a *NestedError. Cycles of objects without ids (ErrSaveCycle), files never uploaded (ErrUnsavedFile)
 // and values nested too deep (ErrNestingTooDeep) are refused before any request, with that error alone.
-func (sv *ObjectsService) SaveAll(ctx context.Context, objs []*parse.Object) error {
+//
+// With Atomic, the writes are one transaction, all or nothing (see Atomic for its limits).
+func (sv *ObjectsService) SaveAll(ctx context.Context, objs []*parse.Object, opts ...BatchOption) error {
 	if ctx == nil {
 		return errors.New("moralis: nil context")
+	}
+	if batchOpts(opts).atomic {
+		return sv.saveAtomic(ctx, objs)
 	}
 	errs := make([]error, len(objs))
 	valid := make([]*parse.Object, 0, len(objs))

@@ -10,10 +10,12 @@ const RESTController = require('moralis-v1/lib/node/RESTController');
 const serverUrl = process.env.MORALIS_SERVER_URL;
 const origin = new URL(serverUrl).origin;
 const realAjax = RESTController.ajax;
+let requests = 0; // HTTP requests sent to the local server (the updates workloads report them)
 RESTController.ajax = function (method, url, ...rest) {
   if (!String(url).startsWith(origin)) {
     return Promise.reject(new Error('bench: outside host refused: ' + new URL(url).host));
   }
+  requests++;
   return realAjax.call(this, method, url, ...rest);
 };
 
@@ -44,6 +46,26 @@ async function main() {
       const saved = await Moralis.Object.saveAll(objs, batchOpts);
       check = saved.filter((o) => o.id).length;
       break;
+    }
+    case 'updates-set':
+    case 'updates-inc': {
+      // SaveAll of n existing objects at the client's defaults: they are created first, outside the clock.
+      const objs = [];
+      for (let i = 0; i < n; i++) {
+        const o = new Moralis.Object(cls);
+        o.set('n', i);
+        o.set('score', 0);
+        objs.push(o);
+      }
+      await Moralis.Object.saveAll(objs, batchOpts);
+      objs.forEach((o, i) => (workload === 'updates-set' ? o.set('v', i + 1) : o.increment('score', 1)));
+      requests = 0;
+      const t1 = process.hrtime.bigint();
+      const saved = await Moralis.Object.saveAll(objs, batchOpts);
+      const ms = Number(process.hrtime.bigint() - t1) / 1e6;
+      check = saved.filter((o) => !o.dirty()).length;
+      console.log(JSON.stringify({ ms, n, check, requests }));
+      return;
     }
     case 'iterate': {
       await new Moralis.Query(cls).each(() => { check++; }, batchOpts);

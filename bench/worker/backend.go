@@ -192,64 +192,82 @@ func saveAll(batchSize int) func(context.Context, env) (result, error) {
 			objs[i] = parse.NewObject(e.class)
 			objs[i].Set("n", i)
 		}
-		start := time.Now()
-		if err := c.Objects.SaveAll(ctx, objs); err != nil {
-			return result{}, err
-		}
-		ms := since(start)
-		ok := 0
-		for _, o := range objs {
-			if o.ID() != "" {
-				ok++
-			}
-		}
-		return result{MS: ms, N: e.n, Check: ok}, nil
+		ms, ok, err := timedSaveAll(ctx, c, objs, func(o *parse.Object) bool { return o.ID() != "" })
+		return result{MS: ms, N: e.n, Check: ok}, err
 	}
+}
+
+// timedSaveAll times SaveAll of objs and counts the objects saved says were saved.
+func timedSaveAll(ctx context.Context, c *client.Client, objs []*parse.Object, saved func(*parse.Object) bool) (float64, int, error) {
+	start := time.Now()
+	if err := c.Objects.SaveAll(ctx, objs); err != nil {
+		return 0, 0, err
+	}
+	ms := since(start)
+	ok := 0
+	for _, o := range objs {
+		if saved(o) {
+			ok++
+		}
+	}
+	return ms, ok, nil
 }
 
 // rawSaveAll is raw batching by hand: /batch of size sub-requests, inflight at once.
 func rawSaveAll(size, inflight int) func(context.Context, env) (result, error) {
 	return func(ctx context.Context, e env) (result, error) {
-		hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 8}}
-		start := time.Now()
-		var wg sync.WaitGroup
-		sem := make(chan struct{}, inflight)
-		errs := make(chan error, e.n/size+1)
-		var mu sync.Mutex
-		ok := 0
-		for from := 0; from < e.n; from += size {
-			to := min(from+size, e.n)
-			wg.Add(1)
-			sem <- struct{}{}
-			go func(from, to int) {
-				defer wg.Done()
-				defer func() { <-sem }()
-				reqs := make([]map[string]any, 0, to-from)
-				for i := from; i < to; i++ {
-					reqs = append(reqs, map[string]any{"method": "POST", "path": mountPath(e.server) + "/classes/" + e.class, "body": map[string]any{"n": i}})
-				}
-				body, _ := json.Marshal(map[string]any{"requests": reqs, "_ApplicationId": e.appID, "_JavaScriptKey": e.jsKey})
-				var out []map[string]any
-				if err := rawPost(ctx, hc, e.server+"/batch", body, &out); err != nil {
-					errs <- err
-					return
-				}
-				mu.Lock()
-				for _, r := range out {
-					if r["success"] != nil {
-						ok++
-					}
-				}
-				mu.Unlock()
-			}(from, to)
-		}
-		wg.Wait()
-		close(errs)
-		for err := range errs {
-			return result{}, err
-		}
-		return result{MS: since(start), N: e.n, Check: ok}, nil
+		path := mountPath(e.server) + "/classes/" + e.class
+		ms, _, ok, err := rawBatches(ctx, e, e.n, size, inflight, func(i int) map[string]any {
+			return map[string]any{"method": "POST", "path": path, "body": map[string]any{"n": i}}
+		})
+		return result{MS: ms, N: e.n, Check: ok}, err
 	}
+}
+
+// rawBatches sends the sub-requests sub(0) ... sub(n-1) in /batch calls of size, inflight at once, and returns the
+// wall time, the number of calls and the number of successful sub-requests.
+func rawBatches(ctx context.Context, e env, n, size, inflight int, sub func(i int) map[string]any) (float64, int, int, error) {
+	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 8}}
+	start := time.Now()
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, inflight)
+	errs := make(chan error, n/size+1)
+	var mu sync.Mutex
+	ok, calls := 0, 0
+	for from := 0; from < n; from += size {
+		to := min(from+size, n)
+		calls++
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(from, to int) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			reqs := make([]map[string]any, 0, to-from)
+			for i := from; i < to; i++ {
+				reqs = append(reqs, sub(i))
+			}
+			body, _ := json.Marshal(map[string]any{"requests": reqs, "_ApplicationId": e.appID, "_JavaScriptKey": e.jsKey})
+			var out []map[string]any
+			if err := rawPost(ctx, hc, e.server+"/batch", body, &out); err != nil {
+				errs <- err
+				return
+			}
+			mu.Lock()
+			for _, r := range out {
+				if r["success"] != nil {
+					ok++
+				}
+			}
+			mu.Unlock()
+		}(from, to)
+	}
+	wg.Wait()
+	ms := since(start)
+	close(errs)
+	for err := range errs {
+		return 0, 0, 0, err
+	}
+	return ms, calls, ok, nil
 }
 
 // newRawClient is the raw contender's HTTP client: net/http's defaults (keep-alive connections).

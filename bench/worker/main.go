@@ -19,6 +19,8 @@ type result struct {
 	QueryMS float64 `json:"queryMs,omitempty"`
 	N       int     `json:"n"`
 	Check   int     `json:"check"`
+	// Requests is the number of HTTP requests of the timed part, for the workloads that count them.
+	Requests int64 `json:"requests,omitempty"`
 }
 
 type env struct {
