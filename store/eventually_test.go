@@ -163,11 +163,15 @@ func TestQueueSurvivesACrash(t *testing.T) {
 	}
 }
 
-// fakeParse answers creates like parse-server and records them.
+// fakeParse answers creates like parse-server with idempotency and custom object ids, and records them: a
+// repeated request id is a "Duplicate request" (159), an empty objectId is refused (the transport's
+// deduplication probe), a taken objectId is a "duplicate value" (137), and GET reads a stored object.
 type fakeParse struct {
 	mu      sync.Mutex
 	creates []map[string]any
 	reqIDs  []string
+	seen    map[string]bool
+	byID    map[string]bool
 }
 
 func (f *fakeParse) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -175,16 +179,47 @@ func (f *fakeParse) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var m map[string]any
 	_ = json.Unmarshal(body, &m)
 	w.Header().Set("Content-Type", "application/json")
+	refuse := func(code int, msg string) {
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = fmt.Fprintf(w, `{"code":%d,"error":%q}`, code, msg)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.seen == nil {
+		f.seen, f.byID = map[string]bool{}, map[string]bool{}
+	}
 	switch {
 	case strings.HasSuffix(r.URL.Path, "/health"):
 		_, _ = w.Write([]byte(`{"status":"ok"}`))
-	case strings.Contains(r.URL.Path, "/classes/"):
-		f.mu.Lock()
+	case strings.Contains(r.URL.Path, "/classes/Item/") && m["_method"] == "GET":
+		id := r.URL.Path[strings.LastIndex(r.URL.Path, "/")+1:]
+		if !f.byID[id] {
+			w.WriteHeader(http.StatusNotFound)
+			_, _ = w.Write([]byte(`{"code":101,"error":"Object not found."}`))
+			return
+		}
+		_, _ = fmt.Fprintf(w, `{"objectId":%q}`, id)
+	case strings.HasSuffix(r.URL.Path, "/classes/Item"):
+		rid := r.Header.Get("X-Parse-Request-Id")
+		id, _ := m["objectId"].(string)
+		switch {
+		case f.seen[rid]:
+			refuse(159, "Duplicate request")
+			return
+		case id == "":
+			f.seen[rid] = true
+			refuse(104, "objectId must not be empty, null or undefined")
+			return
+		case f.byID[id]:
+			f.seen[rid] = true
+			refuse(137, "A duplicate value for a field with unique values was provided")
+			return
+		}
+		f.seen[rid], f.byID[id] = true, true
 		f.creates = append(f.creates, m)
-		f.reqIDs = append(f.reqIDs, r.Header.Get("X-Parse-Request-Id"))
-		f.mu.Unlock()
+		f.reqIDs = append(f.reqIDs, rid)
 		w.WriteHeader(http.StatusCreated)
-		_, _ = fmt.Fprintf(w, `{"objectId":%q,"createdAt":"2026-01-01T00:00:00.000Z"}`, m["objectId"])
+		_, _ = fmt.Fprintf(w, `{"objectId":%q,"createdAt":"2026-01-01T00:00:00.000Z"}`, id)
 	default:
 		w.WriteHeader(http.StatusNotFound)
 		_, _ = w.Write([]byte(`{"code":101,"error":"not found"}`))
