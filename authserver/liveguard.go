@@ -30,14 +30,19 @@ type verifiedSessionKey struct{}
 func (h *Handler) GuardLive(next http.Handler) http.Handler {
 	rt := route{limit: h.liveLimit, origin: originStrict, session: sessionConfirmed}
 	return serve(h.policy, rt, func(c *call, _ struct{}) (struct{}, error) {
+		// The stream ends with the request, at a sign-out of its session (through any instance, with Redis), or
+		// when the stream caps' store can no longer vouch for its slot.
+		ctx, end := context.WithCancel(c.r.Context())
+		defer end()
 		if h.policy.streams != nil {
-			release, err := h.policy.streams.open(c.ctx, c.r, c.user)
+			release, err := h.policy.streams.open(c.ctx, c.r, c.token, c.user, end)
 			if err != nil {
 				return struct{}{}, err
 			}
 			defer release()
 		}
-		next.ServeHTTP(c.w, c.r.WithContext(context.WithValue(c.r.Context(), verifiedSessionKey{}, c.token)))
+		defer h.policy.open.add(c.token, end)()
+		next.ServeHTTP(c.w, c.r.WithContext(context.WithValue(ctx, verifiedSessionKey{}, c.token)))
 		return struct{}{}, errAnswered
 	})
 }
