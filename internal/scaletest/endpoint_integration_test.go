@@ -3,12 +3,18 @@
 package scaletest
 
 import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/c13f5054/moralis-go/authserver"
+	"github.com/c13f5054/moralis-go/signer"
 )
 
 // One client asking for sign-in messages through the balancer, which alternates between the two endpoint
@@ -155,3 +161,66 @@ func TestEndpointRevocationAcrossInstances(t *testing.T) {
 		t.Fatal("instance 2 kept the signed-out session's stream open for 5 s")
 	}
 }
+
+// signIn signs w in through base (GET /auth/message, POST /auth/signin) and returns the session token (from the
+// HttpOnly cookie, the endpoint's only place for it).
+func (c *epClient) signIn(base string, w *signer.Key) string {
+	c.tb.Helper()
+	addr := strings.ToLower(w.Address().Hex())
+	a := c.do("GET", base+"/auth/message?chain=evm&address="+addr, nil, "")
+	if a.status != http.StatusOK {
+		c.tb.Fatalf("GET /auth/message: %d %s", a.status, a.body)
+	}
+	var m struct {
+		Message string `json:"message"`
+	}
+	if err := json.Unmarshal([]byte(a.body), &m); err != nil || m.Message == "" {
+		c.tb.Fatalf("GET /auth/message: %q: %v", a.body, err)
+	}
+	sig, err := w.SignMessage(c.tb.Context(), []byte(m.Message))
+	if err != nil {
+		c.tb.Fatal(err)
+	}
+	resp := c.send(c.tb.Context(), "POST", base+"/auth/signin", map[string]string{"chain": "evm", "address": addr,
+		"message": m.Message, "signature": "0x" + hex.EncodeToString(sig)}, "")
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		c.tb.Fatalf("POST /auth/signin (message from %s, sign-in on %s): %d %s", a.instance, resp.Header.Get(endpointHeader), resp.StatusCode, b)
+	}
+	for _, ck := range resp.Cookies() {
+		if ck.Name == "moralis_session" && ck.Value != "" {
+			return ck.Value
+		}
+	}
+	c.tb.Fatalf("POST /auth/signin set no session cookie: %v", resp.Header.Values("Set-Cookie"))
+	return ""
+}
+
+// stream is an open /auth/live stream.
+type stream struct {
+	resp     *http.Response
+	instance string
+	ended    chan struct{} // closed when the server ended the stream
+}
+
+// openLive opens GET /auth/live at base with tok: the open stream, or nil and the refusal.
+func (c *epClient) openLive(base, tok string) (*stream, epAnswer) {
+	c.tb.Helper()
+	where := url.QueryEscape(`{"run":"endpoint-caps"}`)
+	resp := c.send(context.WithoutCancel(c.tb.Context()), "GET", base+"/auth/live?class="+liveClass+"&where="+where, nil, tok)
+	if resp.StatusCode != http.StatusOK {
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return nil, epAnswer{status: resp.StatusCode, header: resp.Header, body: string(b), instance: resp.Header.Get(endpointHeader)}
+	}
+	s := &stream{resp: resp, instance: resp.Header.Get(endpointHeader), ended: make(chan struct{})}
+	go func() {
+		defer close(s.ended)
+		_, _ = io.Copy(io.Discard, resp.Body)
+	}()
+	c.tb.Cleanup(s.close)
+	return s, epAnswer{status: resp.StatusCode}
+}
+
+func (s *stream) close() { s.resp.Body.Close() }
