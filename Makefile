@@ -115,6 +115,9 @@ lint:
 bench: up
 	$(GO) run ./bench
 	$(GO) run ./bench/signinload -rate 100 -seconds 10
+	$(GO) run ./bench/signinload -target lb1 -rate 20 -seconds 10
+	$(GO) run ./bench/signinload -target lb2 -rate 20 -seconds 10
+	$(GO) run ./bench/signinload -target haproxy -rate 20 -seconds 10
 	$(GO) test $(GOTESTFLAGS) -tags integration -run '^$$' -bench BenchmarkLiveDelivery -benchtime 1x ./internal/scaletest/
 
 ## test-browser: the React demo page in headless Chromium against examples/authserver on the real stack and the

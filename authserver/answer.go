@@ -68,7 +68,21 @@ func tooManyRequests(wait time.Duration) *apiError {
 	return &apiError{code: parse.CodeRequestLimitExceeded, msg: "Too many requests", retryAfter: max(wait, time.Second)}
 }
 
+// storeError is a fault of a store shared by the endpoint's instances (Redis): the request is refused with answer
+// (503 and Retry-After), never let through. The pipeline reports err to Config.OnError.
+type storeError struct {
+	answer *apiError
+	err    error
+}
+
+func (e *storeError) Error() string { return e.err.Error() }
+func (e *storeError) Unwrap() error { return e.err }
+
 var (
+	// errLimitStore and errSessionStore answer a request whose limits, or whose session's revocation, the shared
+	// store could not check.
+	errLimitStore     = &apiError{status: http.StatusServiceUnavailable, code: parse.CodeInternalServerError, msg: "Limit store unavailable", retryAfter: time.Second}
+	errSessionStore   = &apiError{status: http.StatusServiceUnavailable, code: parse.CodeInternalServerError, msg: "Session store unavailable", retryAfter: time.Second}
 	errNoSession      = refuse(parse.CodeInvalidSessionToken, "Invalid session token")
 	errNotFound       = protocolError(http.StatusNotFound, "not found")
 	errBodyTooLarge   = protocolError(http.StatusRequestEntityTooLarge, "Request body too large")
@@ -94,12 +108,15 @@ var (
 // proxy).
 func answerOf(err error, upstream string) *apiError {
 	var ae *apiError
+	var se *storeError
 	var be *BackendError
 	var pe *parse.Error
 	var rl *web3api.RateLimitError
 	switch {
 	case errors.As(err, &ae):
 		return ae
+	case errors.As(err, &se):
+		return se.answer
 	case errors.As(err, &be):
 		code := parse.Code(be.Code)
 		if code == parse.CodeInternalServerError || code == 0 {

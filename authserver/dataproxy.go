@@ -136,7 +136,7 @@ func (h *Handler) DataProxy(opts DataProxyConfig) (http.Handler, error) {
 	p := &dataProxy{o: o, now: h.o.Now, cache: cache, inflight: map[string]*flight{}}
 	// Every route: the Handler's policy, the origin strictly, a session the backend confirms (within Timeout),
 	// then the per-user limit (keyed by the user's id: every session of one user shares one budget).
-	rt := route{origin: originStrict, session: sessionConfirmed, userLimit: newLimiter(o.RateLimit, h.o.Now),
+	rt := route{origin: originStrict, session: sessionConfirmed, userLimit: h.limiter("data", o.RateLimit),
 		timeout: o.Timeout, upstream: "Upstream", maxAnswer: o.MaxResponseBytes}
 	post := rt
 	post.method, post.body, post.maxBody = http.MethodPost, bodyJSON, o.MaxBodyBytes

@@ -22,9 +22,11 @@
 //
 // The policy keeps its state in small stores, each an interface with an in-memory default: the rate limits and
 // the nonce quota (rateLimiter), the confirmed sessions with their users (sessionStore: one bounded TTL cache,
-// which sign-out empties for every route), the open live streams per user and per client (streamCaps). A store shared by
-// several endpoint instances (Redis-backed, say) implements the same interface and is given to the policy in
-// NewHandler; no route changes.
+// which sign-out empties for every route), the open live streams per session, per user and per client (streamCaps).
+// With Config.Redis (or RedisURL) set, NewHandler gives the policy the Redis forms of the same stores, shared by
+// every endpoint instance on that Redis: GCRA rate limits, the nonce quota, stream caps as leases, and session
+// revocation (a sign-out anywhere is refused everywhere at once, and ends the session's streams on every instance);
+// a fault of Redis is answered 503, never let through (see Config.Redis). No route changes.
 //
 // # Errors
 //
@@ -74,7 +76,7 @@
 //
 // Types are made from a configuration struct value (Config, DataProxyConfig, BackendConfig, ServerConfig), by one
 // rule for every field: zero is the default; negative turns the field off where off makes sense (a rate limit's
-// Burst, NoncesPerClient, LiveStreamsPerUser, LiveStreamsPerClient, SessionCacheTTL, ClockSkew,
+// Burst, NoncesPerClient, LiveStreamsPerSession, LiveStreamsPerUser, LiveStreamsPerClient, SessionCacheTTL, ClockSkew,
 // DataProxyConfig.CacheTTL, ServerConfig.MaxConns and MaxConnsPerClient) and is an error everywhere else; an invalid value is an error, when the type is made, that
 // names the field. The value is copied. A Handler, a ClientBackend, the nonce stores and a Server are safe for
 // concurrent use.

@@ -1,15 +1,18 @@
 package authserver
 
 import (
+	"context"
 	"errors"
 	"fmt"
-
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/c13f5054/moralis-go/auth"
+	"github.com/c13f5054/moralis-go/internal/redislimit"
 )
 
 // DefaultMaxBodyBytes is the request body limit of the Handler (64 KiB).
@@ -91,6 +94,9 @@ type Config struct {
 	// DefaultLiveRateBurst at once, one more per DefaultLiveRateEvery; NoRateLimit: off. A nil ClientKey takes
 	// RateLimit's.
 	LiveRateLimit RateLimit
+	// LiveStreamsPerSession caps the streams one session holds open through GuardLive at once; over it, 429
+	// {"code":155}. Default DefaultLiveStreamsPerSession; negative: no cap.
+	LiveStreamsPerSession int
 	// LiveStreamsPerUser caps the streams one user (the account behind the session, however many sessions and
 	// addresses it signs in with) holds open through GuardLive at once; over it, 429 {"code":155}. Default
 	// DefaultLiveStreamsPerUser; negative: no cap.
@@ -113,6 +119,23 @@ type Config struct {
 	// OnError, when set, is told about backend failures (for logging); the caller only sees a sanitized answer.
 	// Default nil. It is called from the request's goroutine and must be safe for concurrent use.
 	OnError func(r *http.Request, err error)
+	// Redis, when set, keeps the endpoint's guards in this Redis, shared by every endpoint instance that uses it:
+	// the rate limits (RateLimit, SignInRateLimit, LiveRateLimit and DataProxyConfig.RateLimit, as GCRA limits
+	// on Redis's clock), the nonce quota (NoncesPerClient), the live-stream caps (per session, per user, per
+	// client) and session revocation: a sign-out through any instance refuses the session on every instance at
+	// once (each confirmed-session request asks Redis, one EXISTS) and ends its live streams on every instance
+	// (pub/sub), whatever SessionCacheTTL says. The guards fail closed: while Redis cannot be reached, requests
+	// they guard are answered 503 {"code":1,"error":"Limit store unavailable"} (or "Session store unavailable")
+	// with Retry-After, never let through, and they recover by themselves when Redis is back. Give the client
+	// short timeouts (for example 500 ms reads): a guard waits for Redis as long as the client lets it. The
+	// Handler does not close it. nil (default), with RedisURL empty: the guards are in memory, for one process:
+	// with N instances a client gets N times every limit and a sign-out reaches only the instance it went
+	// through. Call Handler.Close when done with a Handler that uses Redis.
+	Redis redis.UniversalClient
+	// RedisURL is Redis as a URL (redis://[user:password@]host:port/db, or rediss:// for TLS) instead of a client:
+	// NewHandler makes a client with short timeouts (dial 1 s, reads and writes 500 ms, one retry) and does no I/O;
+	// Handler.Close closes it. Setting both Redis and RedisURL is an error. Default "": see Redis.
+	RedisURL string
 	// Chain, when set, lets smart-contract wallets sign in: EVM signatures that do not recover to the address
 	// are checked by eth_call on this chain (ERC-1271, and ERC-6492 for accounts not deployed yet; see
 	// auth.VerifyEthSignatureContext). It must serve the chain of ChainID; give the same chain to
@@ -142,6 +165,8 @@ type Handler struct {
 	liveLimit   limit
 	nonceQuota  limit
 	mux         *http.ServeMux
+	redis       *redislimit.Store // nil: the in-memory stores
+	closeRedis  func() error      // closes what NewHandler opened for Redis
 }
 
 // NewHandler checks cfg and makes a Handler that calls backend (required: a ClientBackend, or your own) for
@@ -233,36 +258,100 @@ func NewHandler(backend Backend, cfg Config) (*Handler, error) {
 	if o.SessionCacheTTL == 0 {
 		o.SessionCacheTTL = DefaultSessionCacheTTL
 	}
+	if o.LiveStreamsPerSession == 0 {
+		o.LiveStreamsPerSession = DefaultLiveStreamsPerSession
+	}
 	if o.LiveStreamsPerUser == 0 {
 		o.LiveStreamsPerUser = DefaultLiveStreamsPerUser
 	}
 	if o.LiveStreamsPerClient == 0 {
 		o.LiveStreamsPerClient = DefaultLiveStreamsPerClient
 	}
-	h := &Handler{backend: backend, o: o,
-		signInLimit: limit{newLimiter(o.SignInRateLimit, o.Now), o.SignInRateLimit.ClientKey},
-		liveLimit:   limit{newLimiter(o.LiveRateLimit, o.Now), o.LiveRateLimit.ClientKey},
-		nonceQuota:  limit{newNonceQuota(o.NoncesPerClient, o.NonceTTL, o.Now), o.RateLimit.ClientKey},
-		policy: &policy{backend: backend, origins: map[string]bool{},
-			limit:    limit{newLimiter(o.RateLimit, o.Now), o.RateLimit.ClientKey},
-			sessions: newMemorySessions(o.SessionCacheTTL, o.Now),
-			streams:  newMemoryStreamCaps(o.LiveStreamsPerUser, o.LiveStreamsPerClient, o.LiveRateLimit.ClientKey),
-			cookie: cookieRules{name: o.CookieName, path: o.CookiePath, insecure: o.InsecureCookie,
-				maxAge: o.CookieMaxAge, now: o.Now},
-			onError: o.OnError}}
+	origins := map[string]bool{}
 	for _, org := range o.AllowedOrigins {
 		n, ok := normalizeOrigin(org)
 		if !ok {
 			return nil, fmt.Errorf("authserver: Config.AllowedOrigins: %q is not an origin like https://host[:port]", org)
 		}
-		h.policy.origins[n] = true
+		origins[n] = true
 	}
 	if n, ok := originOfURI(o.URI); ok {
-		h.policy.origins[n] = true
+		origins[n] = true
+	}
+	h := &Handler{backend: backend, o: o, closeRedis: func() error { return nil }}
+	if err := h.openRedis(); err != nil {
+		return nil, err
+	}
+	sessions := newMemorySessions(o.SessionCacheTTL, o.Now)
+	lim := streamLimits{perSession: o.LiveStreamsPerSession, perUser: o.LiveStreamsPerUser,
+		perClient: o.LiveStreamsPerClient, key: o.LiveRateLimit.ClientKey}
+	h.policy = &policy{backend: backend, origins: origins, limit: limit{h.limiter("all", o.RateLimit), o.RateLimit.ClientKey},
+		sessions: sessions, streams: newMemoryStreamCaps(lim), open: newOpenStreams(),
+		cookie: cookieRules{name: o.CookieName, path: o.CookiePath, insecure: o.InsecureCookie,
+			maxAge: o.CookieMaxAge, now: o.Now},
+		onError: o.OnError}
+	h.signInLimit = limit{h.limiter("signin", o.SignInRateLimit), o.SignInRateLimit.ClientKey}
+	h.liveLimit = limit{h.limiter("live", o.LiveRateLimit), o.LiveRateLimit.ClientKey}
+	h.nonceQuota = limit{newNonceQuota(o.NoncesPerClient, o.NonceTTL, o.Now), o.RateLimit.ClientKey}
+	if h.redis != nil {
+		if o.NoncesPerClient > 0 {
+			h.nonceQuota.store = redisQuota{s: h.redis, max: o.NoncesPerClient, ttl: o.NonceTTL}
+		}
+		h.policy.sessions = redisSessions{local: sessions, s: h.redis, revokeTTL: max(2*o.SessionCacheTTL, time.Minute)}
+		if !lim.off() {
+			h.policy.streams = &redisStreamCaps{s: h.redis, lim: lim, report: o.OnError}
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			revocationWatch(ctx, h.redis, sessions, h.policy.open)
+		}()
+		closeClient := h.closeRedis
+		h.closeRedis = func() error {
+			cancel()
+			<-done
+			return closeClient()
+		}
 	}
 	h.mux = h.routes()
 	return h, nil
 }
+
+// openRedis sets h.redis from Config.Redis or Config.RedisURL (none: the in-memory stores).
+func (h *Handler) openRedis() error {
+	switch {
+	case h.o.Redis != nil && h.o.RedisURL != "":
+		return errors.New("authserver: set Config.Redis or Config.RedisURL, not both")
+	case h.o.Redis != nil:
+		s, err := redislimit.New(h.o.Redis, redislimit.Options{})
+		if err != nil {
+			return fmt.Errorf("authserver: Config.Redis: %w", err)
+		}
+		h.redis = s
+	case h.o.RedisURL != "":
+		s, rdb, err := redislimit.Open(h.o.RedisURL, redislimit.Options{})
+		if err != nil {
+			return fmt.Errorf("authserver: Config.RedisURL: %w", err)
+		}
+		h.redis, h.closeRedis = s, rdb.Close
+	}
+	return nil
+}
+
+// limiter returns the rate limit cfg named name: in Redis when the Handler has it, else in memory; nil when cfg is
+// off.
+func (h *Handler) limiter(name string, cfg RateLimit) rateLimiter {
+	if h.redis != nil {
+		return newRedisLimiter(h.redis, name, cfg)
+	}
+	return newLimiter(cfg, h.o.Now)
+}
+
+// Close stops what a Handler that uses Redis runs in the background (the revocation watch) and closes the Redis
+// client NewHandler opened from Config.RedisURL (not Config.Redis, the caller's). Without Redis it does nothing.
+// The Handler must not serve requests after Close.
+func (h *Handler) Close() error { return h.closeRedis() }
 
 // routes are the Handler's routes on the pipeline (pipeline.go): GET /message and POST /signin and /link take
 // the sign-in rate limit besides the policy's.

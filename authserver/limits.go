@@ -65,7 +65,7 @@ func newNonceQuota(max int, ttl time.Duration, now func() time.Time) rateLimiter
 
 // allow counts one nonce for client k (the nonce quota is a rateLimiter whose tokens come back as nonces
 // expire); false (with the wait until one of its nonces expires) when the client already holds max.
-func (q *nonceQuota) allow(_ context.Context, k string) (bool, time.Duration) {
+func (q *nonceQuota) allow(_ context.Context, k string) (bool, time.Duration, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	now := q.now()
@@ -85,8 +85,8 @@ func (q *nonceQuota) allow(_ context.Context, k string) (bool, time.Duration) {
 	exps = exps[i:]
 	if len(exps) >= q.max {
 		q.byClient[k] = exps
-		return false, exps[0].Sub(now)
+		return false, exps[0].Sub(now), nil
 	}
 	q.byClient[k] = append(exps, now.Add(q.ttl))
-	return true, 0
+	return true, 0, nil
 }

@@ -151,26 +151,31 @@ func TestLiveStreamsPerClient(t *testing.T) {
 // The caps follow the configuration rule: zero is the default, negative is off, a positive value is the cap.
 func TestLiveStreamCapsConfigRule(t *testing.T) {
 	for name, c := range map[string]struct {
-		user, client         int
-		wantUser, wantClient int
+		session, user, client             int
+		wantSession, wantUser, wantClient int
 	}{
-		"zero":            {0, 0, DefaultLiveStreamsPerUser, DefaultLiveStreamsPerClient},
-		"user off":        {-1, 0, 0, DefaultLiveStreamsPerClient},
-		"client off":      {0, -1, DefaultLiveStreamsPerUser, 0},
-		"both off":        {-1, -1, 0, 0},
-		"explicit values": {3, 5, 3, 5},
+		"zero":            {0, 0, 0, DefaultLiveStreamsPerSession, DefaultLiveStreamsPerUser, DefaultLiveStreamsPerClient},
+		"session off":     {-1, 0, 0, 0, DefaultLiveStreamsPerUser, DefaultLiveStreamsPerClient},
+		"user off":        {0, -1, 0, DefaultLiveStreamsPerSession, 0, DefaultLiveStreamsPerClient},
+		"client off":      {0, 0, -1, DefaultLiveStreamsPerSession, DefaultLiveStreamsPerUser, 0},
+		"all off":         {-1, -1, -1, 0, 0, 0},
+		"explicit values": {2, 3, 5, 2, 3, 5},
 	} {
-		e := newTestEnv(t, func(o *Config) { o.LiveStreamsPerUser, o.LiveStreamsPerClient = c.user, c.client })
+		e := newTestEnv(t, func(o *Config) {
+			o.LiveStreamsPerSession, o.LiveStreamsPerUser, o.LiveStreamsPerClient = c.session, c.user, c.client
+		})
 		caps, _ := e.h.policy.streams.(*memoryStreamCaps)
 		switch {
-		case c.wantUser == 0 && c.wantClient == 0:
+		case c.wantSession == 0 && c.wantUser == 0 && c.wantClient == 0:
 			if e.h.policy.streams != nil {
 				t.Errorf("%s: caps left on: %+v", name, e.h.policy.streams)
 			}
 		case caps == nil:
 			t.Errorf("%s: no caps", name)
-		case max(caps.perUser, 0) != c.wantUser || max(caps.perClient, 0) != c.wantClient:
-			t.Errorf("%s: per user %d, per client %d; want %d, %d", name, caps.perUser, caps.perClient, c.wantUser, c.wantClient)
+		case max(caps.lim.perSession, 0) != c.wantSession || max(caps.lim.perUser, 0) != c.wantUser ||
+			max(caps.lim.perClient, 0) != c.wantClient:
+			t.Errorf("%s: per session %d, per user %d, per client %d; want %d, %d, %d", name, caps.lim.perSession,
+				caps.lim.perUser, caps.lim.perClient, c.wantSession, c.wantUser, c.wantClient)
 		}
 	}
 }

@@ -157,7 +157,10 @@ func run[In, Out any](p *policy, rt route, c *call, fn func(c *call, in In) (Out
 		}
 		c.user = u
 		if rt.userLimit != nil {
-			if ok, wait := rt.userLimit.allow(c.ctx, "user:"+u.ObjectID); !ok {
+			if ok, wait, err := rt.userLimit.allow(c.ctx, "user:"+u.ObjectID); err != nil || !ok {
+				if err != nil {
+					return zero, err
+				}
 				return zero, tooManyRequests(wait)
 			}
 		}

@@ -15,24 +15,28 @@ import (
 // several endpoint instances (Redis, say) implements the same interface and is given to the policy, and no route
 // changes. See the package doc, "One pipeline".
 
-// rateLimiter takes one request of a client (key) or answers how long to wait. The token buckets (limiter) and
-// the nonce quota (nonceQuota) implement it.
+// rateLimiter takes one request of a client (key) or answers how long to wait. The token buckets (limiter), the
+// nonce quota (nonceQuota) and their Redis forms (redisLimiter, redisQuota) implement it. err is a fault of the
+// store (a *storeError): the request is refused, never let through.
 type rateLimiter interface {
-	allow(ctx context.Context, key string) (ok bool, wait time.Duration)
+	allow(ctx context.Context, key string) (ok bool, wait time.Duration, err error)
 }
 
 // sessionStore remembers, briefly, sessions the backend confirmed and their users, and forgets one at sign-out
-// (memorySessions implements it).
+// (memorySessions; redisSessions also revokes it on every instance). lookup's error refuses the request: a
+// revoked session (errNoSession) or a fault of the store (*storeError).
 type sessionStore interface {
-	lookup(ctx context.Context, token string) (PublicUser, bool)
+	lookup(ctx context.Context, token string) (PublicUser, bool, error)
 	remember(ctx context.Context, token string, u PublicUser)
-	forget(ctx context.Context, token string)
+	forget(ctx context.Context, token string) error
 }
 
-// streamCaps admits one more live stream of a request (per user, per client address...), or refuses it; release
-// is called when the stream ends. The default is memoryStreamCaps (LiveStreamsPerUser, LiveStreamsPerClient).
+// streamCaps admits one more live stream of a request (per session, per user, per client address), or refuses
+// it; release is called when the stream ends. end ends the stream early (a shared store calls it when it can no
+// longer vouch for the stream's slot). The default is memoryStreamCaps; redisStreamCaps counts over every
+// instance.
 type streamCaps interface {
-	open(ctx context.Context, r *http.Request, user *PublicUser) (release func(), err error)
+	open(ctx context.Context, r *http.Request, token string, user *PublicUser, end func()) (release func(), err error)
 }
 
 // limit is a rate limiter with the function that names the client of a request; a nil store is no limit.
@@ -46,7 +50,11 @@ func (l limit) take(r *http.Request) error {
 	if l.store == nil {
 		return nil
 	}
-	if ok, wait := l.store.allow(r.Context(), l.key(r)); !ok {
+	ok, wait, err := l.store.allow(r.Context(), l.key(r))
+	switch {
+	case err != nil:
+		return err
+	case !ok:
 		return tooManyRequests(wait)
 	}
 	return nil
@@ -66,18 +74,20 @@ func newMemorySessions(ttl time.Duration, now func() time.Time) memorySessions {
 	return memorySessions{c: newTTLCache[[32]byte, PublicUser](ttl, maxCachedSessions, now)}
 }
 
-func (s memorySessions) lookup(_ context.Context, tok string) (PublicUser, bool) {
-	return s.c.get(sha256.Sum256([]byte(tok)))
+func (s memorySessions) lookup(_ context.Context, tok string) (PublicUser, bool, error) {
+	u, ok := s.c.get(sha256.Sum256([]byte(tok)))
+	return u, ok, nil
 }
 
 func (s memorySessions) remember(_ context.Context, tok string, u PublicUser) {
 	s.c.put(sha256.Sum256([]byte(tok)), u)
 }
 
-func (s memorySessions) forget(_ context.Context, tok string) {
+func (s memorySessions) forget(_ context.Context, tok string) error {
 	if tok != "" {
 		s.c.remove(sha256.Sum256([]byte(tok)))
 	}
+	return nil
 }
 
 // policy is the one policy step of the endpoint, run in front of every route in this order: the per-client rate
@@ -89,6 +99,7 @@ type policy struct {
 	limit    limit // every route
 	sessions sessionStore
 	streams  streamCaps
+	open     *openStreams // the live streams open on this instance, by session, to end at sign-out
 	cookie   cookieRules
 	onError  func(r *http.Request, err error)
 }
@@ -157,7 +168,10 @@ func (p *policy) originAllowed(origin string) bool {
 // confirm returns the user of tok, from the sessionStore or else from the backend (users/me), and remembers a
 // confirmed one. A session the backend refused (its code 209, or a 401) is errNoSession.
 func (p *policy) confirm(ctx context.Context, tok string) (*PublicUser, error) {
-	if u, ok := p.sessions.lookup(ctx, tok); ok {
+	if u, ok, err := p.sessions.lookup(ctx, tok); err != nil || ok {
+		if err != nil {
+			return nil, err
+		}
 		return &u, nil
 	}
 	u, err := p.backend.Me(ctx, tok)

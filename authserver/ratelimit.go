@@ -72,7 +72,7 @@ func clientAddr(remote string) string {
 }
 
 // allow takes one token of client key; when none is left it returns the wait until the next one.
-func (l *limiter) allow(_ context.Context, key string) (bool, time.Duration) {
+func (l *limiter) allow(_ context.Context, key string) (bool, time.Duration, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	now := l.now()
@@ -99,7 +99,7 @@ func (l *limiter) allow(_ context.Context, key string) (bool, time.Duration) {
 	b.last = now
 	if b.tokens >= 1 {
 		b.tokens--
-		return true, 0
+		return true, 0, nil
 	}
-	return false, time.Duration((1 - b.tokens) * float64(l.cfg.Every))
+	return false, time.Duration((1 - b.tokens) * float64(l.cfg.Every)), nil
 }

@@ -2,6 +2,7 @@ package authserver
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"net/http"
 	"strings"
@@ -98,8 +99,11 @@ func (h *Handler) unlink(c *call, req UnlinkRequest) (UserResponse, error) {
 func (h *Handler) signOut(c *call, _ struct{}) (SignOutResponse, error) {
 	tok := h.policy.sessionToken(c.r)
 	h.policy.cookie.clear(c.w)
-	h.policy.sessions.forget(c.ctx, tok)
+	// Forgotten (with Redis: revoked on every instance) before the backend ends it, so no instance trusts a
+	// cached copy meanwhile; its live streams on this instance end now (on the others through Redis).
+	revokeErr := h.policy.sessions.forget(c.ctx, tok)
 	if tok != "" {
+		h.policy.open.end(sha256.Sum256([]byte(tok)))
 		if err := h.backend.SignOut(c.ctx, tok); err != nil {
 			var be *BackendError
 			if !errors.As(err, &be) || be.Code != int(parse.CodeInvalidSessionToken) {
@@ -107,7 +111,9 @@ func (h *Handler) signOut(c *call, _ struct{}) (SignOutResponse, error) {
 			}
 		}
 	}
-	return SignOutResponse{}, nil
+	// The backend ended the session, but other instances may trust their cached copy for up to SessionCacheTTL
+	// when the revocation did not reach Redis: the caller is told (503).
+	return SignOutResponse{}, revokeErr
 }
 
 // me is GET /me: the user of the session, from the Backend.

@@ -143,3 +143,13 @@ func (c *ttlCache[K, V]) dropExpiredLocked() {
 		}
 	}
 }
+
+// clear forgets every entry.
+func (c *ttlCache[K, V]) clear() {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	c.m, c.order, c.total = map[K]ttlEntry[V]{}, nil, 0
+	c.mu.Unlock()
+}

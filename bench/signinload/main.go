@@ -6,6 +6,12 @@
 // answer does not slow the next start. Afterwards every accepted sign-in is replayed once: a nonce must never sign
 // in twice.
 //
+// -target picks the endpoint: "inproc" (default) the handler in this process, as above; "lb1" and "lb2" the stack's
+// endpoint instances (examples/authserver on MORALIS_ENDPOINT_ADDR_1/2, their guards in Redis) behind a round-robin
+// proxy in this process over one or both of them; "haproxy" both behind the stack's HAProxy
+// (MORALIS_ENDPOINT_LB_URL). Each run takes its browsers' addresses from a random 127.N.0.0/16, so a run does not
+// find the limits of an earlier one in Redis.
+//
 // It prints one summary line per run and writes the figures as JSON. Run it through `make bench` (or
 // `go run ./bench/signinload -rate 100 -seconds 10`) with the local stack up.
 package main
@@ -18,6 +24,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/url"
@@ -38,6 +45,7 @@ import (
 
 type summary struct {
 	At              string         `json:"at"`
+	Target          string         `json:"target"`
 	OfferedPerSec   int            `json:"offeredPerSec"`
 	Seconds         int            `json:"seconds"`
 	Attempted       int            `json:"attempted"`
@@ -63,15 +71,19 @@ type outcome struct {
 func main() {
 	rate := flag.Int("rate", 100, "sign-ins started per second (one simulated browser each)")
 	seconds := flag.Int("seconds", 10, "how long to offer the load")
-	out := flag.String("out", "bench/results", "folder for signin-load.json")
+	out := flag.String("out", "bench/results", "folder for signin-load.json (signin-load-TARGET.json for the other targets)")
+	target := flag.String("target", "inproc", `the endpoint: "inproc", "lb1", "lb2" or "haproxy" (see the package doc)`)
 	flag.Parse()
-	if err := run(*rate, *seconds, *out); err != nil {
+	if err := run(*rate, *seconds, *out, *target); err != nil {
 		fmt.Fprintln(os.Stderr, "signinload:", err)
 		os.Exit(1)
 	}
 }
 
-func run(rate, seconds int, outDir string) error {
+// origin is the Origin the browsers send with POST /signin: the endpoint's own (its URI's).
+var origin = "http://127.0.0.1"
+
+func run(rate, seconds int, outDir, target string) error {
 	if rate < 1 || rate > 250 || seconds < 1 || seconds > 60 {
 		return fmt.Errorf("rate must be 1..250 and seconds 1..60")
 	}
@@ -79,6 +91,56 @@ func run(rate, seconds int, outDir string) error {
 	if err != nil {
 		return err
 	}
+	var base string
+	switch target {
+	case "inproc":
+		b, stop, err := inProcess(env)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		base = b
+	case "lb1", "lb2", "haproxy":
+		if env.EndpointLBURL == "" || env.EndpointAddr1 == "" || env.EndpointAddr2 == "" {
+			return fmt.Errorf("the stack's endpoint instances are not in .devstack/env: run make up")
+		}
+		origin = env.EndpointLBURL // the instances' SIWE URI
+		base = env.EndpointLBURL + "/auth"
+		if target != "haproxy" {
+			targets := []string{"http://" + env.EndpointAddr1}
+			if target == "lb2" {
+				targets = append(targets, "http://"+env.EndpointAddr2)
+			}
+			lb, err := rrproxy.New(targets...)
+			if err != nil {
+				return err
+			}
+			defer lb.Close()
+			base = lb.URL + "/auth"
+		}
+	default:
+		return fmt.Errorf("unknown -target %q", target)
+	}
+	net2 := byte(10 + rand.IntN(240))
+	browsers := make([]*http.Client, rate)
+	wallets := make([]*signer.Key, rate)
+	for i := range browsers {
+		local := &net.TCPAddr{IP: net.IPv4(127, net2, byte(i/250), 1+byte(i%250))}
+		if target == "inproc" {
+			local.IP = net.IPv4(127, 0, 1+byte(i/250), 1+byte(i%250))
+		}
+		tr := &http.Transport{DialContext: (&net.Dialer{LocalAddr: local, Timeout: 5 * time.Second}).DialContext, MaxIdleConnsPerHost: 2}
+		browsers[i] = &http.Client{Transport: tr, Timeout: 30 * time.Second}
+		if wallets[i], err = signer.GenerateKey(); err != nil {
+			return err
+		}
+	}
+	return load(rate, seconds, outDir, target, base, browsers, wallets)
+}
+
+// inProcess serves the hardened endpoint in this process over both parse-servers behind a round-robin proxy,
+// and returns its base URL.
+func inProcess(env devstack.Env) (string, func(), error) {
 	// The proxy forwards to each instance's origin; the client keeps the mount path in its server URL.
 	var targets []string
 	for _, s := range []string{env.ServerURL, env.ServerURL2} {
@@ -88,42 +150,38 @@ func run(rate, seconds int, outDir string) error {
 	}
 	lb, err := rrproxy.New(targets...)
 	if err != nil {
-		return err
+		return "", nil, err
 	}
-	defer lb.Close()
 	u, _ := url.Parse(env.ServerURL)
 	backendURL := lb.URL + u.Path
 	be, err := authserver.NewClientBackend(authserver.BackendConfig{Client: client.Config{ServerURL: backendURL, AppID: env.AppID,
 		JavaScriptKey: env.JavaScriptKey, MasterKey: env.MasterKey}, Flow: auth.Options{NoAddressObjects: true}})
 	if err != nil {
-		return err
+		lb.Close()
+		return "", nil, err
 	}
 	h, err := authserver.NewHandler(be, authserver.Config{AppID: env.AppID, Domain: "127.0.0.1", URI: "http://127.0.0.1/", ChainID: 1})
 	if err != nil {
-		return err
+		lb.Close()
+		return "", nil, err
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return err
+		lb.Close()
+		return "", nil, err
 	}
 	srv, err := authserver.NewServer(h, authserver.ServerConfig{})
 	if err != nil {
-		return err
+		lb.Close()
+		ln.Close()
+		return "", nil, err
 	}
 	go srv.Serve(ln)
-	defer srv.Close()
-	base := "http://" + ln.Addr().String()
+	return "http://" + ln.Addr().String(), func() { srv.Close(); lb.Close() }, nil
+}
 
-	browsers := make([]*http.Client, rate)
-	wallets := make([]*signer.Key, rate)
-	for i := range browsers {
-		local := &net.TCPAddr{IP: net.IPv4(127, 0, 1+byte(i/250), 1+byte(i%250))}
-		tr := &http.Transport{DialContext: (&net.Dialer{LocalAddr: local, Timeout: 5 * time.Second}).DialContext, MaxIdleConnsPerHost: 2}
-		browsers[i] = &http.Client{Transport: tr, Timeout: 30 * time.Second}
-		if wallets[i], err = signer.GenerateKey(); err != nil {
-			return err
-		}
-	}
+// load offers rate sign-ins a second for seconds at base, one browser (and wallet) each, then replays them.
+func load(rate, seconds int, outDir, target, base string, browsers []*http.Client, wallets []*signer.Key) error {
 	ctx := context.Background()
 	results := make(chan outcome, rate*seconds)
 	var wg sync.WaitGroup
@@ -143,7 +201,7 @@ func run(rate, seconds int, outDir string) error {
 	elapsed := time.Since(start)
 	close(results)
 
-	s := summary{At: time.Now().UTC().Format(time.RFC3339), OfferedPerSec: rate, Seconds: seconds, Statuses: map[string]int{}}
+	s := summary{At: time.Now().UTC().Format(time.RFC3339), Target: target, OfferedPerSec: rate, Seconds: seconds, Statuses: map[string]int{}}
 	var lat []float64
 	nonces := map[string]bool{}
 	var accepted []outcome
@@ -174,12 +232,16 @@ func run(rate, seconds int, outDir string) error {
 		}
 	}
 	line, _ := json.Marshal(s)
-	fmt.Printf("signin-load: offered %d/s for %d s: %d of %d signed in (%.1f/s), p50 %.0f ms, p90 %.0f ms, p99 %.0f ms, max %.0f ms; statuses %v; %d distinct nonces; replays accepted %d\n",
-		rate, seconds, s.Succeeded, s.Attempted, s.AchievedPerSec, s.P50MS, s.P90MS, s.P99MS, s.MaxMS, s.Statuses, s.DistinctNonces, s.ReplaysAccepted)
+	fmt.Printf("signin-load [%s]: offered %d/s for %d s: %d of %d signed in (%.1f/s), p50 %.0f ms, p90 %.0f ms, p99 %.0f ms, max %.0f ms; statuses %v; %d distinct nonces; replays accepted %d\n",
+		target, rate, seconds, s.Succeeded, s.Attempted, s.AchievedPerSec, s.P50MS, s.P90MS, s.P99MS, s.MaxMS, s.Statuses, s.DistinctNonces, s.ReplaysAccepted)
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(outDir, "signin-load.json"), append(line, '\n'), 0o644); err != nil {
+	name := "signin-load.json"
+	if target != "inproc" {
+		name = "signin-load-" + target + ".json"
+	}
+	if err := os.WriteFile(filepath.Join(outDir, name), append(line, '\n'), 0o644); err != nil {
 		return err
 	}
 	if s.ReplaysAccepted > 0 || s.DistinctNonces != s.Succeeded {
@@ -220,7 +282,7 @@ func signIn(ctx context.Context, hc *http.Client, base string, w *signer.Key, i 
 func post(ctx context.Context, hc *http.Client, u string, body []byte) (int, error) {
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Origin", "http://127.0.0.1")
+	req.Header.Set("Origin", origin)
 	resp, err := hc.Do(req)
 	if err != nil {
 		return 0, err

@@ -10,6 +10,13 @@
 // authserver.NewServer (time-outs, a connection cap overall and per client) with the endpoint's default per-client rate
 // limits and nonce quota; /auth/live goes through the endpoint's GuardLive (rate limit, session confirmed first).
 //
+// Several instances behind a balancer (the local stack's `make up` runs two this way, see DEPLOY.md): -redis (a
+// redis:// URL) keeps the rate limits, the nonce quota, the live-stream caps and session revocation in Redis for
+// every instance (authserver.Config.RedisURL); -shared-nonces keeps the nonces in the backend
+// (authserver.BackendNonceStore) so a nonce issued through one instance is accepted by another; -trust-proxy
+// names the balancer's addresses (CIDRs), from which the client's address is read from the last X-Forwarded-For
+// value the balancer set. Give every instance the same -domain and -uri (the balancer's).
+//
 // Smart-contract wallets (ERC-1271, and ERC-6492 accounts not deployed yet) sign in when -chain-rpc (env
 // MORALIS_RPC_URL, which `make chain` writes) names an EVM JSON-RPC URL: the endpoint (authserver.Config.Chain) and
 // its backend (authserver.BackendConfig.Chain, before it asks for a contract-account ticket) verify such signatures
@@ -26,6 +33,7 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"os/signal"
 	"strings"
@@ -90,6 +98,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, logw io
 		liveURL   = fs.String("livequery", getenv("MORALIS_LIVEQUERY_URL"), "LiveQuery websocket URL; when set, /auth/live streams live queries to the signed-in user (env MORALIS_LIVEQUERY_URL)")
 		liveCls   = fs.String("live-classes", "LiveItem,LiveNote", "comma-separated classes /auth/live may watch")
 		dataFns   = fs.String("data-functions", "", "comma-separated cloud functions /auth/data/function may call (chain data: MORALIS_API_KEY, MORALIS_WEB3API_URL)")
+		redisURL  = fs.String("redis", "", "redis:// URL: the rate limits, nonce quota, live-stream caps and session revocation shared by every instance using it (default: in memory, one process)")
+		shared    = fs.Bool("shared-nonces", false, "keep nonces in the backend (authserver.BackendNonceStore), shared by every instance (needs the master key)")
+		trusted   = fs.String("trust-proxy", "", "comma-separated CIDRs of the balancer: from these addresses, the client is the last X-Forwarded-For value")
 		chainRPC  = fs.String("chain-rpc", getenv("MORALIS_RPC_URL"), "EVM JSON-RPC URL; when set, smart-contract wallets (ERC-1271/6492) sign in, verified there (env MORALIS_RPC_URL)")
 	)
 	if err := fs.Parse(args); err != nil {
@@ -142,15 +153,35 @@ func run(ctx context.Context, args []string, getenv func(string) string, logw io
 		}
 	}
 	logger := log.New(logw, "authserver: ", log.LstdFlags)
+	clientKey, err := forwardedClientKey(*trusted)
+	if err != nil {
+		return err
+	}
+	var nonces authserver.NonceStore // nil: in memory
+	if *shared {
+		c, err := client.New(cfg)
+		if err != nil {
+			return err
+		}
+		bn, err := authserver.NewBackendNonceStore(c)
+		if err != nil {
+			return fmt.Errorf("-shared-nonces: %w", err)
+		}
+		go purgeNonces(ctx, bn, logger)
+		nonces = bn
+	}
 	h, err := authserver.NewHandler(be, authserver.Config{
 		AppID: cfg.AppID, Domain: *domain, URI: *uri, ChainID: *chainID, EVMMessageStyle: *style,
-		AllowedOrigins: allowed, InsecureCookie: *insecure, RateLimit: authserver.RateLimit{Burst: *burst, Every: *every},
+		AllowedOrigins: allowed, InsecureCookie: *insecure,
+		RateLimit: authserver.RateLimit{Burst: *burst, Every: *every, ClientKey: clientKey},
+		Nonces:    nonces, RedisURL: *redisURL,
 		Chain:   chain,
 		OnError: func(r *http.Request, err error) { logger.Printf("%s %s: %v", r.Method, r.URL.Path, err) },
 	})
 	if err != nil {
 		return err
 	}
+	defer h.Close()
 	mux := http.NewServeMux()
 	if *liveURL != "" {
 		sse, err := liveHandler(cfg, *liveURL, *liveCls, *heartbeat)
@@ -229,4 +260,72 @@ func liveHandler(cfg client.Config, url, classes string, heartbeat time.Duration
 		AllowedClasses: allowed,
 		Heartbeat:      heartbeat,
 	})
+}
+
+// forwardedClientKey returns the client key for authserver.RateLimit.ClientKey: the remote address (IPv6 by its
+// /64, as the default), except that a request from one of the trusted CIDRs (the balancer) is keyed by the last
+// X-Forwarded-For value, the one the balancer set (values before it are the client's to choose). nil (the
+// default key) when trusted is empty.
+func forwardedClientKey(trusted string) (func(*http.Request) string, error) {
+	var nets []netip.Prefix
+	for _, s := range strings.Split(trusted, ",") {
+		if s = strings.TrimSpace(s); s == "" {
+			continue
+		}
+		p, err := netip.ParsePrefix(s)
+		if err != nil {
+			return nil, fmt.Errorf("-trust-proxy: %w", err)
+		}
+		nets = append(nets, p.Masked())
+	}
+	if len(nets) == 0 {
+		return nil, nil
+	}
+	key := func(addr netip.Addr) string {
+		if addr = addr.Unmap(); addr.Is6() {
+			p, _ := addr.Prefix(64)
+			return p.String()
+		}
+		return addr.String()
+	}
+	return func(r *http.Request) string {
+		ap, err := netip.ParseAddrPort(r.RemoteAddr)
+		if err != nil {
+			return r.RemoteAddr
+		}
+		from := key(ap.Addr())
+		trusted := false
+		for _, n := range nets {
+			trusted = trusted || n.Contains(ap.Addr().Unmap())
+		}
+		vals := r.Header.Values("X-Forwarded-For")
+		if !trusted || len(vals) == 0 {
+			return from
+		}
+		last := vals[len(vals)-1]
+		if i := strings.LastIndexByte(last, ','); i >= 0 {
+			last = last[i+1:]
+		}
+		addr, err := netip.ParseAddr(strings.TrimSpace(last))
+		if err != nil {
+			return from // the balancer always sets an address: a malformed value is not the client's key
+		}
+		return key(addr)
+	}, nil
+}
+
+// purgeNonces deletes expired nonces of the shared store every minute until ctx ends.
+func purgeNonces(ctx context.Context, s *authserver.BackendNonceStore, logger *log.Logger) {
+	t := time.NewTicker(time.Minute)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if _, err := s.PurgeExpired(ctx); err != nil && ctx.Err() == nil {
+			logger.Printf("purging expired nonces: %v", err)
+		}
+	}
 }

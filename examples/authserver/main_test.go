@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"net/http"
 	"strings"
 	"testing"
 )
@@ -24,5 +25,43 @@ func TestFlags(t *testing.T) {
 	}
 	if err := run(t.Context(), []string{"-addr", "nonsense"}, noEnv, &logb, nil); err == nil {
 		t.Fatal("bad address accepted")
+	}
+}
+
+// The client key trusts X-Forwarded-For only from the balancer, and only its last value (the one the balancer
+// set). Fails when the header is read from anyone (tried: the trusted check dropped: the direct client chose its
+// key).
+func TestForwardedClientKey(t *testing.T) {
+	key, err := forwardedClientKey("127.0.0.1/32, 10.0.0.0/8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		remote string
+		xff    []string
+		want   string
+	}{
+		{"127.0.0.1:5000", []string{"203.0.113.7"}, "203.0.113.7"},
+		{"10.1.2.3:5000", []string{"198.51.100.1, 203.0.113.7"}, "203.0.113.7"},
+		{"10.1.2.3:5000", []string{"198.51.100.1", "203.0.113.8"}, "203.0.113.8"},
+		{"127.0.0.1:5000", []string{"2001:db8:1:2:3:4:5:6"}, "2001:db8:1:2::/64"},
+		{"127.0.0.1:5000", nil, "127.0.0.1"},
+		{"127.0.0.1:5000", []string{"junk"}, "127.0.0.1"},
+		{"192.0.2.9:5000", []string{"203.0.113.7"}, "192.0.2.9"}, // not the balancer: the header is the client's
+	} {
+		r, _ := http.NewRequest(http.MethodGet, "/", nil)
+		r.RemoteAddr = c.remote
+		for _, v := range c.xff {
+			r.Header.Add("X-Forwarded-For", v)
+		}
+		if got := key(r); got != c.want {
+			t.Errorf("from %s with %q: key %q, want %q", c.remote, c.xff, got, c.want)
+		}
+	}
+	if k, err := forwardedClientKey(""); k != nil || err != nil {
+		t.Fatalf("no proxy: %v, %v", k != nil, err)
+	}
+	if _, err := forwardedClientKey("not-a-cidr"); err == nil {
+		t.Fatal("a bad CIDR was accepted")
 	}
 }

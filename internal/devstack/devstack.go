@@ -106,9 +106,10 @@ type Env struct {
 	LBURL string
 	// LBLiveQueryURL is LiveQuery through the balancer (ws://127.0.0.1:PORT/parse).
 	LBLiveQueryURL string
-	// EndpointLBURL is the balancer in front of two endpoint instances (http://127.0.0.1:PORT), which
-	// listen on EndpointAddr1 and EndpointAddr2 (host:port) once someone starts them; up.sh only
-	// reserves the addresses.
+	// EndpointLBURL is the balancer in front of the two endpoint instances (http://127.0.0.1:PORT) that
+	// up.sh starts on EndpointAddr1 and EndpointAddr2 (host:port): examples/authserver with its guards
+	// in Redis (-redis), its nonces in the backend and the balancer's address as SIWE domain. The
+	// balancer names the instance that answered in the X-Devstack-Endpoint header.
 	EndpointLBURL                string
 	EndpointAddr1, EndpointAddr2 string
 }

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Stops what up.sh started, by the PIDs it recorded: the load balancer (HAProxy), both parse-server
+# Stops what up.sh started, by the PIDs it recorded: the load balancer (HAProxy), the two endpoint
+# instances, both parse-server
 # instances (SIGTERM to both at once, then SIGKILL after 10 s), Redis and the throwaway PostgreSQL cluster (pg_ctl stop on our own data
 # directory). Keeps the data, so the next up.sh is warm; `down.sh --purge` also deletes .devstack
 # (cluster, files, mail, keys).
@@ -21,6 +22,8 @@ stop_recorded() {
 }
 
 stop_recorded haproxy "$STATE/haproxy.pid"
+stop_recorded "endpoint 1" "$STATE/endpoint1.pid"
+stop_recorded "endpoint 2" "$STATE/endpoint2.pid"
 
 pids=()
 for pf in "${SERVER_PID_FILES[@]}"; do

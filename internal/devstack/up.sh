@@ -9,8 +9,9 @@
 #     files), each with its own LiveQuery server; a save through either reaches the subscribers of
 #     both through Redis. Each purges expired _Idempotency rows on a schedule (server/index.js);
 #   - HAProxy in front of them (round robin, health checks, websockets and SSE passed through), and
-#     a second HAProxy front for two endpoint instances, whose ports are reserved here and which the
-#     tests (or you) start: MORALIS_ENDPOINT_ADDR_1/2 behind MORALIS_ENDPOINT_LB_URL.
+#     a second HAProxy front for two endpoint instances (examples/authserver, built once into
+#     .devstack/bin and rebuilt only when a Go file changed) on MORALIS_ENDPOINT_ADDR_1/2 behind
+#     MORALIS_ENDPOINT_LB_URL, sharing their guards in Redis (-redis) and their nonces in the backend.
 # All state lives in <repo>/.devstack (git-ignored by its own .gitignore). Idempotent: when the
 # recorded processes are alive and healthy it only rewrites .devstack/env and returns; it restarts
 # an instance when a file under internal/devstack/server changed since it started (cloud code) or
@@ -48,6 +49,7 @@ REDIS_LOG=$LOGDIR/redis.log
 LB_PID_FILE=$STATE/haproxy.pid
 LB_CFG=$STATE/haproxy.cfg
 LB_LOG=$LOGDIR/haproxy.log
+EP_BIN=$STATE/bin/authserver
 DB_NAME=moralis
 
 # ---- where the cluster lives -------------------------------------------------------------------
@@ -164,7 +166,8 @@ instance_ok() {
 # lb_config prints the balancer's configuration. Two fronts: the parse-servers (round robin, a health
 # check every second, so a dead instance is out within about 2 s; a request whose connection could not be
 # made is retried on the other instance, nothing that reached an instance is replayed by the balancer:
-# that is the SDK's job, with its idempotency ids) and the endpoint instances. Websockets (LiveQuery)
+# that is the SDK's job, with its idempotency ids) and the endpoint instances (whose answers name the
+# instance in X-Devstack-Endpoint, for the tests). Websockets (LiveQuery)
 # and server-sent events pass through (timeout tunnel). X-Forwarded-For carries the client's address.
 lb_config() {
 	cat <<-EOF
@@ -198,13 +201,45 @@ lb_config() {
 		    default_backend endpoints
 		backend endpoints
 		    balance roundrobin
-		    default-server inter 1s fastinter 250ms downinter 1s fall 2 rise 2
+		    http-response set-header X-Devstack-Endpoint %s
+		    default-server inter 1s fastinter 250ms downinter 250ms fall 2 rise 2
 		    server endpoint1 127.0.0.1:$EP1_PORT check
 		    server endpoint2 127.0.0.1:$EP2_PORT check
 	EOF
 }
+# ---- the endpoint instances (examples/authserver) ------------------------------------------------
+# ep_stale prints a Go file of the module (or go.mod/go.sum) newer than the cached binary: it must be rebuilt.
+ep_stale() {
+	[ -x "$EP_BIN" ] || { echo "$EP_BIN"; return; }
+	find "$REPO_ROOT" \( -name .devstack -o -name node_modules -o -name .git -o -name react-hooks \) -prune -o \
+		\( -name '*.go' ! -name '*_test.go' -o -name go.mod -o -name go.sum \) -type f -newer "$EP_BIN" -print -quit
+}
+# ep_args N prints instance N's command line after the binary: one line, recorded in its PID file, so an instance
+# whose settings changed (Redis, the balancers' ports) is restarted. The live streams' heartbeat is 1 s: HAProxy
+# notices a client that closed its stream only when it next writes to it, and only then ends the stream on the
+# instance, which frees the stream's slot in the caps.
+ep_args() {
+	local port
+	if [ "$1" = 1 ]; then port=$EP1_PORT; else port=$EP2_PORT; fi
+	echo "-addr 127.0.0.1:$port -domain 127.0.0.1:$EP_LB_PORT -uri http://127.0.0.1:$EP_LB_PORT" \
+		"-redis $(redis_url) -shared-nonces -trust-proxy 127.0.0.1/32" \
+		"-livequery ws://127.0.0.1:$LB_PORT/parse -live-heartbeat 1s -static $STATE/no-static"
+}
+# ep_ok N: endpoint N runs the cached binary (started after it was built) with the current settings and answers
+# GET /auth/me with 401 (within 2 s: right after Redis came back, its first answers may still be 503).
+ep_ok() {
+	local pf=$STATE/endpoint$1.pid port
+	if [ "$1" = 1 ]; then port=$EP1_PORT; else port=$EP2_PORT; fi
+	pid_alive "$pf" && [ "$pf" -nt "$EP_BIN" ] && [ -z "$(ep_stale)" ] && [ "$(sed -n 2p "$pf")" = "$(ep_args "$1")" ] || return 1
+	for _ in $(seq 1 20); do
+		[ "$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "http://127.0.0.1:$port/auth/me" 2>/dev/null)" = 401 ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
 # ---- warm path ------------------------------------------------------------------------------------
-if pid_alive "$PG_PID_FILE" && [ -f "$KEYS_FILE" ] && redis_ok && instance_ok 1 && instance_ok 2 && lb_ok; then
+if pid_alive "$PG_PID_FILE" && [ -f "$KEYS_FILE" ] && redis_ok && instance_ok 1 && instance_ok 2 && lb_ok &&
+	ep_ok 1 && ep_ok 2; then
 	write_env
 	log "already running: http://127.0.0.1:$SERVER_PORT/parse and http://127.0.0.1:$SERVER2_PORT/parse" \
 		"behind http://127.0.0.1:$LB_PORT/parse (pg port $PG_PORT, redis port $REDIS_PORT), checked in $(elapsed)"
@@ -386,6 +421,59 @@ fi
 # The balancer answers once its first health checks marked an instance up.
 for _ in $(seq 1 100); do health_ok "$LB_PORT" && break; sleep 0.05; done
 health_ok "$LB_PORT" || die_with_log "nothing answers /parse/health through haproxy on port $LB_PORT" "$LB_LOG"
+
+# ---- two endpoint instances -----------------------------------------------------------------------------
+# The binary is built once and kept in .devstack/bin; go build runs again only when a Go file changed.
+if [ -n "$(ep_stale)" ]; then
+	log "building examples/authserver into $EP_BIN"
+	mkdir -p "$STATE/bin"
+	(cd "$REPO_ROOT" && go build -o "$EP_BIN.tmp" ./examples/authserver 9>&-) || die "go build ./examples/authserver failed"
+	mv "$EP_BIN.tmp" "$EP_BIN"
+fi
+for n in 1 2; do
+	pf=$STATE/endpoint$n.pid
+	lf=$LOGDIR/endpoint-$n.log
+	ep_ok "$n" && continue
+	if pid_alive "$pf"; then
+		pid=$(head -n 1 "$pf")
+		log "restarting endpoint $n (pid $pid)"
+		stop_pid "$pid"
+	fi
+	rm -f "$pf"
+	if [ "$n" = 1 ]; then port=$EP1_PORT; else port=$EP2_PORT; fi
+	port_free "$port" || die "endpoint $n: port $port is taken by a process up.sh did not start"
+	log "starting endpoint $n on 127.0.0.1:$port (log $lf)"
+	echo "---- $(date -u +%FT%TZ) start on port $port" >>"$lf"
+	# shellcheck disable=SC2046 # ep_args is split into arguments on purpose (no spaces inside one)
+	(
+		exec 9>&-
+		cd "$STATE"
+		exec env MORALIS_SERVER_URL="http://127.0.0.1:$LB_PORT/parse" MORALIS_APP_ID="$APP_ID" MORALIS_JS_KEY="$JS_KEY" \
+			MORALIS_MASTER_KEY="$MASTER_KEY" MORALIS_LIVEQUERY_URL= MORALIS_RPC_URL= \
+			setsid "$EP_BIN" $(ep_args "$n") </dev/null >>"$lf" 2>&1
+	) &
+	pid=$!
+	printf '%s\n%s\n' "$pid" "$(ep_args "$n")" >"$pf"
+	for _ in $(seq 1 100); do
+		[ "$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "http://127.0.0.1:$port/auth/me" 2>/dev/null)" = 401 ] && break
+		proc_alive "$pid" || die_with_log "endpoint $n exited during start-up" "$lf"
+		sleep 0.05
+	done
+	ep_ok "$n" || die_with_log "endpoint $n does not answer GET /auth/me with 401 within 5 s" "$lf"
+done
+# The balancer sends to both once its health checks marked them up (its answers name the instance: the
+# X-Devstack-Endpoint header, for the tests).
+seen=
+for _ in $(seq 1 200); do
+	seen="$seen $(curl -s -o /dev/null -D - --max-time 2 "http://127.0.0.1:$EP_LB_PORT/auth/me" 2>/dev/null |
+		tr -d '\r' | sed -n 's/^[Xx]-[Dd]evstack-[Ee]ndpoint: //p')"
+	case "$seen" in *endpoint1*endpoint2* | *endpoint2*endpoint1*) break ;; esac
+	sleep 0.05
+done
+case "$seen" in
+*endpoint1*endpoint2* | *endpoint2*endpoint1*) ;;
+*) die_with_log "haproxy on port $EP_LB_PORT does not send to both endpoints within 10 s" "$LB_LOG" ;;
+esac
 write_env
 log "up after $(elapsed): http://127.0.0.1:$SERVER_PORT/parse and http://127.0.0.1:$SERVER2_PORT/parse" \
 	"behind http://127.0.0.1:$LB_PORT/parse (pg 127.0.0.1:$PG_PORT, redis 127.0.0.1:$REDIS_PORT); env in $STATE/env"

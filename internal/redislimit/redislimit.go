@@ -8,7 +8,7 @@
 // that matches ErrUnavailable (errors.Is) together with a refusal (allowed false, no lease,
 // revoked true). The caller answers 429 or 503; it never treats a Redis fault as "no limit".
 //
-// Keys are "<prefix>rl:<key>", "<prefix>cap:<key>" and "<prefix>rev:<hash>"; the prefix (default
+// Keys are "<prefix>rl:<key>", "<prefix>q:<key>", "<prefix>cap:<key>" and "<prefix>rev:<hash>"; the prefix (default
 // "moralis:") lets several deployments share one Redis. Keys given by the caller (a client address,
 // a user id) are used as they are; session tokens are never stored, only their SHA-256.
 //
@@ -36,7 +36,7 @@ var ErrUnavailable = errors.New("redislimit: redis unavailable")
 // UnavailableError is the error of an operation that Redis did not complete. It matches
 // ErrUnavailable and unwraps to the client's error.
 type UnavailableError struct {
-	// Op names the operation: "allow", "acquire", "renew", "release", "revoke", "revoked", "watch".
+	// Op names the operation: "allow", "take", "acquire", "renew", "release", "revoke", "revoked", "watch".
 	Op string
 	// Err is go-redis's error (a dial error, a timeout, a context error, a Redis error reply).
 	Err error

@@ -86,6 +86,29 @@ func TestRateLimitIsSharedByInstances(t *testing.T) {
 	}
 }
 
+// A quota counts items for their life over both instances: max at once, the next only when the oldest expires.
+func TestQuotaIsSharedByInstances(t *testing.T) {
+	a, b := twoInstances(t)
+	ctx := t.Context()
+	for i := range 4 {
+		s := a
+		if i%2 == 1 {
+			s = b
+		}
+		if ok, _, err := s.Take(ctx, "nonces:192.0.2.9", 4, 400*time.Millisecond); !ok || err != nil {
+			t.Fatalf("item %d: %v, %v", i, ok, err)
+		}
+	}
+	ok, retry, err := b.Take(ctx, "nonces:192.0.2.9", 4, 400*time.Millisecond)
+	if ok || err != nil || retry <= 0 || retry > 400*time.Millisecond {
+		t.Fatalf("fifth item: %v, %v, %v; want a refusal with retryAfter in (0, 400ms]", ok, retry, err)
+	}
+	time.Sleep(retry + 10*time.Millisecond)
+	if ok, _, err := a.Take(ctx, "nonces:192.0.2.9", 4, 400*time.Millisecond); !ok || err != nil {
+		t.Fatalf("after the oldest expired: %v, %v", ok, err)
+	}
+}
+
 // GCRA refills one event per emission interval: after the refusal's retryAfter, one more passes.
 func TestRateLimitRefills(t *testing.T) {
 	a, b := twoInstances(t)

@@ -40,6 +40,10 @@ func TestFailsClosedWithoutRedis(t *testing.T) {
 	if !errors.As(err, &ue) || ue.Op != "allow" || ue.Err == nil {
 		t.Fatalf("Allow's error %#v is not an *UnavailableError of op allow", err)
 	}
+	taken, _, err := s.Take(ctx, "nonces:203.0.113.9", 20, time.Minute)
+	if taken || !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("Take = %v, %v; want false and ErrUnavailable", taken, err)
+	}
 	lease, ok, _, err := s.Acquire(ctx, time.Minute, Cap{Key: "session:x", Max: 4})
 	if ok || lease.ID != "" || !errors.Is(err, ErrUnavailable) {
 		t.Fatalf("Acquire = %+v, %v, %v; want no lease and ErrUnavailable", lease, ok, err)

@@ -301,3 +301,49 @@ func repoRoot(tb testing.TB) string {
 		}
 	}
 }
+
+// Redis stopped for 5 s: both endpoint instances refuse what their guards cover (503 "Limit store unavailable",
+// never a request let through unlimited) the whole time, and answer again by themselves once Redis is back
+// (up.sh restarts Redis only: the endpoints keep their PIDs).
+func TestRedisOutageEndpointFailsClosed(t *testing.T) {
+	env := endpointEnv(t)
+	c := newEPClient(t)
+	msg := env.EndpointLBURL + "/auth/message?chain=evm&address=" + strings.ToLower(wallet(t).Address().Hex())
+	if a := c.do("GET", msg, nil, ""); a.status != 200 {
+		t.Fatalf("before the outage: %d %s", a.status, a.body)
+	}
+	pids := [2]int{recordedPID(t, "endpoint1.pid"), recordedPID(t, "endpoint2.pid")}
+	killRecorded(t, "redis.pid")
+	outage := time.Now()
+	refused, by := 0, map[string]int{}
+	for time.Since(outage) < 5*time.Second {
+		a := c.do("GET", msg, nil, "")
+		if a.status != 503 || a.errorText() != "Limit store unavailable" || a.retryAfter() < time.Second {
+			t.Fatalf("%v into the Redis outage, %s answered %d %s (Retry-After %q); want 503 Limit store unavailable",
+				time.Since(outage).Round(time.Millisecond), a.instance, a.status, a.body, a.header.Get("Retry-After"))
+		}
+		refused++
+		by[a.instance]++
+		time.Sleep(50 * time.Millisecond)
+	}
+	if by["endpoint1"] == 0 || by["endpoint2"] == 0 {
+		t.Fatalf("the balancer did not reach both instances during the outage: %v", by)
+	}
+	restartStack(t)
+	back := time.Now()
+	for i := 0; ; i++ {
+		a := c.do("GET", msg, nil, "")
+		if a.status == 200 {
+			break
+		}
+		if time.Since(back) > 10*time.Second {
+			t.Fatalf("the endpoints still answer %d %s 10 s after Redis returned", a.status, a.body)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Logf("%d requests during the 5 s outage, all 503 (%v); allowed again %v after Redis returned", refused, by,
+		time.Since(back).Round(time.Millisecond))
+	if now := [2]int{recordedPID(t, "endpoint1.pid"), recordedPID(t, "endpoint2.pid")}; now != pids {
+		t.Fatalf("up.sh restarted the endpoints (PIDs %v, then %v): they did not recover by themselves", pids, now)
+	}
+}
