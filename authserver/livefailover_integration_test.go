@@ -181,7 +181,9 @@ func TestLiveFailoverResumesOnAnotherInstance(t *testing.T) {
 	srvA.Close()
 	time.Sleep(200 * time.Millisecond) // saves go on while no endpoint holds the stream
 
+	reconnect := time.Now()
 	streamB := open(srvB, lastID)
+	var first time.Duration
 	deadline := time.After(30 * time.Second)
 	for len(got) < steps {
 		select {
@@ -193,6 +195,9 @@ func TestLiveFailoverResumesOnAnotherInstance(t *testing.T) {
 				t.Fatalf("a resume got %s %v", ev.name, ev.data)
 			}
 			got = append(got, step(ev))
+			if first == 0 {
+				first = time.Since(reconnect)
+			}
 		case err := <-saved:
 			if err != nil {
 				t.Fatal(err)
@@ -208,6 +213,7 @@ func TestLiveFailoverResumesOnAnotherInstance(t *testing.T) {
 			t.Fatalf("received %v\nwant the steps 0..%d, each once, in order (first difference at %d)", got, steps-1, i)
 		}
 	}
+	t.Logf("B's first event %v after the reconnect began (session check, live-query dial, catch-up query, replay)", first)
 	// Nothing more arrives: no change repeated after the last.
 	select {
 	case ev := <-streamB:

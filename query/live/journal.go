@@ -297,8 +297,11 @@ func serveJournaled(ctx context.Context, cfg *SSEConfig, out *sseWriter, sub *Su
 	}
 	reason := ""
 	if lastID != "" {
-		m := eventIDRE.FindStringSubmatch(lastID)
-		if len(lastID) > 80 || m == nil {
+		var m []string
+		if len(lastID) <= 80 {
+			m = eventIDRE.FindStringSubmatch(lastID)
+		}
+		if m == nil {
 			reason = resyncUnknown
 		} else {
 			j = newJournal(cfg.Redis, cfg.JournalLength, cfg.JournalTTL, token, class, where, m[1])
