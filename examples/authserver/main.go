@@ -29,6 +29,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/redis/go-redis/v9"
 	"io"
 	"log"
 	"net"
@@ -184,7 +185,17 @@ func run(ctx context.Context, args []string, getenv func(string) string, logw io
 	defer h.Close()
 	mux := http.NewServeMux()
 	if *liveURL != "" {
-		sse, err := liveHandler(cfg, *liveURL, *liveCls, *heartbeat)
+		var journal redis.UniversalClient // nil: one process, streams resume only on this instance
+		if *redisURL != "" {
+			opt, err := redis.ParseURL(*redisURL)
+			if err != nil {
+				return fmt.Errorf("-redis: %w", err)
+			}
+			rc := redis.NewClient(opt)
+			defer rc.Close()
+			journal = rc
+		}
+		sse, err := liveHandler(cfg, *liveURL, *liveCls, *heartbeat, journal)
 		if err != nil {
 			return err
 		}
@@ -235,7 +246,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, logw io
 // user's session, for the React useLiveQuery hook. It is mounted behind the auth handler's GuardLive, which applies the rate
 // limits and confirms the session (cookie or Bearer, as for the auth endpoint) with the backend before any
 // websocket is opened.
-func liveHandler(cfg client.Config, url, classes string, heartbeat time.Duration) (http.Handler, error) {
+//
+// With journal (the -redis Redis), each stream is journaled there, so a browser that reconnects through the balancer
+// to another instance resumes from its Last-Event-ID without a gap (live.SSEConfig.Redis).
+func liveHandler(cfg client.Config, url, classes string, heartbeat time.Duration, journal redis.UniversalClient) (http.Handler, error) {
 	c, err := client.New(cfg)
 	if err != nil {
 		return nil, err
@@ -259,6 +273,7 @@ func liveHandler(cfg client.Config, url, classes string, heartbeat time.Duration
 		},
 		AllowedClasses: allowed,
 		Heartbeat:      heartbeat,
+		Redis:          journal,
 	})
 }
 
