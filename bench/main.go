@@ -307,7 +307,9 @@ func serverCPU(root string) (float64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("parse-server CPU: %w", err)
 	}
-	stat, err := os.ReadFile(filepath.Join("/proc", strings.TrimSpace(string(pidText)), "stat"))
+	// The PID file's first line is the PID (up.sh writes more lines after it).
+	pid, _, _ := strings.Cut(strings.TrimSpace(string(pidText)), "\n")
+	stat, err := os.ReadFile(filepath.Join("/proc", strings.TrimSpace(pid), "stat"))
 	if err != nil {
 		return 0, fmt.Errorf("parse-server CPU: %w", err)
 	}

@@ -47,7 +47,8 @@ func batchOpts(opts []BatchOption) batchOptions {
 // that is also what a failure after the commit would look like, so the call is never sent twice and every item's
 // error matches ErrWriteInDoubt: all of the batch or none of it was applied (Fetch one object to learn which).
 // A definite refusal of the whole call (a 4xx) leaves every item's changes pending. An update in doubt is no
-// longer pending (as for Save); a create in doubt keeps its changes.
+// longer pending (as for Save); a create in doubt keeps its changes and has no id, so saving it again makes a
+// second object if the batch was in fact applied: look for it first (a query on a field you set).
 func Atomic() BatchOption { return func(o *batchOptions) { o.atomic = true } }
 
 // ErrAtomicNested refuses an atomic SaveAll whose objects point to objects that must be saved first (see Atomic).

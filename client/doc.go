@@ -26,9 +26,11 @@
 //     Even an update that only sets values is not resent otherwise: sent twice, it could undo another writer's
 //     change made in between.
 //
-// parse-server does not deduplicate /batch: SaveAll puts in a /batch only creates with client-chosen ids and
-// sends updates one by one. A create in doubt keeps the id it was sent with (Object.ProposedID), so saving the
-// object again cannot make a second one. File uploads are not deduplicated by the server and are sent again only
+// parse-server does not deduplicate /batch (the route has no idempotency check, and its sub-requests carry no
+// request id): SaveAll sends a /batch of creates with client-chosen ids again after any ambiguous failure, and a
+// /batch of updates only when it provably never reached the server, else each of its updates is in doubt. A
+// create in doubt keeps the id it was sent with (Object.ProposedID), so saving the object again cannot make a
+// second one. With Atomic, SaveAll and DestroyAll send one /batch as one transaction, all or nothing. File uploads are not deduplicated by the server and are sent again only
 // when they provably never arrived.
 //
 // When a write may have been applied and could not be sent again (or a retry was refused as a "Duplicate

@@ -714,8 +714,8 @@ func (c *Client) batchChunk(ctx context.Context, items []batchItem, answers []ma
 }
 
 // saveFlat saves objs, without the objects they point to (see SaveAll), and returns each one's error (nil when
-// it was saved or had nothing to save), aligned with objs. Creates with client-chosen ids go through /batch;
-// updates, and creates when the server assigns ids, are sent one by one with saveOne.
+// it was saved or had nothing to save), aligned with objs. Creates with client-chosen ids and updates go through
+// /batch (see batchMode); creates when the server assigns ids are sent one by one with saveOne.
 func (s *ObjectsService) saveFlat(ctx context.Context, objs []*parse.Object) []error {
 	c := s.client
 	errs := make([]error, len(objs))
