@@ -126,7 +126,7 @@ func (c *Client) Call(ctx context.Context, name string, args Args, out any) erro
 	if err != nil {
 		return err
 	}
-	return c.do(ctx, ep.Method, path, query, body, out)
+	return c.do(ctx, ep.Name, ep.Method, path, query, body, out)
 }
 
 // checkRequired gives the original client's errors for missing required parameters.
@@ -239,16 +239,17 @@ func (c *Client) Raw(ctx context.Context, method, path string, query url.Values,
 			return fmt.Errorf("web3api: encoding body of %s %s: %w", method, path, err)
 		}
 	}
-	return c.do(ctx, strings.ToUpper(method), path, query.Encode(), b, out)
+	return c.do(ctx, "raw", strings.ToUpper(method), path, query.Encode(), b, out)
 }
 
-func (c *Client) do(ctx context.Context, method, path, query string, body []byte, out any) error {
+// do sends one call to the API; name is the endpoint's (the operation name of its telemetry).
+func (c *Client) do(ctx context.Context, name, method, path, query string, body []byte, out any) error {
 	u := c.cfg.BaseURL + path
 	target := u
 	if query != "" {
 		target += "?" + query
 	}
-	req := &httpx.Request{Method: method, URL: target, Header: http.Header{}}
+	req := &httpx.Request{Method: method, URL: target, Header: http.Header{}, Op: method, Route: name}
 	// The chain-data API's POSTs read (a contract call, an events query) except the IPFS upload and the NFT
 	// sync, which are sent again after an ambiguous failure only when the first attempt provably never arrived.
 	switch {
