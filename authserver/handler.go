@@ -3,6 +3,10 @@ package authserver
 import (
 	"errors"
 	"fmt"
+	"github.com/c13f5054/moralis-go/internal/telemetry"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
+	"log/slog"
 
 	"net/http"
 	"net/url"
@@ -118,6 +122,19 @@ type Config struct {
 	// auth.VerifyEthSignatureContext). It must serve the chain of ChainID; give the same chain to
 	// BackendConfig.Chain. nil (default): EOA signatures only.
 	Chain auth.ContractCaller
+
+	// TracerProvider, when set, gets a server span per request (named by method and route: "POST /signin",
+	// "GET /data/chain/balance", "live"), with child spans for its steps (the session check, the signature and
+	// nonce check, the backend call) and, for a refusal, its reason word, Parse code and status. Default nil: no
+	// spans. No session token, cookie, key, signature, message or URL is ever recorded.
+	TracerProvider trace.TracerProvider
+	// MeterProvider, when set, gets moralis.endpoint.requests (by route and outcome; the data proxy's routes are
+	// /data/...), .refusals (by route, reason, code, status), .request.duration and .live.opened, .live.closed,
+	// .live.active. Default nil: none.
+	MeterProvider metric.MeterProvider
+	// Logger, when set, logs each refusal (Info; Warn for a 5xx) with its route, reason, code and status, and
+	// live streams opened and closed (Debug). Default nil: no logs.
+	Logger *slog.Logger
 }
 
 // Handler is the thin sign-in endpoint for browsers (the React hooks). Mount it under any prefix with
@@ -249,7 +266,8 @@ func NewHandler(backend Backend, cfg Config) (*Handler, error) {
 			streams:  newMemoryStreamCaps(o.LiveStreamsPerUser, o.LiveStreamsPerClient, o.LiveRateLimit.ClientKey),
 			cookie: cookieRules{name: o.CookieName, path: o.CookiePath, insecure: o.InsecureCookie,
 				maxAge: o.CookieMaxAge, now: o.Now},
-			onError: o.OnError}}
+			onError: o.OnError,
+			tel:     telemetry.NewEndpoint(telemetry.Providers{Tracer: o.TracerProvider, Meter: o.MeterProvider, Logger: o.Logger})}}
 	for _, org := range o.AllowedOrigins {
 		n, ok := normalizeOrigin(org)
 		if !ok {

@@ -37,6 +37,9 @@ func (h *Handler) GuardLive(next http.Handler) http.Handler {
 			}
 			defer release()
 		}
+		if h.policy.tel != nil {
+			defer h.policy.tel.StreamOpened(c.ctx)()
+		}
 		next.ServeHTTP(c.w, c.r.WithContext(context.WithValue(c.r.Context(), verifiedSessionKey{}, c.token)))
 		return struct{}{}, errAnswered
 	})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
+	"github.com/c13f5054/moralis-go/internal/telemetry"
 	"net/http"
 	"strings"
 	"time"
@@ -91,6 +92,7 @@ type policy struct {
 	streams  streamCaps
 	cookie   cookieRules
 	onError  func(r *http.Request, err error)
+	tel      *telemetry.Endpoint // nil: telemetry off (Config.TracerProvider, MeterProvider, Logger)
 }
 
 // originRule is how a route treats a request from an origin that is not allowed.
