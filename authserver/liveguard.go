@@ -28,7 +28,7 @@ type verifiedSessionKey struct{}
 // next reads the confirmed token with VerifiedSession. A revoked session may keep opening streams for up to
 // SessionCacheTTL. The returned handler is safe for concurrent use.
 func (h *Handler) GuardLive(next http.Handler) http.Handler {
-	rt := route{limit: h.liveLimit, origin: originStrict, session: sessionConfirmed}
+	rt := route{limit: h.liveLimit, origin: originStrict, session: sessionConfirmed, name: "live"}
 	return serve(h.policy, rt, func(c *call, _ struct{}) (struct{}, error) {
 		if h.policy.streams != nil {
 			release, err := h.policy.streams.open(c.ctx, c.r, c.user)

@@ -147,7 +147,7 @@ func New(cfg Config) (*Client, error) {
 	c := &Client{cfg: cfg}
 	c.common.client = c
 	pol := httpx.Policy{MaxAttempts: cfg.MaxAttempts,
-		Observer: telemetry.NewHTTP("web3api", "moralis.web3api", telemetry.Providers{Tracer: cfg.TracerProvider, Meter: cfg.MeterProvider, Logger: cfg.Logger}, rest.Template)}
+		Observer: telemetry.NewHTTP("web3api", "moralis.web3api", telemetry.Providers{Tracer: cfg.TracerProvider, Meter: cfg.MeterProvider, Logger: cfg.Logger}, routeTemplate)}
 	c.hc = httpx.New(cfg.HTTPClient, pol)
 	if cfg.APIKey == "" {
 		c.backend, err = rest.New(rest.Config{ServerURL: cfg.ServerURL, AppID: cfg.AppID, JavaScriptKey: cfg.JavaScriptKey,
