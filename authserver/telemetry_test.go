@@ -2,7 +2,6 @@ package authserver
 
 import (
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -142,5 +141,4 @@ func TestTelemetryOffByDefault(t *testing.T) {
 	if e.h.policy.tel != nil {
 		t.Fatal("telemetry on without providers")
 	}
-	_ = httptest.NewRecorder()
 }

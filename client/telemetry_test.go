@@ -186,7 +186,7 @@ type telemetrytestSpan struct{ attrs []attribute.KeyValue }
 func attrOf(kvs []attribute.KeyValue, key string) string {
 	for _, kv := range kvs {
 		if string(kv.Key) == key {
-			return kv.Value.Emit()
+			return kv.Value.String()
 		}
 	}
 	return ""

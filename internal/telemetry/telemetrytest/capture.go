@@ -164,7 +164,7 @@ func (c *Capture) Dump(t testing.TB) string {
 func writeAttrs(b *strings.Builder, prefix string, kvs []attribute.KeyValue) {
 	lines := make([]string, 0, len(kvs))
 	for _, kv := range kvs {
-		lines = append(lines, fmt.Sprintf("%s%s=%s", prefix, kv.Key, kv.Value.Emit()))
+		lines = append(lines, fmt.Sprintf("%s%s=%s", prefix, kv.Key, kv.Value.String()))
 	}
 	sort.Strings(lines)
 	for _, l := range lines {
