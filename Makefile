@@ -125,6 +125,8 @@ bench: up
 	$(GO) run ./bench/signinload -target lb2 -rate 20 -seconds 10
 	$(GO) run ./bench/signinload -target haproxy -rate 20 -seconds 10
 	$(GO) test $(GOTESTFLAGS) -tags integration -run '^$$' -bench BenchmarkLiveDelivery -benchtime 1x ./internal/scaletest/
+	@echo "bench: telemetry off (the default) vs on, one client call against a local server (allocs/op, B/op)"
+	$(GO) test $(GOTESTFLAGS) -run '^$$' -bench '^BenchmarkTelemetry$$' -benchmem ./client/
 
 ## test-browser: the React demo page in headless Chromium against examples/authserver on the real stack and the
 ## local chain, then the demo rendered on the server (Node) and hydrated in Chromium
@@ -143,6 +145,7 @@ fuzz-check:
 bench-check: up
 	$(GO) run ./bench -scale small -rounds 1 -out .devstack/bench/results
 	$(GO) run ./bench/signinload -rate 10 -seconds 2 -out .devstack/bench/results
+	$(GO) test $(GOTESTFLAGS) -run '^$$' -bench '^BenchmarkTelemetry$$' -benchmem -benchtime 50x ./client/
 
 # The mutation check of the endpoint's guards (authserver/ENDPOINT.md, "Mutation check"): offline, a few minutes,
 # not part of make test.

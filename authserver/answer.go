@@ -149,6 +149,41 @@ func answerOf(err error, upstream string) *apiError {
 	return failure(http.StatusBadGateway, upstream+" error")
 }
 
+// reason is the answer's kind in one fixed word, for telemetry (never its text, which may repeat what the
+// caller sent).
+func (e *apiError) reason() string {
+	switch e.code {
+	case parse.CodeInvalidSessionToken:
+		return "invalid_session"
+	case parse.CodeObjectNotFound:
+		return "not_authorized"
+	case parse.CodeOperationForbidden:
+		return "forbidden"
+	case parse.CodeRequestLimitExceeded:
+		return "rate_limited"
+	case parse.CodeDuplicateValue, parse.CodeAccountAlreadyLinked:
+		return "conflict"
+	case parse.CodeInternalServerError:
+		return "upstream_failure"
+	case parse.CodeInvalidJSON:
+		switch e.statusCode() {
+		case http.StatusNotFound:
+			return "not_found"
+		case http.StatusMethodNotAllowed:
+			return "method_not_allowed"
+		case http.StatusRequestEntityTooLarge:
+			return "body_too_large"
+		case http.StatusUnsupportedMediaType:
+			return "not_json"
+		}
+		return "invalid_body"
+	}
+	if e.statusCode() >= 500 {
+		return "upstream_failure"
+	}
+	return "invalid_request"
+}
+
 // status is the HTTP status of the answer.
 func (e *apiError) statusCode() int {
 	if e.status != 0 {

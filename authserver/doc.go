@@ -72,6 +72,14 @@
 // in size, and chain data is cached briefly (DefaultDataCacheTTL, at most DataCacheMaxBytes) with identical calls
 // in flight shared.
 //
+// # Observability
+//
+// Config.TracerProvider, MeterProvider and Logger (nil: off) report every request from the pipeline: a server span
+// named by method and route with child spans for its steps (the session check, the signature and nonce check, the
+// backend call), refusals counted and logged by a reason word, Parse code and status taken from the one status
+// table, the data proxy's routes, and live streams opened, closed and open. No session token, cookie, key,
+// signature, message, nonce or URL is ever recorded.
+//
 // # Configuration and concurrency
 //
 // Types are made from a configuration struct value (Config, DataProxyConfig, BackendConfig, ServerConfig), by one

@@ -4,15 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/c13f5054/moralis-go/auth"
 	"github.com/c13f5054/moralis-go/internal/redislimit"
+	"github.com/c13f5054/moralis-go/internal/telemetry"
 )
 
 // DefaultMaxBodyBytes is the request body limit of the Handler (64 KiB).
@@ -141,6 +145,19 @@ type Config struct {
 	// auth.VerifyEthSignatureContext). It must serve the chain of ChainID; give the same chain to
 	// BackendConfig.Chain. nil (default): EOA signatures only.
 	Chain auth.ContractCaller
+
+	// TracerProvider, when set, gets a server span per request (named by method and route: "POST /signin",
+	// "GET /data/chain/balance", "live"), with child spans for its steps (the session check, the signature and
+	// nonce check, the backend call) and, for a refusal, its reason word, Parse code and status. Default nil: no
+	// spans. No session token, cookie, key, signature, message or URL is ever recorded.
+	TracerProvider trace.TracerProvider
+	// MeterProvider, when set, gets moralis.endpoint.requests (by route and outcome; the data proxy's routes are
+	// /data/...), .refusals (by route, reason, code, status), .request.duration and .live.opened, .live.closed,
+	// .live.active. Default nil: none.
+	MeterProvider metric.MeterProvider
+	// Logger, when set, logs each refusal (Info; Warn for a 5xx) with its route, reason, code and status, and
+	// live streams opened and closed (Debug). Default nil: no logs.
+	Logger *slog.Logger
 }
 
 // Handler is the thin sign-in endpoint for browsers (the React hooks). Mount it under any prefix with
@@ -289,7 +306,8 @@ func NewHandler(backend Backend, cfg Config) (*Handler, error) {
 		sessions: sessions, streams: newMemoryStreamCaps(lim), open: newOpenStreams(),
 		cookie: cookieRules{name: o.CookieName, path: o.CookiePath, insecure: o.InsecureCookie,
 			maxAge: o.CookieMaxAge, now: o.Now},
-		onError: o.OnError}
+		onError: o.OnError,
+		tel:     telemetry.NewEndpoint(telemetry.Providers{Tracer: o.TracerProvider, Meter: o.MeterProvider, Logger: o.Logger})}
 	h.signInLimit = limit{h.limiter("signin", o.SignInRateLimit), o.SignInRateLimit.ClientKey}
 	h.liveLimit = limit{h.limiter("live", o.LiveRateLimit), o.LiveRateLimit.ClientKey}
 	h.nonceQuota = limit{newNonceQuota(o.NoncesPerClient, o.NonceTTL, o.Now), o.RateLimit.ClientKey}

@@ -31,7 +31,7 @@ type verifiedSessionKey struct{}
 // Redis, another instance may keep opening streams for a signed-out session for up to SessionCacheTTL. The returned
 // handler is safe for concurrent use.
 func (h *Handler) GuardLive(next http.Handler) http.Handler {
-	rt := route{limit: h.liveLimit, origin: originStrict, session: sessionConfirmed}
+	rt := route{limit: h.liveLimit, origin: originStrict, session: sessionConfirmed, name: "live"}
 	return serve(h.policy, rt, func(c *call, _ struct{}) (struct{}, error) {
 		// The stream ends with the request, at a sign-out of its session (through any instance, with Redis), or
 		// when the stream caps' store can no longer vouch for its slot.
@@ -45,6 +45,9 @@ func (h *Handler) GuardLive(next http.Handler) http.Handler {
 			defer release()
 		}
 		defer h.policy.open.add(c.token, end)()
+		if h.policy.tel != nil {
+			defer h.policy.tel.StreamOpened(c.ctx)()
+		}
 		next.ServeHTTP(c.w, c.r.WithContext(context.WithValue(ctx, verifiedSessionKey{}, c.token)))
 		return struct{}{}, errAnswered
 	})

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/c13f5054/moralis-go/internal/telemetry"
 	"github.com/c13f5054/moralis-go/parse"
 )
 
@@ -34,6 +35,8 @@ type route struct {
 	maxAnswer int
 	// upstream names what failed in a failure's text ("Backend", "Upstream").
 	upstream string
+	// name is the route's path for telemetry ("/signin"); "" for the fallback (404) route.
+	name string
 }
 
 // bodyRule is how a route takes a request body.
@@ -53,6 +56,30 @@ type call struct {
 	ctx   context.Context
 	token string
 	user  *PublicUser
+	obs   *telemetry.Request // nil: telemetry off
+	// answer is the refusal or failure the pipeline answered with (nil: the route's value, or errAnswered).
+	answer *apiError
+}
+
+// endObserved ends the call's telemetry with its answer: the status, and for a refusal its code and reason word.
+func (c *call) endObserved() {
+	if c.answer == nil {
+		c.obs.End(c.ctx, http.StatusOK, 0, "")
+		return
+	}
+	c.obs.End(c.ctx, c.answer.statusCode(), int(c.answer.code), c.answer.reason())
+}
+
+// step starts a telemetry span for one step of the call and points c.ctx at it; the returned function ends it and
+// gives c.ctx back. With telemetry off it does nothing.
+func (c *call) step(name string) func(err error) {
+	if c.obs == nil {
+		return func(error) {}
+	}
+	outer := c.ctx
+	var done func(bool)
+	c.ctx, done = c.obs.Step(outer, name)
+	return func(err error) { done(err != nil); c.ctx = outer }
 }
 
 // rawJSON is an answer that is JSON already (the chain-data API's), written as it is.
@@ -67,6 +94,7 @@ type strictBody interface{ decodeStrict(body []byte) error }
 // handle registers the route pattern "METHOD path" on mux, and path for every other method (the preflight and
 // the 405), both through the pipeline.
 func handle[In, Out any](p *policy, mux *http.ServeMux, path string, rt route, fn func(c *call, in In) (Out, error)) {
+	rt.name = path
 	h := serve(p, rt, fn)
 	mux.Handle(rt.method+" "+path, h)
 	mux.Handle(path, h)
@@ -87,8 +115,20 @@ func serve[In, Out any](p *policy, rt route, fn func(c *call, in In) (Out, error
 	if upstream == "" {
 		upstream = "Backend"
 	}
+	var obs *telemetry.Route
+	if p.tel != nil {
+		name := rt.name
+		if name == "" {
+			name = "unknown route"
+		}
+		obs = p.tel.Route(rt.method, name)
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c := &call{w: w, r: r, ctx: r.Context()}
+		if obs != nil {
+			c.ctx, c.obs = obs.Start(c.ctx)
+			defer c.endObserved()
+		}
 		out, err := run(p, rt, c, fn)
 		if err == errAnswered {
 			return
@@ -99,6 +139,7 @@ func serve[In, Out any](p *policy, rt route, fn func(c *call, in In) (Out, error
 				p.onError(r, err)
 			}
 			ae = answerOf(err, upstream)
+			c.answer = ae
 			if ae == errNoSession && c.token != "" {
 				p.cookie.clear(w) // a session the backend refused leaves the browser
 			}
@@ -111,6 +152,7 @@ func serve[In, Out any](p *policy, rt route, fn func(c *call, in In) (Out, error
 		default:
 			b, err := json.Marshal(v)
 			if err != nil || (rt.maxAnswer > 0 && len(b) > rt.maxAnswer) {
+				c.answer = errAnswerTooLarge
 				writeError(w, errAnswerTooLarge)
 				return
 			}
@@ -151,7 +193,9 @@ func run[In, Out any](p *policy, rt route, c *call, fn func(c *call, in In) (Out
 		defer cancel()
 	}
 	if rt.session == sessionConfirmed {
+		done := c.step("session")
 		u, err := p.confirm(c.ctx, c.token)
+		done(err)
 		if err != nil {
 			return zero, err
 		}

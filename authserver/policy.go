@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
+	"github.com/c13f5054/moralis-go/internal/telemetry"
 	"net/http"
 	"strings"
 	"time"
@@ -102,6 +103,7 @@ type policy struct {
 	open     *openStreams // the live streams open on this instance, by session, to end at sign-out
 	cookie   cookieRules
 	onError  func(r *http.Request, err error)
+	tel      *telemetry.Endpoint // nil: telemetry off (Config.TracerProvider, MeterProvider, Logger)
 }
 
 // originRule is how a route treats a request from an origin that is not allowed.

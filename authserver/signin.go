@@ -55,12 +55,14 @@ var errNonceStore = failure(http.StatusServiceUnavailable, "Nonce store unavaila
 
 // signIn is POST /signin: every local check, then the Backend's sign-in; the session goes into the cookie.
 func (h *Handler) signIn(c *call, req SignedRequest) (SignInResponse, error) {
+	done := c.step("verify")
 	m, err := h.verified(c.ctx, req)
-	if err != nil {
+	if done(err); err != nil {
 		return SignInResponse{}, err
 	}
+	done = c.step("backend")
 	s, err := h.backend.SignIn(c.ctx, m)
-	if err != nil {
+	if done(err); err != nil {
 		return SignInResponse{}, err
 	}
 	if s == nil || s.User.ObjectID == "" || s.SessionToken == "" {
@@ -76,11 +78,14 @@ func (h *Handler) signIn(c *call, req SignedRequest) (SignInResponse, error) {
 
 // link is POST /link: every local check, then the Backend links the address to the session's user.
 func (h *Handler) link(c *call, req SignedRequest) (UserResponse, error) {
+	done := c.step("verify")
 	m, err := h.verified(c.ctx, req)
-	if err != nil {
+	if done(err); err != nil {
 		return UserResponse{}, err
 	}
+	done = c.step("backend")
 	u, err := h.backend.Link(c.ctx, c.token, m)
+	done(err)
 	return UserResponse{User: u}, err
 }
 

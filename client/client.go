@@ -3,13 +3,17 @@ package client
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net/http"
 	"sync/atomic"
 	"time"
 
 	"github.com/c13f5054/moralis-go/internal/httpx"
 	"github.com/c13f5054/moralis-go/internal/rest"
+	"github.com/c13f5054/moralis-go/internal/telemetry"
 	"github.com/c13f5054/moralis-go/parse"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Version is the client version reported to the server (the original's 1.5.5, prefixed for Go).
@@ -73,6 +77,17 @@ type Config struct {
 	Retry RetryPolicy
 	// NewRequestID makes idempotency request ids (nil: random UUIDs).
 	NewRequestID func() string
+
+	// TracerProvider, when set, gets one span per call (named by its method and route, ids left out: "PUT
+	// classes/GameScore/{objectId}") and a child span per attempt, with the retry reason, the back-off wait, a
+	// 429's Retry-After and whether a write is in doubt. Default nil: no spans. See the package doc,
+	// "Observability"; no key, session token, body or URL is ever recorded.
+	TracerProvider trace.TracerProvider
+	// MeterProvider, when set, gets the metrics moralis.client.calls, .attempts, .retries, .in_doubt,
+	// .rate_limited and .call.duration. Default nil: none.
+	MeterProvider metric.MeterProvider
+	// Logger, when set, logs each retry (Info) and each write left in doubt (Warn). Default nil: no logs.
+	Logger *slog.Logger
 }
 
 // RetryPolicy tunes the back-off between attempts: round(Base x Rand() x 2^attempts), the count already 1 at the
@@ -145,7 +160,8 @@ func New(cfg Config) (*Client, error) {
 	if cfg.MaxAttempts < 0 {
 		return nil, errors.New("moralis: MaxAttempts must not be negative")
 	}
-	policy := httpx.Policy{MaxAttempts: cfg.Retry.MaxAttempts, Base: cfg.Retry.Base, Rand: cfg.Retry.Rand, Sleep: cfg.Retry.Sleep, OnRetry: cfg.Retry.OnRetry}
+	policy := httpx.Policy{MaxAttempts: cfg.Retry.MaxAttempts, Base: cfg.Retry.Base, Rand: cfg.Retry.Rand, Sleep: cfg.Retry.Sleep, OnRetry: cfg.Retry.OnRetry,
+		Observer: telemetry.NewHTTP("client", "moralis.client", telemetry.Providers{Tracer: cfg.TracerProvider, Meter: cfg.MeterProvider, Logger: cfg.Logger}, rest.Template)}
 	if cfg.MaxAttempts > 0 {
 		policy.MaxAttempts = cfg.MaxAttempts
 	}

@@ -40,6 +40,14 @@
 // BatchError (which saved, which failed, which are in doubt). On a server without idempotency, writes that are
 // not harmless to repeat are reported in doubt instead of being retried.
 //
+// # Observability
+//
+// Config.TracerProvider, MeterProvider and Logger (nil: off, at no cost) report every call: a client span per
+// call named by its method and route template ("PUT classes/GameScore/{objectId}"), a child span per attempt
+// with the retry reason, the back-off wait, a 429's Retry-After and whether the write was left in doubt; the
+// metrics moralis.client.calls, .attempts, .retries, .in_doubt, .rate_limited and .call.duration; an Info log per
+// retry and a Warn log per write in doubt. No URL, key, session token, body or error text is ever recorded.
+//
 // # Nested objects, call context, fetching many
 //
 // Save and SaveAll also save the objects with unsaved changes that the given ones point to (in fields, arrays

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/c13f5054/moralis-go/internal/httpx"
+	"github.com/c13f5054/moralis-go/internal/rest"
 	"github.com/c13f5054/moralis-go/web3api/internal/ref"
 )
 
@@ -126,7 +127,7 @@ func (c *Client) Call(ctx context.Context, name string, args Args, out any) erro
 	if err != nil {
 		return err
 	}
-	return c.do(ctx, ep.Method, path, query, body, out)
+	return c.do(ctx, ep.Name, ep.Method, path, query, body, out)
 }
 
 // checkRequired gives the original client's errors for missing required parameters.
@@ -239,16 +240,18 @@ func (c *Client) Raw(ctx context.Context, method, path string, query url.Values,
 			return fmt.Errorf("web3api: encoding body of %s %s: %w", method, path, err)
 		}
 	}
-	return c.do(ctx, strings.ToUpper(method), path, query.Encode(), b, out)
+	return c.do(ctx, path, strings.ToUpper(method), path, query.Encode(), b, out)
 }
 
-func (c *Client) do(ctx context.Context, method, path, query string, body []byte, out any) error {
+// do sends one call to the API; name is the endpoint's, or Raw's path (made into the operation name of its telemetry
+// by routeTemplate, only when telemetry is on).
+func (c *Client) do(ctx context.Context, name, method, path, query string, body []byte, out any) error {
 	u := c.cfg.BaseURL + path
 	target := u
 	if query != "" {
 		target += "?" + query
 	}
-	req := &httpx.Request{Method: method, URL: target, Header: http.Header{}}
+	req := &httpx.Request{Method: method, URL: target, Header: http.Header{}, Op: method, Route: name}
 	// The chain-data API's POSTs read (a contract call, an events query) except the IPFS upload and the NFT
 	// sync, which are sent again after an ambiguous failure only when the first attempt provably never arrived.
 	switch {
@@ -302,4 +305,20 @@ func isEmptyList(v any) bool {
 	}
 	rv := reflect.ValueOf(v)
 	return (rv.Kind() == reflect.Slice || rv.Kind() == reflect.Array) && rv.Len() == 0
+}
+
+// routeTemplate is the operation name of a call for telemetry: an endpoint name as it is; a Raw path with its
+// addresses, hashes, numbers and names of a user's choosing replaced ("/{address}/erc20"); a backend path as
+// internal/rest names it.
+func routeTemplate(route string) string {
+	if !strings.HasPrefix(route, "/") {
+		return rest.Template(route)
+	}
+	seg := strings.Split(strings.Trim(route, "/"), "/")
+	for i, s := range seg {
+		if strings.HasPrefix(s, "0x") || strings.HasPrefix(s, "0X") || strings.IndexFunc(s, func(r rune) bool { return r >= '0' && r <= '9' }) >= 0 || len(s) > 24 {
+			seg[i] = "{param}"
+		}
+	}
+	return "/" + strings.Join(seg, "/")
 }

@@ -4,13 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
 
 	"github.com/c13f5054/moralis-go/internal/httpx"
 	"github.com/c13f5054/moralis-go/internal/rest"
+	"github.com/c13f5054/moralis-go/internal/telemetry"
 	"github.com/google/uuid"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // DefaultBaseURL is the chain-data API base used when Config.BaseURL is empty.
@@ -64,6 +68,17 @@ type Config struct {
 	// follow the spec's back-off, 125 ms x random x 2^attempt. A 429 is never retried. Default (0):
 	// DefaultMaxAttempts, 5. Negative values are refused.
 	MaxAttempts int
+
+	// TracerProvider, when set, gets one span per call (named by its method and endpoint, "GET getNativeBalance",
+	// or "POST functions/getNativeBalance" through the backend) and a child span per attempt, with the retry
+	// reason, the back-off wait and a 429's Retry-After. Default nil: no spans. No key, session token, address,
+	// body or URL is ever recorded.
+	TracerProvider trace.TracerProvider
+	// MeterProvider, when set, gets the metrics moralis.web3api.calls, .attempts, .retries, .in_doubt,
+	// .rate_limited and .call.duration. Default nil: none.
+	MeterProvider metric.MeterProvider
+	// Logger, when set, logs each retry (Info) and each write left in doubt (Warn). Default nil: no logs.
+	Logger *slog.Logger
 }
 
 // Client calls the chain-data API, directly with an API key or through the backend's cloud functions. Make one
@@ -131,7 +146,8 @@ func New(cfg Config) (*Client, error) {
 	}
 	c := &Client{cfg: cfg}
 	c.common.client = c
-	pol := httpx.Policy{MaxAttempts: cfg.MaxAttempts}
+	pol := httpx.Policy{MaxAttempts: cfg.MaxAttempts,
+		Observer: telemetry.NewHTTP("web3api", "moralis.web3api", telemetry.Providers{Tracer: cfg.TracerProvider, Meter: cfg.MeterProvider, Logger: cfg.Logger}, routeTemplate)}
 	c.hc = httpx.New(cfg.HTTPClient, pol)
 	if cfg.APIKey == "" {
 		c.backend, err = rest.New(rest.Config{ServerURL: cfg.ServerURL, AppID: cfg.AppID, JavaScriptKey: cfg.JavaScriptKey,

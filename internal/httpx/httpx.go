@@ -23,6 +23,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/c13f5054/moralis-go/internal/telemetry"
 	"github.com/go-resty/resty/v2"
 )
 
@@ -81,6 +82,10 @@ type Request struct {
 	// Confirm, for ReplayIfConfirmed, is asked at each ambiguous failure whether the server deduplicates this
 	// request (callers cache the answer). false or an error leaves the request in doubt.
 	Confirm func(ctx context.Context) (bool, error)
+	// Op and Route name the call for telemetry (Policy.Observer): the logical method ("" for none) and the route
+	// as the caller knows it (a path, an endpoint name), made into an operation name by the observer only when
+	// telemetry is on. Never a URL.
+	Op, Route string
 }
 
 // Response is a complete HTTP response, its body read.
@@ -130,6 +135,9 @@ type Policy struct {
 	// OnRetry, when set, is told about every retry (attempt number, the reason, the wait). Messages never hold
 	// request bodies or headers.
 	OnRetry func(attempt int, reason string, wait time.Duration)
+	// Observer, when set, gets a span per call and per attempt and the calls' metrics and logs (see
+	// internal/telemetry). Nil is off, and off costs one pointer test per call and per attempt.
+	Observer *telemetry.HTTP
 }
 
 func (p Policy) maxAttempts() int {
@@ -269,6 +277,34 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
 	if ctx == nil {
 		return nil, errors.New("httpx: nil context")
 	}
+	if c.policy.Observer == nil {
+		return c.do(ctx, req, nil)
+	}
+	ctx, call := c.policy.Observer.StartCall(ctx, req.Op, req.Route)
+	resp, err := c.do(ctx, req, call)
+	endCall(call, resp, err)
+	return resp, err
+}
+
+// endCall ends a call's observation with the kind of its outcome (fixed words, never an error's text).
+func endCall(call *telemetry.Call, resp *Response, err error) {
+	if resp != nil {
+		call.End(resp.Status, resp.InDoubt, "")
+		return
+	}
+	var nre *NoResponseError
+	switch {
+	case errors.As(err, &nre):
+		call.End(0, nre.InDoubt, "no_response")
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		call.End(0, false, "context_done")
+	default:
+		call.End(0, false, "error")
+	}
+}
+
+// do is the retry loop; call, when not nil, observes it.
+func (c *Client) do(ctx context.Context, req *Request, call *telemetry.Call) (*Response, error) {
 	max := c.policy.maxAttempts()
 	if req.NoRetry {
 		max = 1
@@ -286,7 +322,11 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
 		ctxStopped   bool // the loop stopped because ctx ended, not because of an answer
 	)
 	for attempts < max {
-		resp, a := c.once(ctx, req)
+		actx, at := ctx, (*telemetry.Attempt)(nil)
+		if call != nil {
+			actx, at = call.StartAttempt(ctx)
+		}
+		resp, a := c.once(actx, req)
 		attempts++
 		retry, doubt, reason := shouldRetry(ctx, req, a)
 		if resp != nil {
@@ -302,9 +342,15 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
 		inDoubt = doubt || (req.Write && maybeApplied && (retry && attempts == max))
 		ctxStopped = reason == "context done"
 		if !retry || attempts == max {
+			if at != nil {
+				at.End(actx, attemptEnd(ctx, a, resp, false, req.Write && maybeApplied && (inDoubt || resp == nil), 0))
+			}
 			break
 		}
 		wait := c.policy.Backoff(attempts)
+		if at != nil {
+			at.End(actx, attemptEnd(ctx, a, resp, true, false, wait))
+		}
 		if c.policy.OnRetry != nil {
 			c.policy.OnRetry(attempts, reason, wait)
 		}
@@ -330,6 +376,28 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
 		return nil, fmt.Errorf("httpx: %w", ctx.Err())
 	}
 	return nil, &NoResponseError{Attempts: attempts, Err: redactURLError(lastErr), InDoubt: inDoubt}
+}
+
+// attemptEnd describes an attempt for telemetry, with a reason word made from its kind only: never the text of
+// its error, which may hold a URL.
+func attemptEnd(ctx context.Context, a attempt, resp *Response, retry, inDoubt bool, wait time.Duration) telemetry.AttemptEnd {
+	e := telemetry.AttemptEnd{Status: a.status, Sent: a.sent, Retry: retry, InDoubt: inDoubt, Wait: wait}
+	if resp != nil {
+		e.Header = resp.Header
+	}
+	switch {
+	case ctx.Err() != nil || errors.Is(a.err, context.Canceled) || errors.Is(a.err, context.DeadlineExceeded):
+		e.Reason = "context_done"
+	case a.err != nil && !a.sent:
+		e.Reason = "not_sent"
+	case a.err != nil:
+		e.Reason = "no_answer"
+	case a.status >= 500:
+		e.Reason = "status_5xx"
+	case a.status == http.StatusTooManyRequests:
+		e.Reason = "rate_limited"
+	}
+	return e
 }
 
 // once sends one attempt. It tells, through an httptrace hook, whether the request was completely written: a

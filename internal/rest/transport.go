@@ -169,6 +169,8 @@ func (t *Transport) Do(ctx context.Context, c Call) (*Result, error) {
 		Body:   body,
 		Write:  write,
 		Replay: c.Replay,
+		Op:     c.Method,
+		Route:  c.Path,
 	}
 	if req.Replay == httpx.ReplayByMethod {
 		switch {
@@ -392,6 +394,8 @@ func (t *Transport) DoFile(ctx context.Context, f FileRequest) (*Result, error) 
 		// An upload is not deduplicated by the server (a second one stores a second file), so it is sent again
 		// only when it provably never arrived; a delete is always safe to repeat.
 		Write: true,
+		Op:    f.Method,
+		Route: "files/{name}",
 	})
 	if err != nil {
 		return nil, t.transportError(ctx, op, err)
@@ -412,4 +416,33 @@ func redactURL(s string) string {
 	u.User = nil
 	u.RawQuery = ""
 	return u.String()
+}
+
+// Template is the operation name of a backend path for telemetry: the path with its object ids, user ids and file
+// names replaced by placeholders ("classes/GameScore/{objectId}", "files/{name}"), so that operations stay few and
+// hold nothing a user typed. Class, function and job names are kept: the app's code chooses them.
+func Template(path string) string {
+	path = strings.Trim(path, "/")
+	if i := strings.IndexByte(path, '?'); i >= 0 {
+		path = path[:i]
+	}
+	seg := strings.Split(path, "/")
+	idAt := -1
+	switch seg[0] {
+	case "classes", "aggregate":
+		idAt = 2
+	case "users", "sessions", "roles", "installations":
+		idAt = 1
+	case "files":
+		if len(seg) > 1 {
+			return "files/{name}"
+		}
+	}
+	if idAt > 0 && len(seg) > idAt && seg[idAt] != "me" {
+		seg[idAt] = "{objectId}"
+	}
+	if len(seg) > 4 {
+		seg = seg[:4]
+	}
+	return strings.Join(seg, "/")
 }
