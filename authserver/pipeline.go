@@ -53,6 +53,18 @@ type call struct {
 	ctx   context.Context
 	token string
 	user  *PublicUser
+	// slid is where the Backend reports that it extended the session during this request (sessions.go).
+	slid *slideSink
+}
+
+// refreshCookie sets the session cookie again when the Backend extended the session during c (once, and only for
+// a session that came in the cookie: a Bearer token's holder keeps it itself).
+func (p *policy) refreshCookie(c *call) {
+	if c.slid.until.IsZero() || c.token == "" || c.r.Header.Get("Authorization") != "" {
+		return
+	}
+	p.cookie.set(c.w, c.token, c.slid.until)
+	c.slid.until = time.Time{}
 }
 
 // rawJSON is an answer that is JSON already (the chain-data API's), written as it is.
@@ -89,6 +101,7 @@ func serve[In, Out any](p *policy, rt route, fn func(c *call, in In) (Out, error
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c := &call{w: w, r: r, ctx: r.Context()}
+		c.ctx, c.slid = withSlideSink(c.ctx)
 		out, err := run(p, rt, c, fn)
 		if err == errAnswered {
 			return
@@ -99,12 +112,13 @@ func serve[In, Out any](p *policy, rt route, fn func(c *call, in In) (Out, error
 				p.onError(r, err)
 			}
 			ae = answerOf(err, upstream)
-			if ae == errNoSession && c.token != "" {
+			if ae.code == parse.CodeInvalidSessionToken && c.token != "" {
 				p.cookie.clear(w) // a session the backend refused leaves the browser
 			}
 			writeError(w, ae)
 			return
 		}
+		p.refreshCookie(c)
 		switch v := any(out).(type) {
 		case rawJSON:
 			writeBody(w, http.StatusOK, v)
@@ -156,6 +170,7 @@ func run[In, Out any](p *policy, rt route, c *call, fn func(c *call, in In) (Out
 			return zero, err
 		}
 		c.user = u
+		p.refreshCookie(c) // before the route, which may write its answer itself (GuardLive)
 		if rt.userLimit != nil {
 			if ok, wait := rt.userLimit.allow(c.ctx, "user:"+u.ObjectID); !ok {
 				return zero, tooManyRequests(wait)

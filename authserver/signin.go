@@ -3,6 +3,7 @@ package authserver
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -65,7 +66,14 @@ func (h *Handler) signIn(c *call, req SignedRequest) (SignInResponse, error) {
 	if s == nil || s.User.ObjectID == "" || s.SessionToken == "" {
 		return SignInResponse{}, failure(http.StatusBadGateway, "Could not get user")
 	}
-	h.policy.cookie.set(c.w, s.SessionToken)
+	h.policy.cookie.set(c.w, s.SessionToken, s.ExpiresAt)
+	// The session this browser held ends: the new one replaces it (another account, chain or the same).
+	if old := h.policy.sessionToken(c.r); old != "" && old != s.SessionToken {
+		h.policy.sessions.forget(c.ctx, old)
+		if err := h.backend.SignOut(c.ctx, old); err != nil && !invalidSession(err) && h.o.OnError != nil {
+			h.o.OnError(c.r, fmt.Errorf("authserver: ending the session replaced by a sign-in: %w", err))
+		}
+	}
 	answer := SignInResponse{User: s.User}
 	if h.o.TokenInBody {
 		answer.SessionToken = s.SessionToken
@@ -100,14 +108,17 @@ func (h *Handler) signOut(c *call, _ struct{}) (SignOutResponse, error) {
 	h.policy.cookie.clear(c.w)
 	h.policy.sessions.forget(c.ctx, tok)
 	if tok != "" {
-		if err := h.backend.SignOut(c.ctx, tok); err != nil {
-			var be *BackendError
-			if !errors.As(err, &be) || be.Code != int(parse.CodeInvalidSessionToken) {
-				return SignOutResponse{}, err
-			}
+		if err := h.backend.SignOut(c.ctx, tok); err != nil && !invalidSession(err) {
+			return SignOutResponse{}, err
 		}
 	}
 	return SignOutResponse{}, nil
+}
+
+// invalidSession reports a Backend's refusal of a session it does not know (code 209): as good as ended.
+func invalidSession(err error) bool {
+	var be *BackendError
+	return errors.As(err, &be) && be.Code == int(parse.CodeInvalidSessionToken)
 }
 
 // me is GET /me: the user of the session, from the Backend.

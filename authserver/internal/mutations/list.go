@@ -60,10 +60,10 @@ var mutations = []mutation{
 		file: policyFile, from: "Value: token, Path: c.path, HttpOnly: true,", to: "Value: token, Path: c.path, HttpOnly: false,",
 		tests: signInTests},
 	{id: "cookie-secure", desc: "the session cookie is sent over plain HTTP by default",
-		file: policyFile, from: "HttpOnly: true, Secure: !c.insecure,\n\t\tSameSite: http.SameSiteLaxMode}\n\tif", to: "HttpOnly: true, Secure: false,\n\t\tSameSite: http.SameSiteLaxMode}\n\tif",
+		file: policyFile, from: "HttpOnly: true, Secure: !c.insecure,\n\t\tSameSite: http.SameSiteLaxMode}\n\tlife", to: "HttpOnly: true, Secure: false,\n\t\tSameSite: http.SameSiteLaxMode}\n\tlife",
 		tests: signInTests},
 	{id: "cookie-samesite", desc: "the session cookie goes with cross-site requests",
-		file: policyFile, from: "SameSite: http.SameSiteLaxMode}\n\tif c.maxAge", to: "SameSite: http.SameSiteNoneMode}\n\tif c.maxAge",
+		file: policyFile, from: "SameSite: http.SameSiteLaxMode}\n\tlife := c.maxAge", to: "SameSite: http.SameSiteNoneMode}\n\tlife := c.maxAge",
 		tests: signInTests},
 	// --- nonces
 	{id: "nonce-once", desc: "a nonce stays usable after a sign-in consumed it",
