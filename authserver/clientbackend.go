@@ -107,6 +107,14 @@ func (b *ClientBackend) SignIn(ctx context.Context, m auth.SignedMessage) (*Sess
 		return nil, err // the context ended: the handler answers 504
 	}
 	defer unlock()
+	bind := sessionBinding{chain: m.Chain, address: m.Address, chainID: b.life.chainIDs[m.Chain]}
+	if b.base.HasMasterKey() {
+		// A returning wallet whose user needs no write: no ticket, no login, two round trips (sessions.go).
+		s, ok, err := b.signInKnown(ctx, m, bind)
+		if err != nil || ok {
+			return s, mapClientError(err)
+		}
+	}
 	cfg := b.cfg
 	cfg.InstallationID = uuid.NewString()
 	cfg.Storage = nil
@@ -120,7 +128,6 @@ func (b *ClientBackend) SignIn(ctx context.Context, m auth.SignedMessage) (*Sess
 	if err != nil {
 		return nil, mapClientError(err)
 	}
-	bind := sessionBinding{chain: m.Chain, address: m.Address, chainID: b.life.chainIDs[m.Chain]}
 	until, err := b.recordSession(ctx, u.SessionToken(), bind)
 	if err != nil {
 		// A session this endpoint would refuse is of no use: end it (on a context of its own, as ctx may be over).
@@ -302,7 +309,7 @@ func (b *ClientBackend) me(ctx context.Context, tok string) (*client.Client, *cl
 	now := b.life.now()
 	if end := rec.end(b.life); now.After(rec.expiresAt.Add(-b.life.idle / 2)) {
 		if until := minTime(now.Add(b.life.idle), rec.startedAt.Add(b.life.max)); !rec.startedAt.IsZero() && until.After(end) {
-			if err := b.extend(ctx, rec, until); err != nil {
+			if err := b.extend(ctx, tok, rec, until); err != nil {
 				return nil, nil, mapClientError(err)
 			}
 			reportSlide(ctx, until)

@@ -2,6 +2,8 @@ package authserver
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/http"
@@ -14,6 +16,7 @@ import (
 	"github.com/c13f5054/moralis-go/auth"
 	"github.com/c13f5054/moralis-go/client"
 	"github.com/c13f5054/moralis-go/parse"
+	"github.com/google/uuid"
 )
 
 // Sessions that roll. A session that ClientBackend made (with a master key: see "Sessions of this endpoint only")
@@ -100,7 +103,7 @@ type sessionRecord struct {
 	id        string
 	expiresAt time.Time // the sliding end
 	startedAt time.Time // the sign-in (or adoption); zero in records of older versions
-	sessionID string    // the backend's _Session objectId, mirrored on extension; "" when unknown
+	sessionID string    // the backend's _Session objectId, mirrored on extension; "" when not recorded (found then)
 	chain     auth.Chain
 	address   string
 	chainID   string
@@ -202,13 +205,18 @@ func (b *ClientBackend) backendSessionID(ctx context.Context, tok string) (strin
 }
 
 // extend moves the end of rec's session to until, in its record and in the backend's _Session, in one round trip.
-func (b *ClientBackend) extend(ctx context.Context, rec sessionRecord, until time.Time) error {
+func (b *ClientBackend) extend(ctx context.Context, tok string, rec sessionRecord, until time.Time) error {
+	if rec.sessionID == "" {
+		sid, err := b.backendSessionID(ctx, tok)
+		if err != nil {
+			return err
+		}
+		rec.sessionID = sid
+	}
 	reqs := []map[string]any{{"method": http.MethodPut, "path": "classes/" + DefaultSessionClass + "/" + rec.id,
 		"body": map[string]any{"expiresAt": parseDate(until)}}}
-	if rec.sessionID != "" {
-		reqs = append(reqs, map[string]any{"method": http.MethodPut, "path": "classes/_Session/" + rec.sessionID,
-			"body": map[string]any{"expiresAt": parseDate(until)}})
-	}
+	reqs = append(reqs, map[string]any{"method": http.MethodPut, "path": "classes/_Session/" + rec.sessionID,
+		"body": map[string]any{"expiresAt": parseDate(until)}})
 	if err := b.batch(ctx, reqs...); err != nil {
 		return fmt.Errorf("authserver: extending the session: %w", err)
 	}
@@ -249,4 +257,69 @@ func reportSlide(ctx context.Context, until time.Time) {
 	if s, ok := ctx.Value(slideKey{}).(*slideSink); ok {
 		s.until = until
 	}
+}
+
+// signInKnown signs in the owner of m, a wallet whose user the backend already has in order (its authData names
+// this address, the address is its current one and in its list, its ACL is the user's alone), with two round trips
+// and no write to the user: it finds the user (master key, by authData.<provider>.id, as parse-server's own login
+// does), checks the signature itself (as the backend's adapter would: ecrecover, or ERC-1271/6492 on Chain; ed25519),
+// and creates the backend session and its record in one /batch, with the end of the rolling rule from the start.
+// ok is false, with no error, when the wallet is new or its user needs a write: SignIn then takes the backend's
+// login (ticket, adapter, user save). Cloud code beforeLogin/afterLogin triggers do not run on this path.
+func (b *ClientBackend) signInKnown(ctx context.Context, m auth.SignedMessage, bind sessionBinding) (*Session, bool, error) {
+	provider := m.Chain.Provider()
+	var resp struct {
+		Results []map[string]any `json:"results"`
+	}
+	err := b.base.WithMasterKey().Request(ctx, http.MethodGet, "classes/_User",
+		map[string]any{"where": map[string]any{"authData." + provider + ".id": m.Address}, "limit": 2}, &resp)
+	if err != nil {
+		return nil, false, fmt.Errorf("authserver: finding the wallet's user: %w", err)
+	}
+	if len(resp.Results) != 1 {
+		return nil, false, nil
+	}
+	o, err := parse.ObjectFromServer(client.UserClass, resp.Results[0])
+	if err != nil {
+		return nil, false, fmt.Errorf("authserver: reading the wallet's user: %w", err)
+	}
+	u := client.UserFromObject(o)
+	addrKey, list := u.EthAddress(), u.Accounts()
+	if m.Chain == auth.ChainSolana {
+		addrKey, list = u.SolAddress(), u.SolAccounts()
+	}
+	acl := u.ACL()
+	if u.ID() == "" || addrKey != m.Address || !slices.Contains(list, m.Address) ||
+		acl == nil || len(acl.Keys()) != 1 || !acl.ReadAccess(u.ID()) || !acl.WriteAccess(u.ID()) {
+		return nil, false, nil
+	}
+	if m.Chain == auth.ChainSolana {
+		err = auth.VerifySolSignature(m.Address, []byte(m.Message), m.Signature)
+	} else {
+		err = auth.VerifyEthSignatureContext(ctx, b.chain, m.Address, []byte(m.Message), m.Signature)
+	}
+	if err != nil {
+		return nil, false, nil // the backend's login refuses it as it always has (or takes a chain error)
+	}
+	var raw [16]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		return nil, false, err
+	}
+	tok := "r:" + hex.EncodeToString(raw[:]) // as parse-server makes them
+	now := b.life.now()
+	until := minTime(now.Add(b.life.idle), now.Add(b.life.max))
+	rec := map[string]any{"key": b.sessionKey(tok), "expiresAt": parseDate(until), "startedAt": parseDate(now), "ACL": map[string]any{}}
+	if bind.chain != "" {
+		rec["chain"], rec["address"], rec["chainId"] = string(bind.chain), bind.address, bind.chainID
+	}
+	err = b.batch(ctx,
+		map[string]any{"method": http.MethodPost, "path": "classes/_Session", "body": map[string]any{
+			"sessionToken": tok, "user": map[string]any{"__type": "Pointer", "className": client.UserClass, "objectId": u.ID()},
+			"createdWith": map[string]any{"action": "login", "authProvider": provider}, "restricted": false,
+			"expiresAt": parseDate(until), "installationId": uuid.NewString()}},
+		map[string]any{"method": http.MethodPost, "path": "classes/" + DefaultSessionClass, "body": rec})
+	if err != nil {
+		return nil, false, fmt.Errorf("authserver: creating the session: %w", err)
+	}
+	return &Session{User: PublicUserOf(u), SessionToken: tok, ExpiresAt: until}, true, nil
 }
