@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log"
 	"net/http"
 	"strings"
 	"sync"
@@ -64,6 +65,14 @@ type BackendConfig struct {
 // Handler), records are deleted at sign-out, and expired ones are purged by the local stack's server. Without a
 // master key nothing is recorded, sessions do not roll (the backend's own session length applies) and any session
 // the backend confirms is accepted.
+//
+// # Without a master key
+//
+// Without a master key in BackendConfig.Client, none of the above holds: no ticket is sent, no session is recorded
+// or checked, sessions do not roll, and any session the backend confirms is accepted, however it was made (the
+// backend's public sign-in function, a phished message). That suits a backend whose adapters ask for no ticket
+// (an original Moralis v1 server) and that gives the endpoint no master key, so it is not an error; but it is never
+// silent: NewClientBackend logs it (standard log package) when it makes such a backend.
 type ClientBackend struct {
 	cfg     client.Config
 	base    *client.Client
@@ -88,6 +97,13 @@ func NewClientBackend(cfg BackendConfig) (*ClientBackend, error) {
 	base, err := client.New(cfg.Client)
 	if err != nil {
 		return nil, err
+	}
+	if !base.HasMasterKey() {
+		// Not an error (backends without tickets, e.g. an original Moralis v1 server, need no master key), but
+		// never silent: see "Without a master key" on ClientBackend.
+		log.Printf("authserver: NewClientBackend without a master key: no sign-in tickets, no session records: any " +
+			"session the backend confirms is accepted, sessions do not roll, and the endpoint is not the one door in " +
+			"(see ClientBackend, \"Without a master key\")")
 	}
 	flow := cfg.Flow
 	return &ClientBackend{cfg: cfg.Client, base: base, opts: &flow, chain: cfg.Chain, wallets: &keyedMutex{},

@@ -1,10 +1,14 @@
 package authserver
 
 import (
+	"log"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/c13f5054/moralis-go/client"
 )
 
 // The lifetimes of rolling sessions follow the one configuration rule: zero is the default, negative an error
@@ -57,6 +61,24 @@ func TestSessionCookieExpiresWithTheSession(t *testing.T) {
 		c := w.Result().Cookies()[0]
 		if c.MaxAge != tc.wantAge {
 			t.Errorf("maxAge %s until %s: Max-Age %d; want %d", tc.maxAge, tc.until, c.MaxAge, tc.wantAge)
+		}
+	}
+}
+
+// A ClientBackend without a master key is not an error, but it is never silent: NewClientBackend logs that the
+// endpoint is not the one door in; with the key it logs nothing.
+func TestClientBackendWithoutMasterKeyIsLoud(t *testing.T) {
+	var buf strings.Builder
+	log.SetOutput(&buf)
+	t.Cleanup(func() { log.SetOutput(os.Stderr) })
+	for _, master := range []string{"", "mk"} {
+		buf.Reset()
+		if _, err := NewClientBackend(BackendConfig{Client: client.Config{ServerURL: "http://127.0.0.1:1/parse", AppID: "a",
+			MasterKey: master}}); err != nil {
+			t.Fatal(err)
+		}
+		if loud := strings.Contains(buf.String(), "without a master key") && strings.Contains(buf.String(), "not the one door in"); loud != (master == "") {
+			t.Fatalf("master key %q: logged %q", master, buf.String())
 		}
 	}
 }
