@@ -193,11 +193,8 @@ func (b *ClientBackend) recordSession(ctx context.Context, tok string, bind sess
 	}
 	now := b.life.now()
 	until := minTime(now.Add(b.life.idle), now.Add(b.life.max))
-	rec := map[string]any{"key": b.sessionKey(tok), "expiresAt": parseDate(until), "startedAt": parseDate(now),
-		"session": sid, "ACL": map[string]any{}}
-	if bind.chain != "" {
-		rec["chain"], rec["address"], rec["chainId"] = string(bind.chain), bind.address, bind.chainID
-	}
+	rec := b.newRecord(tok, now, until, bind)
+	rec["session"] = sid
 	err = b.batch(ctx,
 		map[string]any{"method": http.MethodPost, "path": "classes/" + DefaultSessionClass, "body": rec},
 		map[string]any{"method": http.MethodPut, "path": "classes/_Session/" + sid,

@@ -308,10 +308,7 @@ func (b *ClientBackend) signInKnown(ctx context.Context, m auth.SignedMessage, b
 	tok := "r:" + hex.EncodeToString(raw[:]) // as parse-server makes them
 	now := b.life.now()
 	until := minTime(now.Add(b.life.idle), now.Add(b.life.max))
-	rec := map[string]any{"key": b.sessionKey(tok), "expiresAt": parseDate(until), "startedAt": parseDate(now), "ACL": map[string]any{}}
-	if bind.chain != "" {
-		rec["chain"], rec["address"], rec["chainId"] = string(bind.chain), bind.address, bind.chainID
-	}
+	rec := b.newRecord(tok, now, until, bind)
 	err = b.batch(ctx,
 		map[string]any{"method": http.MethodPost, "path": "classes/_Session", "body": map[string]any{
 			"sessionToken": tok, "user": map[string]any{"__type": "Pointer", "className": client.UserClass, "objectId": u.ID()},
@@ -322,4 +319,13 @@ func (b *ClientBackend) signInKnown(ctx context.Context, m auth.SignedMessage, b
 		return nil, false, fmt.Errorf("authserver: creating the session: %w", err)
 	}
 	return &Session{User: PublicUserOf(u), SessionToken: tok, ExpiresAt: until}, true, nil
+}
+
+// newRecord is the body of a new record of tok (see ClientBackend): its key, start, end and binding, empty ACL.
+func (b *ClientBackend) newRecord(tok string, now, until time.Time, bind sessionBinding) map[string]any {
+	rec := map[string]any{"key": b.sessionKey(tok), "expiresAt": parseDate(until), "startedAt": parseDate(now), "ACL": map[string]any{}}
+	if bind.chain != "" {
+		rec["chain"], rec["address"], rec["chainId"] = string(bind.chain), bind.address, bind.chainID
+	}
+	return rec
 }
