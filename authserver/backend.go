@@ -3,6 +3,7 @@ package authserver
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/c13f5054/moralis-go/auth"
 )
@@ -35,6 +36,9 @@ type Session struct {
 	User PublicUser
 	// SessionToken is the backend's session token ("r:..."); the Handler puts it in the session cookie.
 	SessionToken string
+	// ExpiresAt is when the session ends unless it is extended (sessions that roll: ClientBackend with a master
+	// key); the session cookie expires then. Zero: unknown (a browser-session cookie, or CookieMaxAge).
+	ExpiresAt time.Time
 }
 
 // Backend is what the Handler calls once a request has passed every local check (signature, nonce, message,

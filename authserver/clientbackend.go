@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log"
 	"net/http"
 	"strings"
 	"sync"
@@ -34,6 +35,12 @@ type BackendConfig struct {
 	// then is the backend given a ticket marked for a contract account (auth.TicketOptions.Chain). Give it the same
 	// chain as Config.Chain. nil (default): EOA signatures only.
 	Chain auth.ContractCaller
+	// DirectSignIn, with a master key, signs a returning wallet in without parse-server's login: the endpoint finds
+	// the user by its authData id, checks the signature itself (as the adapter would) and creates the session and its
+	// record in one /batch: 2 backend requests instead of the login's (ticket, login, record). parse-server's
+	// beforeLogin and afterLogin triggers do not run for those sign-ins, and a new wallet costs one lookup more.
+	// false (default): every sign-in goes through the login, as moralis-v1's do, so login triggers see them all.
+	DirectSignIn bool
 }
 
 // ClientBackend is the Backend of the Handler over the backend REST API (package client). It is safe for
@@ -59,15 +66,27 @@ type BackendConfig struct {
 // session token keyed by the master key, so nobody without the master key can record one), and Me, Link and Unlink
 // accept a session token only when the backend confirms it (users/me) and its record exists: any other session is
 // refused as "Invalid session token" (code 209, 401). The record is checked alongside users/me, so it adds no
-// latency; a sign-in makes one more write. Records are kept for DefaultSessionRecordTTL (a sign-in after that is
-// needed even if the backend's session lives longer), deleted at sign-out, and expired ones are purged by the
-// local stack's server. Without a master key nothing is recorded and any session the backend confirms is accepted.
+// latency; a sign-in makes one more write. A record lives as long as its session: sessions roll (sliding expiry up
+// to a cap, bound to the wallet that signed in: sessions.go, and Config.SessionIdleTTL and SessionMaxAge through a
+// Handler), records are deleted at sign-out, and expired ones are purged by the local stack's server. Without a
+// master key nothing is recorded, sessions do not roll (the backend's own session length applies) and any session
+// the backend confirms is accepted.
+//
+// # Without a master key
+//
+// Without a master key in BackendConfig.Client, none of the above holds: no ticket is sent, no session is recorded
+// or checked, sessions do not roll, and any session the backend confirms is accepted, however it was made (the
+// backend's public sign-in function, a phished message). That suits a backend whose adapters ask for no ticket
+// (an original Moralis v1 server) and that gives the endpoint no master key, so it is not an error; but it is never
+// silent: NewClientBackend logs it (standard log package) when it makes such a backend.
 type ClientBackend struct {
 	cfg     client.Config
 	base    *client.Client
 	opts    *auth.Options
 	chain   auth.ContractCaller
-	wallets keyedMutex // one sign-in per wallet at a time
+	wallets *keyedMutex // one sign-in per wallet at a time (shared with the Handler's copy: withSessionLife)
+	life    sessionLife // how its sessions roll (see sessions.go)
+	direct  bool        // BackendConfig.DirectSignIn
 }
 
 // DefaultSessionClass is the backend class where ClientBackend records the sessions it made (see ClientBackend).
@@ -75,8 +94,9 @@ type ClientBackend struct {
 // local stack does both).
 const DefaultSessionClass = "MoralisAuthSession"
 
-// DefaultSessionRecordTTL is how long ClientBackend keeps the record of a session it made: parse-server's default
-// session length (one year) and a day.
+// DefaultSessionRecordTTL was how long ClientBackend kept the record of a session it made. Records now live as
+// long as their session (DefaultSessionIdleTTL, extended while used, at most DefaultSessionMaxAge); it is kept for
+// compatibility and no longer used.
 const DefaultSessionRecordTTL = 366 * 24 * time.Hour
 
 // NewClientBackend checks cfg and makes a ClientBackend. An invalid client configuration is an error.
@@ -85,9 +105,20 @@ func NewClientBackend(cfg BackendConfig) (*ClientBackend, error) {
 	if err != nil {
 		return nil, err
 	}
+	if !base.HasMasterKey() {
+		// Not an error (backends without tickets, e.g. an original Moralis v1 server, need no master key), but
+		// never silent: see "Without a master key" on ClientBackend.
+		log.Printf("authserver: NewClientBackend without a master key: no sign-in tickets, no session records: any " +
+			"session the backend confirms is accepted, sessions do not roll, and the endpoint is not the one door in " +
+			"(see ClientBackend, \"Without a master key\")")
+	}
 	flow := cfg.Flow
-	return &ClientBackend{cfg: cfg.Client, base: base, opts: &flow, chain: cfg.Chain}, nil
+	return &ClientBackend{cfg: cfg.Client, base: base, opts: &flow, chain: cfg.Chain, wallets: &keyedMutex{},
+		life: defaultLife(), direct: cfg.DirectSignIn}, nil
 }
+
+// directSignIn reports whether a returning wallet signs in without parse-server's login (BackendConfig.DirectSignIn).
+func (b *ClientBackend) directSignIn() bool { return b.direct && b.base.HasMasterKey() }
 
 // Client returns the backend's base client (no session). It is safe for concurrent use.
 func (b *ClientBackend) Client() *client.Client { return b.base }
@@ -102,6 +133,14 @@ func (b *ClientBackend) SignIn(ctx context.Context, m auth.SignedMessage) (*Sess
 		return nil, err // the context ended: the handler answers 504
 	}
 	defer unlock()
+	bind := sessionBinding{chain: m.Chain, address: m.Address, chainID: b.life.chainIDs[m.Chain]}
+	if b.directSignIn() {
+		// A returning wallet whose user needs no write: no ticket, no login, two round trips (sessions.go).
+		s, ok, err := b.signInKnown(ctx, m, bind)
+		if err != nil || ok {
+			return s, mapClientError(err)
+		}
+	}
 	cfg := b.cfg
 	cfg.InstallationID = uuid.NewString()
 	cfg.Storage = nil
@@ -115,7 +154,8 @@ func (b *ClientBackend) SignIn(ctx context.Context, m auth.SignedMessage) (*Sess
 	if err != nil {
 		return nil, mapClientError(err)
 	}
-	if err := b.recordSession(ctx, u.SessionToken()); err != nil {
+	until, err := b.recordSession(ctx, u.SessionToken(), bind)
+	if err != nil {
 		// A session this endpoint would refuse is of no use: end it (on a context of its own, as ctx may be over).
 		lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()
@@ -124,7 +164,7 @@ func (b *ClientBackend) SignIn(ctx context.Context, m auth.SignedMessage) (*Sess
 		}
 		return nil, mapClientError(err)
 	}
-	return &Session{User: PublicUserOf(u), SessionToken: u.SessionToken()}, nil
+	return &Session{User: PublicUserOf(u), SessionToken: u.SessionToken(), ExpiresAt: until}, nil
 }
 
 // AdoptSession records tok, a backend session made elsewhere (a password sign-in, the SDK's direct wallet
@@ -135,7 +175,8 @@ func (b *ClientBackend) AdoptSession(ctx context.Context, tok string) error {
 	if tok == "" {
 		return errors.New("authserver: AdoptSession needs a session token")
 	}
-	return b.recordSession(ctx, tok)
+	_, err := b.recordSession(ctx, tok, sessionBinding{})
+	return err
 }
 
 // errForeignSession is a session the backend knows but this endpoint did not make.
@@ -149,50 +190,92 @@ func (b *ClientBackend) sessionKey(tok string) string {
 	return hex.EncodeToString(mac.Sum(nil))
 }
 
-// recordSession records tok as a session of this endpoint (with a master key; without one it does nothing).
-func (b *ClientBackend) recordSession(ctx context.Context, tok string) error {
+// recordSession records tok as a session of this endpoint bound to bind, ending SessionIdleTTL from now (or at
+// the cap, if sooner), and sets the backend's _Session to end then too; it returns that end. Without a master key
+// it does nothing (and returns the zero time: the backend's own session length applies).
+func (b *ClientBackend) recordSession(ctx context.Context, tok string, bind sessionBinding) (time.Time, error) {
 	if !b.base.HasMasterKey() {
-		return nil
+		return time.Time{}, nil
 	}
-	o := parse.NewObject(DefaultSessionClass)
-	o.Set("key", b.sessionKey(tok))
-	o.Set("expiresAt", time.Now().Add(DefaultSessionRecordTTL).UTC())
-	o.SetACL(parse.NewACL())
-	if err := b.base.WithMasterKey().Objects.Save(ctx, o); err != nil {
-		return fmt.Errorf("authserver: recording the session: %w", err)
+	sid, err := b.backendSessionID(ctx, tok)
+	if err != nil {
+		return time.Time{}, err
 	}
-	return nil
+	now := b.life.now()
+	until := minTime(now.Add(b.life.idle), now.Add(b.life.max))
+	rec := b.newRecord(tok, now, until, bind)
+	rec["session"] = sid
+	err = b.batch(ctx,
+		map[string]any{"method": http.MethodPost, "path": "classes/" + DefaultSessionClass, "body": rec},
+		map[string]any{"method": http.MethodPut, "path": "classes/_Session/" + sid,
+			"body": map[string]any{"expiresAt": parseDate(until)}})
+	if err != nil {
+		return time.Time{}, fmt.Errorf("authserver: recording the session: %w", err)
+	}
+	return until, nil
 }
 
-// sessionRecords returns the ids of tok's records (none: errForeignSession).
-func (b *ClientBackend) sessionRecords(ctx context.Context, tok string) ([]string, error) {
+// sessionRecords returns tok's live records (none: errForeignSession), live by the endpoint's clock and rule.
+func (b *ClientBackend) sessionRecords(ctx context.Context, tok string) ([]sessionRecord, error) {
+	all, err := b.allSessionRecords(ctx, tok)
+	if err != nil {
+		return nil, err
+	}
+	now := b.life.now()
+	var live []sessionRecord
+	for _, r := range all {
+		if now.Before(r.end(b.life)) {
+			live = append(live, r)
+		}
+	}
+	if len(live) == 0 {
+		return all, errForeignSession
+	}
+	return live, nil
+}
+
+// allSessionRecords returns every record of tok, ended or not (none: errForeignSession).
+func (b *ClientBackend) allSessionRecords(ctx context.Context, tok string) ([]sessionRecord, error) {
+	type date struct {
+		ISO string `json:"iso"`
+	}
 	var resp struct {
 		Results []struct {
 			ObjectID  string `json:"objectId"`
-			ExpiresAt struct {
-				ISO string `json:"iso"`
-			} `json:"expiresAt"`
+			ExpiresAt date   `json:"expiresAt"`
+			StartedAt date   `json:"startedAt"`
+			Session   string `json:"session"`
+			Chain     string `json:"chain"`
+			Address   string `json:"address"`
+			ChainID   string `json:"chainId"`
 		} `json:"results"`
 	}
 	where := map[string]any{"key": b.sessionKey(tok)}
 	err := b.base.WithMasterKey().Request(ctx, "GET", "classes/"+DefaultSessionClass,
-		map[string]any{"where": where, "limit": 10, "keys": "expiresAt"}, &resp)
+		map[string]any{"where": where, "limit": 10, "keys": "expiresAt,startedAt,session,chain,address,chainId"}, &resp)
 	if errors.Is(err, parse.ErrInvalidClassName) {
 		return nil, errForeignSession // no session was ever recorded
 	}
 	if err != nil {
 		return nil, fmt.Errorf("authserver: checking the session: %w", err)
 	}
-	var ids []string
+	var recs []sessionRecord
 	for _, r := range resp.Results {
-		if t, err := time.Parse(time.RFC3339Nano, r.ExpiresAt.ISO); err == nil && time.Now().Before(t) {
-			ids = append(ids, r.ObjectID)
+		exp, err := time.Parse(time.RFC3339Nano, r.ExpiresAt.ISO)
+		if err != nil {
+			continue // not a record this endpoint wrote: it proves nothing
 		}
+		rec := sessionRecord{id: r.ObjectID, expiresAt: exp, sessionID: r.Session, chain: auth.Chain(r.Chain),
+			address: r.Address, chainID: r.ChainID}
+		if t, err := time.Parse(time.RFC3339Nano, r.StartedAt.ISO); err == nil {
+			rec.startedAt = t
+		}
+		recs = append(recs, rec)
 	}
-	if len(ids) == 0 {
+	if len(recs) == 0 {
 		return nil, errForeignSession
 	}
-	return ids, nil
+	return recs, nil
 }
 
 // withTicket returns m with a new one-time ticket for it when the backend client has the master key. An EVM
@@ -210,15 +293,18 @@ func (b *ClientBackend) withTicket(ctx context.Context, m auth.SignedMessage) (a
 	return m, nil
 }
 
-// me returns the user of tok, a session the backend confirms and (with a master key) this endpoint made. The
-// record is looked up while users/me runs.
+// me returns the user of tok, a session the backend confirms and (with a master key) this endpoint made, whose
+// end has not come and whose binding holds (sessions.go); the record is looked up while users/me runs. A session
+// more than half way to its end is extended (its record and the backend's _Session, one round trip; the new end is
+// reported to the request's pipeline for the cookie); one that ended is logged out and its records deleted.
 func (b *ClientBackend) me(ctx context.Context, tok string) (*client.Client, *client.User, error) {
+	var recs []sessionRecord
 	var recErr error
 	done := make(chan struct{})
 	if b.base.HasMasterKey() {
 		go func() {
 			defer close(done)
-			_, recErr = b.sessionRecords(ctx, tok)
+			recs, recErr = b.sessionRecords(ctx, tok)
 		}()
 	} else {
 		close(done)
@@ -229,14 +315,45 @@ func (b *ClientBackend) me(ctx context.Context, tok string) (*client.Client, *cl
 	if err != nil {
 		return nil, nil, mapClientError(err)
 	}
+	if !b.base.HasMasterKey() {
+		return view, u, nil
+	}
 	if errors.Is(recErr, errForeignSession) {
-		return nil, nil, &BackendError{Status: http.StatusUnauthorized, Code: int(parse.CodeInvalidSessionToken),
-			Message: "Invalid session token", Err: recErr}
+		// Not made here, or ended (its end passed): an ended one is ended on the backend too.
+		return nil, nil, b.refuseSession(ctx, tok, recs, recErr)
 	}
 	if recErr != nil {
 		return nil, nil, mapClientError(recErr)
 	}
+	rec := recs[0]
+	if !rec.bindingHolds(b.life, u) {
+		return nil, nil, b.refuseSession(ctx, tok, recs, errSessionUnbound)
+	}
+	now := b.life.now()
+	if end := rec.end(b.life); now.After(rec.expiresAt.Add(-b.life.idle / 2)) {
+		if until := minTime(now.Add(b.life.idle), rec.startedAt.Add(b.life.max)); !rec.startedAt.IsZero() && until.After(end) {
+			if err := b.extend(ctx, tok, rec, until); err != nil {
+				return nil, nil, mapClientError(err)
+			}
+			reportSlide(ctx, until)
+		}
+	}
 	return view, u, nil
+}
+
+// errSessionUnbound is a session whose wallet binding no longer holds (its address unlinked, another chain id).
+var errSessionUnbound = errors.New("authserver: the session's address or chain is no longer the one it was signed for")
+
+// refuseSession is the 209 answer to a session this endpoint does not accept (cause); a session it made (recs)
+// is ended on the backend first.
+func (b *ClientBackend) refuseSession(ctx context.Context, tok string, recs []sessionRecord, cause error) error {
+	if len(recs) > 0 {
+		if err := b.endSession(ctx, tok, recs); err != nil {
+			cause = errors.Join(cause, err)
+		}
+	}
+	return &BackendError{Status: http.StatusUnauthorized, Code: int(parse.CodeInvalidSessionToken),
+		Message: "Invalid session token", Err: cause}
 }
 
 // Link implements Backend.
@@ -278,7 +395,7 @@ func (b *ClientBackend) Me(ctx context.Context, tok string) (*PublicUser, error)
 	return &p, nil
 }
 
-// SignOut implements Backend (POST logout with the session token), and deletes the session's record.
+// SignOut implements Backend (POST logout with the session token), and deletes the session's records.
 func (b *ClientBackend) SignOut(ctx context.Context, tok string) error {
 	if err := b.base.WithSessionToken(tok).Users.LogOut(ctx); err != nil {
 		return mapClientError(err)
@@ -286,16 +403,16 @@ func (b *ClientBackend) SignOut(ctx context.Context, tok string) error {
 	if !b.base.HasMasterKey() {
 		return nil
 	}
-	ids, err := b.sessionRecords(ctx, tok)
+	recs, err := b.allSessionRecords(ctx, tok)
 	if errors.Is(err, errForeignSession) {
 		return nil
 	}
 	if err != nil {
 		return mapClientError(err)
 	}
-	objs := make([]*parse.Object, len(ids))
-	for i, id := range ids {
-		objs[i] = parse.NewObjectWithID(DefaultSessionClass, id)
+	objs := make([]*parse.Object, len(recs))
+	for i, r := range recs {
+		objs[i] = parse.NewObjectWithID(DefaultSessionClass, r.id)
 	}
 	return mapClientError(b.base.WithMasterKey().Objects.DestroyAll(ctx, objs))
 }

@@ -50,6 +50,13 @@
 // After its own checks and nonce, ClientBackend hands the backend a one-time ticket for the message
 // (auth.IssueTicket), so the endpoint stays the one door in.
 //
+// # Sessions that roll
+//
+// A session ClientBackend made (with a master key) lives while it is used, up to a cap: Config.SessionIdleTTL
+// after it was made or last extended (a confirmed request more than half way to its end extends it), never more
+// than Config.SessionMaxAge after its sign-in, and only while the address and chain id it was signed for still hold
+// (see sessions.go). Its end is kept in its record and in the backend's _Session; the cookie expires with it.
+//
 // # Hardening, on by default
 //
 // The session lives only in an HttpOnly, Secure, SameSite=Lax cookie (Config.TokenInBody and InsecureCookie opt

@@ -140,6 +140,12 @@ type Config struct {
 	// NewHandler makes a client with short timeouts (dial 1 s, reads and writes 500 ms, one retry) and does no I/O;
 	// Handler.Close closes it. Setting both Redis and RedisURL is an error. Default "": see Redis.
 	RedisURL string
+	// Sessions that roll (sessions.go; ClientBackend with a master key). SessionIdleTTL is how long a session lives
+	// unused: a confirmed request more than half way to its end extends it to now + SessionIdleTTL; default
+	// DefaultSessionIdleTTL; negative is an error. SessionMaxAge caps a session's life from its sign-in, however
+	// active; default DefaultSessionMaxAge; negative is an error, and so is a SessionIdleTTL above it.
+	SessionIdleTTL time.Duration
+	SessionMaxAge  time.Duration
 	// Chain, when set, lets smart-contract wallets sign in: EVM signatures that do not recover to the address
 	// are checked by eth_call on this chain (ERC-1271, and ERC-6492 for accounts not deployed yet; see
 	// auth.VerifyEthSignatureContext). It must serve the chain of ChainID; give the same chain to
@@ -224,6 +230,9 @@ func NewHandler(backend Backend, cfg Config) (*Handler, error) {
 	if err := checkSIWSConfig(&o); err != nil {
 		return nil, err
 	}
+	if err := checkSessionLife(&o); err != nil {
+		return nil, err
+	}
 	switch {
 	case o.NonceTTL < 0:
 		return nil, errors.New("authserver: Config.NonceTTL must not be negative")
@@ -283,6 +292,9 @@ func NewHandler(backend Backend, cfg Config) (*Handler, error) {
 	}
 	if o.LiveStreamsPerClient == 0 {
 		o.LiveStreamsPerClient = DefaultLiveStreamsPerClient
+	}
+	if ls, ok := backend.(lifeSetter); ok {
+		backend = ls.withSessionLife(lifeOf(o))
 	}
 	origins := map[string]bool{}
 	for _, org := range o.AllowedOrigins {

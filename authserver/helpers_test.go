@@ -458,3 +458,12 @@ func (f *fakeParse) seen() string {
 	defer f.mu.Unlock()
 	return strings.Join(f.bodies, "\n")
 }
+
+// withSessionLife passes the Handler's rule of rolling sessions to the wrapped Backend (a ClientBackend), so the
+// counted Backend rolls its sessions as it would unwrapped.
+func (c *countingBackend) withSessionLife(l sessionLife) Backend {
+	if ls, ok := c.Backend.(lifeSetter); ok {
+		c.Backend = ls.withSessionLife(l)
+	}
+	return c
+}

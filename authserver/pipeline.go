@@ -59,6 +59,8 @@ type call struct {
 	obs   *telemetry.Request // nil: telemetry off
 	// answer is the refusal or failure the pipeline answered with (nil: the route's value, or errAnswered).
 	answer *apiError
+	// slid is where the Backend reports that it extended the session during this request (sessions.go).
+	slid *slideSink
 }
 
 // endObserved ends the call's telemetry with its answer: the status, and for a refusal its code and reason word.
@@ -80,6 +82,16 @@ func (c *call) step(name string) func(err error) {
 	var done func(bool)
 	c.ctx, done = c.obs.Step(outer, name)
 	return func(err error) { done(err != nil); c.ctx = outer }
+}
+
+// refreshCookie sets the session cookie again when the Backend extended the session during c (once, and only for
+// a session that came in the cookie: a Bearer token's holder keeps it itself).
+func (p *policy) refreshCookie(c *call) {
+	if c.slid.until.IsZero() || c.token == "" || c.r.Header.Get("Authorization") != "" {
+		return
+	}
+	p.cookie.set(c.w, c.token, c.slid.until)
+	c.slid.until = time.Time{}
 }
 
 // rawJSON is an answer that is JSON already (the chain-data API's), written as it is.
@@ -129,6 +141,7 @@ func serve[In, Out any](p *policy, rt route, fn func(c *call, in In) (Out, error
 			c.ctx, c.obs = obs.Start(c.ctx)
 			defer c.endObserved()
 		}
+		c.ctx, c.slid = withSlideSink(c.ctx)
 		out, err := run(p, rt, c, fn)
 		if err == errAnswered {
 			return
@@ -140,12 +153,13 @@ func serve[In, Out any](p *policy, rt route, fn func(c *call, in In) (Out, error
 			}
 			ae = answerOf(err, upstream)
 			c.answer = ae
-			if ae == errNoSession && c.token != "" {
+			if ae.code == parse.CodeInvalidSessionToken && c.token != "" {
 				p.cookie.clear(w) // a session the backend refused leaves the browser
 			}
 			writeError(w, ae)
 			return
 		}
+		p.refreshCookie(c)
 		switch v := any(out).(type) {
 		case rawJSON:
 			writeBody(w, http.StatusOK, v)
@@ -200,6 +214,7 @@ func run[In, Out any](p *policy, rt route, c *call, fn func(c *call, in In) (Out
 			return zero, err
 		}
 		c.user = u
+		p.refreshCookie(c) // before the route, which may write its answer itself (GuardLive)
 		if rt.userLimit != nil {
 			if ok, wait, err := rt.userLimit.allow(c.ctx, "user:"+u.ObjectID); err != nil || !ok {
 				if err != nil {

@@ -212,12 +212,20 @@ type cookieRules struct {
 	now        func() time.Time
 }
 
-func (c cookieRules) set(w http.ResponseWriter, token string) {
+// set sets the session cookie to token; it expires at until (the session's end, when known), or after maxAge
+// when that is sooner, else with the browser session.
+func (c cookieRules) set(w http.ResponseWriter, token string, until time.Time) {
 	k := &http.Cookie{Name: c.name, Value: token, Path: c.path, HttpOnly: true, Secure: !c.insecure,
 		SameSite: http.SameSiteLaxMode}
-	if c.maxAge > 0 {
-		k.MaxAge = int(c.maxAge / time.Second)
-		k.Expires = c.now().Add(c.maxAge).UTC()
+	life := c.maxAge
+	if !until.IsZero() {
+		if d := until.Sub(c.now()); life <= 0 || d < life {
+			life = max(d, time.Second)
+		}
+	}
+	if life > 0 {
+		k.MaxAge = int(life / time.Second)
+		k.Expires = c.now().Add(life).UTC()
 	}
 	http.SetCookie(w, k)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -68,7 +69,14 @@ func (h *Handler) signIn(c *call, req SignedRequest) (SignInResponse, error) {
 	if s == nil || s.User.ObjectID == "" || s.SessionToken == "" {
 		return SignInResponse{}, failure(http.StatusBadGateway, "Could not get user")
 	}
-	h.policy.cookie.set(c.w, s.SessionToken)
+	h.policy.cookie.set(c.w, s.SessionToken, s.ExpiresAt)
+	// The session this browser held ends: the new one replaces it (another account, chain or the same).
+	if old := h.policy.sessionToken(c.r); old != "" && old != s.SessionToken {
+		h.policy.sessions.forget(c.ctx, old)
+		if err := h.backend.SignOut(c.ctx, old); err != nil && !invalidSession(err) && h.o.OnError != nil {
+			h.o.OnError(c.r, fmt.Errorf("authserver: ending the session replaced by a sign-in: %w", err))
+		}
+	}
 	answer := SignInResponse{User: s.User}
 	if h.o.TokenInBody {
 		answer.SessionToken = s.SessionToken
@@ -109,16 +117,19 @@ func (h *Handler) signOut(c *call, _ struct{}) (SignOutResponse, error) {
 	revokeErr := h.policy.sessions.forget(c.ctx, tok)
 	if tok != "" {
 		h.policy.open.end(sha256.Sum256([]byte(tok)))
-		if err := h.backend.SignOut(c.ctx, tok); err != nil {
-			var be *BackendError
-			if !errors.As(err, &be) || be.Code != int(parse.CodeInvalidSessionToken) {
-				return SignOutResponse{}, err
-			}
+		if err := h.backend.SignOut(c.ctx, tok); err != nil && !invalidSession(err) {
+			return SignOutResponse{}, err
 		}
 	}
 	// The backend ended the session, but other instances may trust their cached copy for up to SessionCacheTTL
 	// when the revocation did not reach Redis: the caller is told (503).
 	return SignOutResponse{}, revokeErr
+}
+
+// invalidSession reports a Backend's refusal of a session it does not know (code 209): as good as ended.
+func invalidSession(err error) bool {
+	var be *BackendError
+	return errors.As(err, &be) && be.Code == int(parse.CodeInvalidSessionToken)
 }
 
 // me is GET /me: the user of the session, from the Backend.
@@ -184,22 +195,9 @@ func (h *Handler) verify(ctx context.Context, m auth.SignedMessage) error {
 		if err != nil {
 			return refuse(parse.CodeValidationError, "Invalid sign-in message")
 		}
-		err = sm.Verify(auth.SIWEVerifyOptions{Domain: h.o.Domain, URI: h.o.URI, ChainID: h.o.ChainID, Address: m.Address,
-			Now: now, ClockSkew: h.o.ClockSkew, MaxAge: h.o.NonceTTL + h.o.ClockSkew})
-		switch {
-		case err == nil:
-		case errors.Is(err, auth.ErrSIWEDomain), errors.Is(err, auth.ErrSIWEURI):
-			return refuse(parse.CodeObjectNotFound, "Message is for another domain")
-		case errors.Is(err, auth.ErrSIWEChain):
-			return refuse(parse.CodeObjectNotFound, "Message is for another chain")
-		case errors.Is(err, auth.ErrSIWEAddress):
-			return refuse(parse.CodeObjectNotFound, "Message is for another address")
-		case errors.Is(err, auth.ErrSIWEExpired):
-			return refuse(parse.CodeObjectNotFound, "Message has expired")
-		case errors.Is(err, auth.ErrSIWENotYetValid):
-			return refuse(parse.CodeObjectNotFound, "Message is not valid yet")
-		default:
-			return refuse(parse.CodeValidationError, "Invalid sign-in message")
+		if err := sm.Verify(auth.SIWEVerifyOptions{Domain: h.o.Domain, URI: h.o.URI, ChainID: h.o.ChainID, Address: m.Address,
+			Now: now, ClockSkew: h.o.ClockSkew, MaxAge: h.o.NonceTTL + h.o.ClockSkew}); err != nil {
+			return messageRefusal(err)
 		}
 		nonce = sm.Nonce
 	} else {
@@ -232,6 +230,35 @@ func (h *Handler) verify(ctx context.Context, m auth.SignedMessage) error {
 		return nonceRefusal(err)
 	}
 	return nil
+}
+
+// messageRefusals is the one table of the refusals of a signed message that auth's checks found wrong, SIWE and
+// SIWS alike: each error of auth, in order, and the refusal it is answered with.
+var messageRefusals = []struct {
+	errs []error
+	code parse.Code
+	text string
+}{
+	{[]error{auth.ErrSIWEDomain, auth.ErrSIWEURI, auth.ErrSIWSDomain, auth.ErrSIWSURI}, parse.CodeObjectNotFound, "Message is for another domain"},
+	{[]error{auth.ErrSIWEChain, auth.ErrSIWSChain}, parse.CodeObjectNotFound, "Message is for another chain"},
+	{[]error{auth.ErrSIWEAddress, auth.ErrSIWSAddress}, parse.CodeObjectNotFound, "Message is for another address"},
+	{[]error{auth.ErrSIWEExpired, auth.ErrSIWSExpired}, parse.CodeObjectNotFound, "Message has expired"},
+	{[]error{auth.ErrSIWENotYetValid, auth.ErrSIWSNotYetValid}, parse.CodeObjectNotFound, "Message is not valid yet"},
+	{[]error{auth.ErrSignatureMismatch}, parse.CodeObjectNotFound, "Signature does not match address"},
+	{[]error{auth.ErrMalformedSignature}, parse.CodeValidationError, "Invalid signature"},
+}
+
+// messageRefusal is the refusal of a signed message for err, an error of auth's message checks (messageRefusals);
+// any other is "Invalid sign-in message".
+func messageRefusal(err error) error {
+	for _, r := range messageRefusals {
+		for _, e := range r.errs {
+			if errors.Is(err, e) {
+				return refuse(r.code, r.text)
+			}
+		}
+	}
+	return refuse(parse.CodeValidationError, "Invalid sign-in message")
 }
 
 // SessionToken returns the session token a request carries (a Bearer Authorization header, else the session

@@ -84,22 +84,8 @@ func (h *Handler) verifySIWS(ctx context.Context, m auth.SignedMessage) error {
 		return nil
 	case nonceErr != nil:
 		return nonceRefusal(nonceErr)
-	case errors.Is(err, auth.ErrSIWSDomain), errors.Is(err, auth.ErrSIWSURI):
-		return refuse(parse.CodeObjectNotFound, "Message is for another domain")
-	case errors.Is(err, auth.ErrSIWSChain):
-		return refuse(parse.CodeObjectNotFound, "Message is for another chain")
-	case errors.Is(err, auth.ErrSIWSAddress):
-		return refuse(parse.CodeObjectNotFound, "Message is for another address")
-	case errors.Is(err, auth.ErrSIWSExpired):
-		return refuse(parse.CodeObjectNotFound, "Message has expired")
-	case errors.Is(err, auth.ErrSIWSNotYetValid):
-		return refuse(parse.CodeObjectNotFound, "Message is not valid yet")
-	case errors.Is(err, auth.ErrSignatureMismatch):
-		return refuse(parse.CodeObjectNotFound, "Signature does not match address")
-	case errors.Is(err, auth.ErrMalformedSignature):
-		return refuse(parse.CodeValidationError, "Invalid signature")
 	}
-	return refuse(parse.CodeValidationError, "Invalid sign-in message")
+	return messageRefusal(err)
 }
 
 // nonceRefusal is the answer to a nonce the store did not consume.

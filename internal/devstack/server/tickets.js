@@ -45,7 +45,7 @@ const MASTER_ONLY = {
 const CLASS_FIELDS = {
   [TICKET_CLASS]: { secret: 'String', expiresAt: 'Date', chain: 'String', address: 'String', message: 'String', contract: 'Boolean', public: 'Boolean', ip: 'String' },
   [NONCE_CLASS]: { secret: 'String', expiresAt: 'Date', chain: 'String', address: 'String', message: 'String' },
-  [SESSION_CLASS]: { key: 'String', expiresAt: 'Date' },
+  [SESSION_CLASS]: { key: 'String', expiresAt: 'Date', startedAt: 'Date', session: 'String', chain: 'String', address: 'String', chainId: 'String' },
 };
 
 // Indexes the classes need (parse-server's schema format): the endpoint looks its session records up by key.

@@ -1,0 +1,82 @@
+//go:build integration
+
+package authserver
+
+import (
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/c13f5054/moralis-go/internal/stacktest"
+)
+
+// countingTransport counts the requests a backend client sends (method and path, in order).
+type countingTransport struct {
+	mu   sync.Mutex
+	seen []string
+}
+
+func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	c.mu.Lock()
+	c.seen = append(c.seen, r.Method+" "+r.URL.Path)
+	c.mu.Unlock()
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// take returns the requests seen since the last take.
+func (c *countingTransport) take() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s := c.seen
+	c.seen = nil
+	return s
+}
+
+// The backend requests of one sign-in through the endpoint at its defaults (ClientBackend with the master key,
+// the in-memory nonce store, every limit on): a returning wallet costs two (find its user; create the session and
+// its record in one /batch), a new one six (ticket, login that signs it up, the user's address and ACL, the
+// session's _Session found, its record and end in one /batch). GET /message costs none.
+func TestSignInBackendRequests(t *testing.T) {
+	// At the defaults every sign-in goes through parse-server's login (its beforeLogin/afterLogin triggers see
+	// them all); BackendConfig.DirectSignIn signs returning wallets in without it.
+	t.Run("login", func(t *testing.T) { signInCost(t, false, 5, 4) })
+	t.Run("direct", func(t *testing.T) { signInCost(t, true, 6, 2) })
+}
+
+func signInCost(t *testing.T, direct bool, first, returning int) {
+	_, cfg, env := stacktest.Client(t)
+	cfg.MasterKey = env.MasterKey
+	ct := &countingTransport{}
+	cfg.HTTPClient = &http.Client{Transport: ct}
+	be, err := NewClientBackend(BackendConfig{Client: cfg, DirectSignIn: direct})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newTestEnvBackend(t, be, cfg.AppID, func(o *Config) {
+		o.RateLimit, o.SignInRateLimit, o.LiveRateLimit, o.NoncesPerClient = RateLimit{}, RateLimit{}, RateLimit{}, 0
+	})
+	s := mustEthKey(t)
+	for _, step := range []struct {
+		what string
+		want int
+	}{{"a new wallet", first}, {"a returning wallet", returning}, {"a returning wallet again", returning}} {
+		ct.take()
+		msg, _ := e.getMessage("evm", ethAddr(s))
+		if got := ct.take(); len(got) != 0 {
+			t.Fatalf("GET /message: %d backend requests: %s", len(got), strings.Join(got, ", "))
+		}
+		a := e.postJSON("/signin", body("evm", ethAddr(s), msg, ethSign(t, s, msg)), nil)
+		got := ct.take()
+		if a.status != 200 {
+			t.Fatalf("%s: %d %s", step.what, a.status, a.raw)
+		}
+		t.Logf("%s: %d backend requests: %s", step.what, len(got), strings.Join(got, ", "))
+		if len(got) != step.want {
+			t.Fatalf("%s: %d backend requests; want %d", step.what, len(got), step.want)
+		}
+		if r := e.me(sessionOf(a)); r.status != 200 {
+			t.Fatalf("%s: /me with the new session: %d %s", step.what, r.status, r.raw)
+		}
+	}
+}
