@@ -95,7 +95,7 @@ func fakeClient(t *testing.T, f *fakeStore) (*Client, *idServer) {
 	}
 	srv := newIDServer(t, f.reply)
 	c, err := New(Config{ServerURL: srv.URL + "/parse", AppID: "app", JavaScriptKey: "js", BatchSize: 3, BatchConcurrency: 1,
-		Retry: RetryPolicy{Base: time.Millisecond}})
+		Retry: RetryPolicy{Base: time.Millisecond}, ClientObjectIDs: true})
 	require.NoError(t, err)
 	return c, srv
 }
