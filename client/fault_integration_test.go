@@ -232,12 +232,11 @@ func TestFaultsDefault100FunctionCalls(t *testing.T) {
 	t.Logf("100 calls through %d faults (%v): %d done, %d in doubt, %d runs", p.Injected(), p.Counts(), tl.ok.Load(), tl.doubt.Load(), len(resp.Results))
 }
 
-// With request ids and client ids both turned off, nothing is ever doubled either: ambiguous failures are
-// reported in doubt instead of being sent again.
+// With request ids turned off (and client ids off, as by default), nothing is ever doubled either: ambiguous
+// failures are reported in doubt instead of being sent again.
 func TestFaultsOptionsOffNeverDouble(t *testing.T) {
 	c, direct, p := defaultFaultClient(t, 0.30, 7, func(cfg *client.Config) {
 		cfg.DisableIdempotency = true
-		cfg.ServerObjectIDs = true
 	})
 	cls := fmt.Sprintf("FaultNoIdem%d", rand.Uint32())
 	var tl tally
