@@ -55,12 +55,20 @@ type Config struct {
 	// seen to deduplicate its route (a server with idempotencyOptions listing that route); without ids such a
 	// write is reported in doubt instead of being sent again.
 	DisableIdempotency bool
-	// ServerObjectIDs leaves new objects' ids to the server. By default Save and SaveAll choose each new object's
-	// id themselves (10 random letters and digits, like the server's), which makes a create harmless to send
-	// again: the server refuses a second object with the same id, and the SDK then loads the one that exists.
-	// A server that does not allow custom object ids (allowCustomObjectId off) is detected at the first create,
-	// and the client falls back to server ids with request ids. Users are always created by the server.
-	ServerObjectIDs bool
+	// ClientObjectIDs makes Save and SaveAll choose each new object's id themselves (10 random letters and
+	// digits, like the server's) instead of leaving it to the server. By default (false) a create carries no
+	// objectId, so cloud code sees it as a create (in a beforeSave trigger request.object.isNew() is true,
+	// request.object.id is unset), and it is kept exactly-once by its request id: sent again after an ambiguous
+	// failure only where the server deduplicates creates (idempotencyOptions); when the outcome stays unknown
+	// the object is held until the app settles it (ObjectsService.Settle). With ClientObjectIDs a create is
+	// harmless to send again on any server that allows custom ids (the server refuses a second object with the
+	// same id, and the SDK loads the one that exists), so a create in doubt settles itself (Save again, or
+	// Fetch), SaveAll sends creates through /batch (fewer, faster calls), and a queue may replay a create long
+	// after the server forgot its request id; but the server sees every create arrive with an id: in a
+	// beforeSave trigger request.object.isNew() is false and request.object.id is set (see the README, "Cloud
+	// code triggers"). A server that does not allow custom ids (allowCustomObjectId off) is detected at the
+	// first create, and the client falls back to server ids. Users are always created by the server.
+	ClientObjectIDs bool
 	// BatchSize is the number of sub-requests per /batch call (0 = 20).
 	BatchSize int
 	// BatchConcurrency is how many /batch calls run at once (0 = 4).

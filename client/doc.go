@@ -14,10 +14,10 @@
 //   - reads and deletes: always, after no answer, a cut answer or a 5xx;
 //   - any request that never reached the server (the connection could not be made, or the request was not
 //     completely written): always;
-//   - a create made by Save or SaveAll: always, because it carries an object id the client chose; a second
+//   - a create with an object id the client chose (Config.ClientObjectIDs, off by default): always; a second
 //     attempt of a create that was applied is refused as a duplicate id, and the SDK then loads the object
 //     that exists. A server without allowCustomObjectId is detected at the first create and served ids are used;
-//   - any other write (an update, a cloud function, a job, a user sign-up, a create of the server's own classes):
+//   - any other write (a create at the default config, an update, a cloud function, a job, a user sign-up):
 //     it carries an X-Parse-Request-Id, the same on every attempt, and is sent again only once the server has
 //     been seen to refuse a repeated id on that route and method (probed per route and method, at most every
 //     ten minutes, with a request the server refuses before doing anything). parse-server does this when its
@@ -26,12 +26,19 @@
 //     Even an update that only sets values is not resent otherwise: sent twice, it could undo another writer's
 //     change made in between.
 //
-// parse-server does not deduplicate /batch (the route has no idempotency check, and its sub-requests carry no
-// request id): SaveAll sends a /batch of creates with client-chosen ids again after any ambiguous failure, and a
-// /batch of updates only when it provably never reached the server, else each of its updates is in doubt. A
-// create in doubt keeps the id it was sent with (Object.ProposedID), so saving the object again cannot make a
-// second one. With Atomic, SaveAll and DestroyAll send one /batch as one transaction, all or nothing. File uploads are not deduplicated by the server and are sent again only
-// when they provably never arrived.
+// At the default config a create carries no objectId (the server chooses it), so cloud code sees it as a create:
+// in a beforeSave trigger request.object.isNew() is true (see the README, "Cloud code triggers"). parse-server
+// does not deduplicate /batch (the route has no idempotency check, and its sub-requests carry no request id):
+// SaveAll sends creates and updates through /batch in chunks of 20, and sends a call again after an ambiguous
+// failure only when its items are creates with client-chosen ids (Config.ClientObjectIDs); a call of creates
+// without ids, or of updates, is sent again only when it provably never reached the server, else each of its items
+// is in doubt. A create in doubt keeps the changes it sent
+// as that attempt (later changes stay pending and go out as an update once it is settled). With a client-chosen
+// id (Object.ProposedID) saving the object again resends the same create and settles it; without one the server
+// may have stored it under an id it never told, so Save, SaveAll and Fetch refuse the object (ErrCreateHeld)
+// until the app settles it with ObjectsService.Settle: it can never be stored twice silently. File uploads are
+// not deduplicated by the server and are sent again only when they provably never arrived. With Atomic, SaveAll
+// and DestroyAll send one /batch as one transaction, all or nothing.
 //
 // When a write may have been applied and could not be sent again (or a retry was refused as a "Duplicate
 // request", which only says the server saw an earlier attempt), its error matches ErrWriteInDoubt and names the

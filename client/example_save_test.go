@@ -29,17 +29,22 @@ func echoBackend() *httptest.Server {
 			}
 			fmt.Fprint(w, "["+strings.Join(out, ",")+"]")
 		default:
-			author, _ := json.Marshal(body["author"].(map[string]any)["className"])
-			fmt.Println("POST", path, "author:", string(author), "context:", body["_context"])
+			_, hasID := body["objectId"]
+			line := fmt.Sprint("POST ", path, " objectId sent: ", hasID)
+			if a, ok := body["author"].(map[string]any); ok {
+				line += fmt.Sprint(" author: ", a["className"], " context: ", body["_context"])
+			}
+			fmt.Println(line)
 			w.WriteHeader(http.StatusCreated)
-			fmt.Fprint(w, created)
+			fmt.Fprintf(w, `{"objectId":"id%d","createdAt":"2026-11-24T10:00:00.000Z"}`, len(path))
 		}
 	}))
 }
 
 // Save saves the unsaved objects a new object points to first (here an author and, before it, the author's
-// avatar), each create in a /batch with an id the client chose; the post goes last, with a pointer to its
-// author. The call context travels as _context, for cloud code's request.context.
+// avatar); the post goes last, with a pointer to its author. At the default config each create goes without an
+// objectId (the server chooses it, and cloud code sees a create), with a request id. The call context travels
+// as _context, for cloud code's request.context.
 func ExampleObjectsService_Save_nested() {
 	srv := echoBackend()
 	defer srv.Close()
@@ -61,9 +66,9 @@ func ExampleObjectsService_Save_nested() {
 	b.Set("next", a)
 	fmt.Println(c.Objects.Save(ctx, a))
 	// Output:
-	// batch: POST classes/Image
-	// batch: POST classes/Author
-	// POST classes/Post author: "Author" context: map[source:example]
+	// POST classes/Image objectId sent: false
+	// POST classes/Author objectId sent: false
+	// POST classes/Post objectId sent: false author: Author context: map[source:example]
 	// true true true
 	// Tried to save a batch with a cycle.
 }

@@ -30,7 +30,7 @@ func fakeBackend() *httptest.Server {
 			fmt.Fprint(w, `{}`)
 		case strings.HasPrefix(r.URL.Path, "/parse/classes/GameScore"):
 			w.WriteHeader(http.StatusCreated)
-			fmt.Fprintf(w, `{"objectId":%q,"createdAt":"2026-11-24T10:00:00.000Z","score":15}`, body["objectId"])
+			fmt.Fprint(w, `{"objectId":"Xy12Ab34Cd","createdAt":"2026-11-24T10:00:00.000Z","score":15}`)
 		default:
 			w.WriteHeader(http.StatusNotFound)
 			fmt.Fprint(w, `{"code":101,"error":"Object not found."}`)

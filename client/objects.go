@@ -51,8 +51,13 @@ func (sv *ObjectsService) saveOne(ctx context.Context, s Saver) error {
 	if o.ID() != "" && len(o.DirtyKeys()) == 0 {
 		return nil
 	}
-	if o.ID() == "" && c.cfg.DefaultACL != nil && o.ACL() == nil {
-		o.SetACL(c.cfg.DefaultACL.Clone())
+	if o.ID() == "" {
+		if _, held := objstate.Of(o).CreateDoubt(); held {
+			return heldCreate(o)
+		}
+		if c.cfg.DefaultACL != nil && o.ACL() == nil {
+			o.SetACL(c.cfg.DefaultACL.Clone())
+		}
 	}
 	sent := objstate.Of(o).Snapshot()
 	body, err := objstate.Of(o).SaveBody()
@@ -76,8 +81,8 @@ func (sv *ObjectsService) saveOne(ctx context.Context, s Saver) error {
 		}
 		return objstate.Of(o).ApplySaved(resp, sent)
 	}
+	resending, _ := objstate.Of(o).CreateDoubt()
 	if c.chooseIDs(o.ClassName()) {
-		resending := o.ProposedID() != ""
 		resp, id, err := c.createWithID(ctx, o, body, sessionToken)
 		if !errors.Is(err, errCustomIDsRefused) {
 			if err != nil {
@@ -90,23 +95,83 @@ func (sv *ObjectsService) saveOne(ctx context.Context, s Saver) error {
 			if err := objstate.Of(o).ApplySaved(resp, sent); err != nil {
 				return err
 			}
-			if resending && len(o.DirtyKeys()) > 0 {
-				// The settled create was the first attempt's; the changes made since go out as an update.
-				return sv.saveOne(ctx, s)
-			}
-			return nil
+			return sv.updateAfterResend(ctx, s, resending)
 		}
 	}
+	// The server chooses the id: the create carries a request id (see Client.call), and is sent again after an
+	// ambiguous failure only where the server deduplicates it. In doubt, the object is held (see heldCreate).
 	rc := c.call(http.MethodPost, classPath(o.ClassName()), body)
 	c.userSession(&rc, sessionToken)
 	var resp map[string]any
 	if err := c.do(ctx, rc, &resp); err != nil {
 		if errors.Is(err, parse.ErrWriteInDoubt) {
-			return fmt.Errorf("moralis: save new %s: %w", o.ClassName(), err)
+			objstate.Of(o).CreateInDoubt(sent)
+			return inDoubt("save new "+o.ClassName(), err, nil)
 		}
 		return err
 	}
-	return objstate.Of(o).ApplySaved(resp, sent)
+	if err := objstate.Of(o).ApplySaved(resp, sent); err != nil {
+		return err
+	}
+	return sv.updateAfterResend(ctx, s, resending)
+}
+
+// updateAfterResend sends, after a create in doubt was sent again and settled, the changes made since as an
+// update (the settled create was the first attempt's).
+func (sv *ObjectsService) updateAfterResend(ctx context.Context, s Saver, resending bool) error {
+	if resending && len(s.ParseObject().DirtyKeys()) > 0 {
+		return sv.saveOne(ctx, s)
+	}
+	return nil
+}
+
+// ErrCreateHeld is matched (errors.Is) by the refusal to save or fetch an object whose create is in doubt and
+// was sent without an id of the client's (the server chooses ids at the default config): the server may have
+// stored it under an id it did not tell, so sending the create again could make a second object. Nothing is
+// sent. Settle the object first with ObjectsService.Settle: with the id of the stored object once the app has
+// found it (a query on fields it set), or with "" once it knows nothing was stored.
+var ErrCreateHeld = errors.New("moralis: the object's create is in doubt and its id unknown; settle it first with Objects.Settle(ctx, obj, id) (id: the stored object's, found by a query; \"\" once nothing was stored)")
+
+// heldCreate is the refusal of an object whose create is held.
+func heldCreate(o *parse.Object) error {
+	return fmt.Errorf("moralis: save new %s: %w", o.ClassName(), ErrCreateHeld)
+}
+
+// Settle settles an object whose create is in doubt (its error matched ErrWriteInDoubt) when the SDK cannot: a
+// create the server chose the id of (the default) and whose answer was lost, or refused as a "Duplicate request"
+// when it was sent again (the first attempt was applied). Until then Save, SaveAll and Fetch refuse the object
+// with ErrCreateHeld, so it can never be stored twice silently.
+//
+// With id, the id of the stored object (found by the app, e.g. a query on fields it set): the object is read by
+// that id (as Fetch) and takes it; the changes made since the create stay pending and go out with the next Save
+// as an update. With "": the app knows nothing was stored; the next Save sends the first attempt's changes again
+// as a new create, then the changes made since as an update. An object without a create in doubt gives an
+// error and changes nothing. A create in doubt with a client-chosen id (Config.ClientObjectIDs) needs no
+// Settle: Save resends it under the same id and Fetch reads it by that id, but Settle works on it too.
+func (sv *ObjectsService) Settle(ctx context.Context, s Saver, id string) error {
+	if s == nil || isNil(s) || s.ParseObject() == nil {
+		return errNoClass
+	}
+	o := s.ParseObject()
+	if pending, _ := objstate.Of(o).CreateDoubt(); !pending {
+		return fmt.Errorf("moralis: settle %s: the object has no create in doubt", describe(o))
+	}
+	if id == "" {
+		objstate.Of(o).ReleaseCreate()
+		return nil
+	}
+	if ctx == nil {
+		return errors.New("moralis: nil context")
+	}
+	c := sv.client
+	var resp map[string]any
+	if err := c.do(ctx, c.call(http.MethodGet, objectPath(o.ClassName(), id), nil), &resp); err != nil {
+		return fmt.Errorf("moralis: settle %s with %s: %w", describe(o), id, err)
+	}
+	if got, _ := resp["objectId"].(string); got != id {
+		return fmt.Errorf("moralis: settle %s with %s: the server answered object %q", describe(o), id, got)
+	}
+	return mergeFetched(o, resp)
 }
 
 // userSession makes a save of a user object act as that user when the view has no session of its own.
@@ -116,11 +181,12 @@ func (c *Client) userSession(rc *rest.Call, token string) {
 	}
 }
 
-// chooseIDs reports whether new objects of className get client-chosen ids. The server's own classes never do:
-// parse-server creates users and sessions itself, and turns an installation create that repeats an
-// installationId into an update, so a chosen id would not make those creates safe to repeat.
+// chooseIDs reports whether new objects of className get client-chosen ids (Config.ClientObjectIDs). The
+// server's own classes never do: parse-server creates users and sessions itself, and turns an installation
+// create that repeats an installationId into an update, so a chosen id would not make those creates safe to
+// repeat.
 func (c *Client) chooseIDs(className string) bool {
-	return !c.cfg.ServerObjectIDs && !strings.HasPrefix(className, "_") && !c.server.noCustomIDs.Load()
+	return c.cfg.ClientObjectIDs && !strings.HasPrefix(className, "_") && !c.server.noCustomIDs.Load()
 }
 
 // proposeID returns the id a create of o is sent with: the one an earlier create in doubt was sent with, or a
@@ -238,8 +304,11 @@ func inDoubt(op string, err, lookupErr error) error {
 	if lookupErr != nil {
 		e.Message += " (reading it back failed: " + lookupErr.Error() + ")"
 	}
-	if strings.HasPrefix(op, "save new ") {
+	switch {
+	case strings.HasPrefix(op, "save new ") && strings.Contains(op[len("save new "):], " "):
 		e.Message += "; to settle it, Save the object again (it resends the same create under the same id) or Fetch it (it reads the object by that id)"
+	case strings.HasPrefix(op, "save new "):
+		e.Message += "; the server chose its id and did not tell it: to settle it, find the stored object and call Objects.Settle(ctx, obj, id), or Objects.Settle(ctx, obj, \"\") once you know nothing was stored; until then Save refuses the object (ErrCreateHeld)"
 	}
 	return e
 }
@@ -282,6 +351,9 @@ func (sv *ObjectsService) fetch(ctx context.Context, s Saver, include []string) 
 		// A create in doubt is read by the id it was sent with: found, the create is settled (the object takes
 		// its id, and the changes made since stay pending); not found, it stays in doubt.
 		id = o.ProposedID()
+	}
+	if _, held := objstate.Of(o).CreateDoubt(); id == "" && held {
+		return fmt.Errorf("moralis: fetch new %s: %w", o.ClassName(), ErrCreateHeld)
 	}
 	if id == "" {
 		return &parse.Error{Code: parse.CodeMissingObjectID, Message: "Object does not have an ID", Op: "fetch " + o.ClassName()}
@@ -714,8 +786,9 @@ func (c *Client) batchChunk(ctx context.Context, items []batchItem, answers []ma
 }
 
 // saveFlat saves objs, without the objects they point to (see SaveAll), and returns each one's error (nil when
-// it was saved or had nothing to save), aligned with objs. Creates with client-chosen ids and updates go through
-// /batch (see batchMode); creates when the server assigns ids are sent one by one with saveOne.
+// it was saved or had nothing to save), aligned with objs. Creates and updates go through /batch (see batchMode):
+// a call of creates with client-chosen ids may be sent again, one of creates without (the default) or of updates
+// never; held creates go to saveOne, which refuses them.
 func (s *ObjectsService) saveFlat(ctx context.Context, objs []*parse.Object) []error {
 	c := s.client
 	errs := make([]error, len(objs))
@@ -730,6 +803,10 @@ func (s *ObjectsService) saveFlat(ctx context.Context, objs []*parse.Object) []e
 		updates []batchItem
 		uindex  []int
 		usent   []objstate.Sent
+		// creates without an id of the client's (sent once), their indexes and snapshots
+		creates []batchItem
+		cindex  []int
+		csent   []objstate.Sent
 	)
 	for i, o := range objs {
 		if o == nil || o.ClassName() == "" {
@@ -760,9 +837,29 @@ func (s *ObjectsService) saveFlat(ctx context.Context, objs []*parse.Object) []e
 			usent = append(usent, snap)
 			continue
 		}
-		if !c.chooseIDs(o.ClassName()) {
+		// A held create goes to saveOne, which refuses it.
+		if _, held := objstate.Of(o).CreateDoubt(); held {
 			single = append(single, i)
 			continue
+		}
+		if !c.chooseIDs(o.ClassName()) {
+			// The server chooses the id (the default, so cloud code sees a create): such a create goes through
+			// /batch too, but the call is never sent twice, as for updates; in doubt, the object is held.
+			if c.cfg.DefaultACL != nil && o.ACL() == nil {
+				o.SetACL(c.cfg.DefaultACL.Clone())
+			}
+			body, err := objstate.Of(o).SaveBody()
+			if err != nil {
+				errs[i] = fmt.Errorf("moralis: save %s: %w", o.ClassName(), err)
+				continue
+			}
+			creates = append(creates, batchItem{method: http.MethodPost, path: classPath(o.ClassName()), body: body, className: o.ClassName()})
+			cindex = append(cindex, i)
+			csent = append(csent, objstate.Of(o).Snapshot())
+			continue
+		}
+		if c.cfg.DefaultACL != nil && o.ACL() == nil {
+			o.SetACL(c.cfg.DefaultACL.Clone())
 		}
 		body, err := objstate.Of(o).SaveBody()
 		if err != nil {
@@ -809,6 +906,26 @@ func (s *ObjectsService) saveFlat(ctx context.Context, objs []*parse.Object) []e
 		default:
 			objstate.Of(objs[i]).SetProposedID("")
 			errs[i] = err
+		}
+	}
+	if len(creates) == 1 {
+		// One create alone goes as Save sends it, with a request id: sent again after an ambiguous failure where
+		// the server deduplicates it, so it is less often left in doubt than in a /batch sent once.
+		single = append(single, cindex[0])
+		creates = nil
+	}
+	if len(creates) > 0 {
+		answers, cerrs := c.runBatchMode(ctx, creates, batchMode{once: true})
+		for k, i := range cindex {
+			switch err := cerrs[k]; {
+			case err == nil:
+				errs[i] = objstate.Of(objs[i]).ApplySaved(answers[k], csent[k])
+			case errors.Is(err, parse.ErrWriteInDoubt):
+				objstate.Of(objs[i]).CreateInDoubt(csent[k]) // held until the app settles it (ErrCreateHeld)
+				errs[i] = inDoubt("save new "+creates[k].className, err, nil)
+			default:
+				errs[i] = err // refused: nothing stored, the changes stay pending
+			}
 		}
 	}
 	if len(updates) > 0 {

@@ -39,7 +39,9 @@ const maxNesting = 999
 //
 // errors.Is(err, ErrWriteInDoubt) reports only on the object itself (through Err); the nested objects whose
 // outcome is unknown are counted by InDoubt. Saving the object again is safe in every case: a nested create in
-// doubt is sent again with the id it was first sent with (Object.ProposedID), so it cannot make a second object.
+// doubt is held (refused with ErrCreateHeld, holding the object back again, until the app settles it with
+// ObjectsService.Settle), or, with Config.ClientObjectIDs, sent again with the id it was first sent with
+// (Object.ProposedID), so it cannot make a second object.
 // A NestedError is a plain value, not changed after it is returned.
 type NestedError struct {
 	// Object is the object that was given to Save or SaveAll.
@@ -116,8 +118,8 @@ func describe(o *parse.Object) string {
 
 // Save saves the object and, before it, the objects it points to that have unsaved changes (as the original's
 // save does with its unsaved children): objects found in its fields, in arrays and in nested maps, at any depth
-// (a *parse.Object, *User or *Role value is sent as a Pointer). Children are saved before parents, in /batch
-// calls of client-chosen ids as SaveAll saves them, so that every object is sent only after the objects without
+// (a *parse.Object, *User or *Role value is sent as a Pointer). Children are saved before parents, as SaveAll
+// saves them, so that every object is sent only after the objects without
 // ids it points to are stored; the object itself is sent last, once every object it points to was saved (only
 // objects that need its id come after it). Cycles of objects without ids are refused before any request with
 // ErrSaveCycle, files that were never uploaded (a parse.File without a URL) with ErrUnsavedFile.
@@ -126,14 +128,16 @@ func describe(o *parse.Object) string {
 // (id, timestamps, values the server computed such as the result of Increment) is merged into it, so after Save
 // its fields equal what the server stored.
 //
-// Save is exactly-once at the default config (see the package doc): a create carries an object id the client
-// chose, so sending it again cannot make a second object; an update is sent again after an ambiguous failure
-// only when that cannot apply it twice. When the outcome stays unknown the error matches ErrWriteInDoubt and
-// names the object; an update's sent changes are then no longer pending (a later Save will not apply them a
-// second time) and its fields show the last values the server sent: Fetch it to see what the server stored. A
-// create in doubt keeps its sent changes as that attempt: the next Save sends the same create under the same id
-// (Object.ProposedID) and then, once it is settled, the changes made since as an update; Fetch settles it too,
-// reading the object by its proposed id. On
+// Save is exactly-once at the default config (see the package doc): a create carries no objectId (cloud code
+// sees a create) and a request id, and is sent again after an ambiguous failure only where the server
+// deduplicates it; an update likewise only when that cannot apply it twice. When the outcome stays unknown the
+// error matches ErrWriteInDoubt and names the object; an update's sent changes are then no longer pending (a
+// later Save will not apply them a second time) and its fields show the last values the server sent: Fetch it
+// to see what the server stored. A create in doubt keeps its sent changes as that attempt, and the object is
+// held: Save and Fetch refuse it with ErrCreateHeld until the app settles it with Settle (the server may have
+// stored it under an id it never told). With Config.ClientObjectIDs the create carries an id the client chose
+// (Object.ProposedID): the next Save sends the same create under the same id and then, once it is settled, the
+// changes made since as an update; Fetch settles it too, reading the object by its proposed id. On
 // any other error the object keeps its unsaved changes. When objects it points to were not saved, the error is
 // a *NestedError (errors.Is(err, ErrNestedNotSaved) when the object itself was therefore not sent).
 //
@@ -172,14 +176,14 @@ func (sv *ObjectsService) Save(ctx context.Context, s Saver) error {
 
 // SaveAll saves many objects, exactly once each at the default config, with the objects they point to that have
 // unsaved changes (found as Save finds them; children before parents, an object listed before the objects
-// without ids that point to it). Creates (with client-chosen ids) and updates go through /batch in chunks of
-// Config.BatchSize (default 20) with Config.BatchConcurrency (default 4) calls in flight, as the original's
-// saveAll sends them in chunks of 20. A call of creates is retried after any ambiguous failure, and creates a
-// retry finds already stored are loaded and succeed. A call of updates is never sent twice (parse-server does
-// not deduplicate /batch, and an update sent twice could undo another writer's change made in between): when
-// its outcome is unknown, each of its updates is reported in doubt and its changes are no longer pending, as
-// for Save. Creates when the server assigns ids are sent one by one with request ids, like Save. An object
-// listed twice is saved once. Objects without changes are skipped.
+// without ids that point to it). Creates and updates go through /batch in chunks of Config.BatchSize (default 20)
+// with Config.BatchConcurrency (default 4) calls in flight, as the original's saveAll sends them in chunks of 20.
+// parse-server does not deduplicate /batch, so at the default config (the server chooses ids, and cloud code sees
+// each create as a create) a call of creates, like a call of updates, is never sent twice: when its outcome is
+// unknown, each of its creates is in doubt and held as Save holds it, and each of its updates is in doubt with its
+// changes no longer pending (an update sent twice could undo another writer's change made in between). With
+// Config.ClientObjectIDs a call of creates is retried after any ambiguous failure, and creates a retry finds already
+// stored are loaded and succeed. An object listed twice is saved once. Objects without changes are skipped.
 //
 // Every object that succeeded is updated; when some did not, the error is a *BatchError whose Errors are aligned
 // with objs, telling which failed and which are in doubt (ErrWriteInDoubt); an item whose nested objects were not

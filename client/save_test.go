@@ -15,7 +15,7 @@ import (
 )
 
 // memServer is a small parse-server in memory: creates (with client-chosen ids, refusing a repeated one with
-// 137), updates and finds by id, alone or in /batch. failClass refuses every write of a class; loseClass applies
+// 137, or ids of its own), updates and finds by id, alone or in /batch. failClass refuses every write of a class; loseClass applies
 // a /batch holding a create of the class and then answers 502 (and refuses finds of it), so the create stays in
 // doubt.
 type memServer struct {
@@ -25,6 +25,8 @@ type memServer struct {
 	failClass string
 	loseClass string
 	loseOne   bool // lose the answers of single (not /batch) writes, after applying them
+	serverIDs bool // the client leaves ids to the server (the default config); false: ClientObjectIDs
+	seenReq   map[string]bool
 }
 
 func (m *memServer) write(method, path string, body map[string]any) (int, map[string]any) {
@@ -140,6 +142,19 @@ func (m *memServer) reply(r idReq) (int, string) {
 			body[k] = v
 		}
 	}
+	// Request ids are deduplicated as parse-server's idempotencyOptions do: recorded before the write.
+	if rid := r.Header.Get("X-Parse-Request-Id"); rid != "" {
+		if m.seenReq == nil {
+			m.seenReq = map[string]bool{}
+		}
+		if m.seenReq[rid] {
+			return out(400, map[string]any{"code": 159, "error": "Duplicate request"})
+		}
+		m.seenReq[rid] = true
+	}
+	if id, ok := body["objectId"]; ok && id == "" { // the deduplication probe's body
+		return out(400, map[string]any{"code": 104, "error": "objectId must not be empty, null or undefined"})
+	}
 	status, a := m.write(method, "/parse/"+r.Path, body)
 	if m.loseOne {
 		return 502, "bad gateway"
@@ -151,7 +166,7 @@ func memClient(t *testing.T, m *memServer) (*Client, *idServer) {
 	t.Helper()
 	m.rows = map[string]map[string]map[string]any{}
 	srv := newIDServer(t, m.reply)
-	c, err := New(Config{ServerURL: srv.URL + "/parse", AppID: "app", MaxAttempts: 2, Retry: RetryPolicy{Base: time.Millisecond}})
+	c, err := New(Config{ServerURL: srv.URL + "/parse", AppID: "app", MaxAttempts: 2, Retry: RetryPolicy{Base: time.Millisecond}, ClientObjectIDs: !m.serverIDs})
 	require.NoError(t, err)
 	return c, srv
 }

@@ -23,6 +23,7 @@ type Object struct {
 	localID   string
 	proposed  string        // the id a create in doubt was sent with; the next create sends it again
 	doubt     map[string]Op // the changes a create in doubt sent: a resend sends them again, and only them
+	held      bool          // the create in doubt went without an id of the client's: not sent again until settled
 	createdAt time.Time
 	updatedAt time.Time
 	server    map[string]any // the last values the server sent (or that a save stored)
@@ -353,13 +354,19 @@ func (o *Object) saveBody() (map[string]any, error) {
 // pendingSnapshot returns the unsaved changes, taken before a save and given back to applySaved or dropSent.
 func (o *Object) pendingSnapshot() map[string]Op { return maps.Clone(o.pending) }
 
-// createInDoubt records that a create which sent the changes in sent has an unknown outcome (its proposed id
-// is set). Those changes leave pending and show as the object's values; changes made afterwards are pending on
-// top of them. Until the create is settled, the next create sends exactly these changes again (saveBody), so
-// whichever attempt the server applied, it stored the same row; the later changes go out as an update after it.
-// A resend of a create already in doubt changes nothing.
+// createInDoubt records that a create which sent the changes in sent has an unknown outcome (sent with its
+// proposed id, or without an id when the server chooses ids). Those changes leave pending and show as the
+// object's values; changes made afterwards are pending on top of them. Until the create is settled, the next
+// create sends exactly these changes again (saveBody), so whichever attempt the server applied, it stored the
+// same row; the later changes go out as an update after it. A create sent without a proposed id is held (see
+// held): its row, if stored, cannot be found by id, so it is not sent again until the app settles it. A resend
+// of a create already in doubt changes nothing, except that it is held again when it went without an id.
 func (o *Object) createInDoubt(sent map[string]Op) {
-	if o.doubt != nil || o.id != "" {
+	if o.id != "" {
+		return
+	}
+	o.held = o.proposed == ""
+	if o.doubt != nil {
 		return
 	}
 	o.ensure()
@@ -395,6 +402,7 @@ func (o *Object) takeSent(k string, op Op) {
 func (o *Object) settled() {
 	if o.id != "" {
 		o.doubt = nil
+		o.held = false
 	}
 }
 

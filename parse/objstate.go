@@ -38,10 +38,16 @@ func (s objState) DropSent(sent objstate.Sent) {
 	}
 }
 func (s objState) CreateInDoubt(sent objstate.Sent) {
-	if _, ok := sent.(doubtSent); !ok {
-		s.o.createInDoubt(sentOps(sent))
+	if d, ok := sent.(doubtSent); ok {
+		s.o.createInDoubt(d) // a resend: only held again when it went without a proposed id
+		return
 	}
+	s.o.createInDoubt(sentOps(sent))
 }
+func (s objState) CreateDoubt() (inDoubt, held bool) {
+	return s.o.id == "" && s.o.doubt != nil, s.o.id == "" && s.o.held
+}
+func (s objState) ReleaseCreate()                        { s.o.held = false }
 func (s objState) MergeServer(resp map[string]any) error { return s.o.mergeServer(resp) }
 func (s objState) SetProposedID(id string)               { s.o.setProposedID(id) }
 func (s objState) Forget(key string)                     { s.o.forget(key) }

@@ -29,6 +29,14 @@ type State interface {
 	// attempt again, so a resend stores the same row whichever attempt the server applied. Changes made after it
 	// stay pending through the settled resend and go out as an update. A snapshot of a resend changes nothing.
 	CreateInDoubt(sent Sent)
+	// CreateDoubt reports whether the object has a create in doubt that is not settled yet, and whether it is
+	// held: sent without a proposed id (the server chooses ids), its row, if stored, cannot be found by the
+	// client, so the create must not be sent again until the app settles it (ReleaseCreate, or MergeServer with
+	// the stored row). CreateInDoubt holds such a create, again after each resend in doubt.
+	CreateDoubt() (inDoubt, held bool)
+	// ReleaseCreate lifts the hold of a create in doubt (the app knows it was not stored): the next save sends
+	// the first attempt again as a new create, then the changes made since as an update.
+	ReleaseCreate()
 	// MergeServer replaces the server state with a full server answer (a fetch), keeping unsaved changes on top.
 	MergeServer(resp map[string]any) error
 	// SetProposedID records the id a create was sent with ("" clears it).

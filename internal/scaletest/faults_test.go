@@ -134,7 +134,7 @@ func TestKillParseServerDuringWrites(t *testing.T) {
 				case err == nil:
 					ackedIDs[i] = o.ID()
 				case errors.Is(err, parse.ErrWriteInDoubt):
-					doubtIDs[i] = o.ProposedID()
+					doubtIDs[i] = "in doubt " + o.ProposedID() // no proposed id at the default config (server ids)
 				}
 			}
 		}()
