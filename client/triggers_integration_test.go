@@ -71,18 +71,15 @@ func TestTriggersSeeCreatesAsCreatesAtDefaults(t *testing.T) {
 	parent := probe("parent")
 	require.NoError(t, parent.Set("child", child))
 	require.NoError(t, c.Objects.Save(ctx, parent))
-	u := client.NewUser()
-	u.SetUsername("trig" + run)
-	u.SetPassword("pw-" + run)
-	require.NoError(t, u.Set("triggerRun", run))
-	require.NoError(t, u.Set("label", "signup"))
-	require.NoError(t, c.Users.SignUp(ctx, u))
+	// SignUp is not probed here: the stack keeps no trigger on _User (a beforeSave there changes parse-server's
+	// answer to AddUnique, see triggers.js); SignUp sends no objectId in any mode (TestDefaultCreatesCarryNoObjectID
+	// covers the request).
 	require.NoError(t, one.Set("label", "update"))
 	require.NoError(t, c.Objects.Save(ctx, one))
 
 	seen := triggerLog(t, master, run)
 	ids := map[string]string{"save": "", "saveall0": all[0].ID(), "saveall1": all[1].ID(), "saveall2": all[2].ID(),
-		"child": child.ID(), "parent": parent.ID(), "signup": u.ID()}
+		"child": child.ID(), "parent": parent.ID()}
 	labels := make([]string, 0, len(ids))
 	for l := range ids {
 		labels = append(labels, l)
@@ -106,7 +103,6 @@ func TestTriggersSeeCreatesAsCreatesAtDefaults(t *testing.T) {
 		}
 	}
 	assert.Equal(t, parent.ID(), seenID(seen["parent"], "afterSave"))
-	assert.Equal(t, u.ID(), seenID(seen["signup"], "afterSave"))
 	// The contrast: an update of the first object is seen as an update.
 	upd := seen["update"]
 	require.Len(t, upd, 2)

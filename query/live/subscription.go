@@ -190,6 +190,11 @@ func (s *Subscription) apply(ev Event) bool {
 		return true
 	}
 	id := ev.Object.ID()
+	if _, known := s.view[id]; known && ev.Kind == Create {
+		// An object is created once: a create of one the view holds (from the snapshot) was published late, after
+		// the save's answer, and the snapshot already has it (seen through Redis pub/sub): not delivered twice.
+		return true
+	}
 	if s.touched != nil {
 		s.touched[id] = true
 	}
