@@ -19,6 +19,7 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -428,6 +429,12 @@ func (c *Client) once(ctx context.Context, req *Request) (*Response, attempt) {
 	}
 	a := attempt{sent: w.sent.Load()}
 	if err != nil {
+		if strings.Contains(err.Error(), "http: server closed idle connection") {
+			// net/http's errServerClosedIdle: the server had closed the kept-alive connection (its FIN crossed our
+			// request) before reading anything of it, so nothing was acted on (net/http resends idempotent
+			// requests on it for that reason). Seen after parse-server's answer to a rolled-back transaction.
+			a.sent = false
+		}
 		a.err = err
 		return nil, a
 	}

@@ -28,6 +28,8 @@ type Subscription struct {
 	// touched, while the first snapshot loads, holds the ids events changed meanwhile: the events are newer
 	// than what the query may return for them (a deleted object must not come back from an older read).
 	touched map[string]bool
+	// snapped holds the ids the first snapshot loaded that no event has touched since (see apply).
+	snapped map[string]bool
 }
 
 // SubscribeOptions are the optional settings of Subscribe; nil means the defaults. Subscribe copies them.
@@ -105,9 +107,11 @@ func (c *Client) Subscribe(ctx context.Context, className string, where map[stri
 			return fail(fmt.Errorf("live: loading the snapshot: %w", err))
 		}
 		s.mu.Lock()
+		s.snapped = map[string]bool{}
 		for _, o := range objs {
 			if !s.touched[o.ID()] {
 				s.view[o.ID()] = o
+				s.snapped[o.ID()] = true
 			}
 		}
 		s.touched = nil
@@ -190,10 +194,13 @@ func (s *Subscription) apply(ev Event) bool {
 		return true
 	}
 	id := ev.Object.ID()
-	if _, known := s.view[id]; known && ev.Kind == Create {
-		// An object is created once: a create of one the view holds (from the snapshot) was published late, after
-		// the save's answer, and the snapshot already has it (seen through Redis pub/sub): not delivered twice.
-		return true
+	if s.snapped[id] {
+		delete(s.snapped, id)
+		if ev.Kind == Create {
+			// An object is created once: a create of one the snapshot loaded was published late, after the save's
+			// answer (seen through Redis pub/sub), and the snapshot already has it: not delivered twice.
+			return true
+		}
 	}
 	if s.touched != nil {
 		s.touched[id] = true
