@@ -257,7 +257,21 @@ func TestRedisOutageLiveCatchUp(t *testing.T) {
 	back := time.Now()
 	save("after the outage")
 	for _, w := range ws {
-		w.wait(15 * time.Second)
+		// Until every object was heard of (counting events is not enough: a catch-up may repeat one), or 20 s.
+		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+			w.mu.Lock()
+			all := true
+			for _, id := range ids {
+				if len(w.seen[id]) == 0 {
+					all = false
+					break
+				}
+			}
+			w.mu.Unlock()
+			if all {
+				break
+			}
+		}
 		w.mu.Lock()
 		var missing []string
 		for _, id := range ids {
