@@ -61,12 +61,15 @@ func serveBlocking(t *testing.T, c ServerConfig, release chan struct{}) (*Server
 func TestServerEvictsLeastUsefulFirst(t *testing.T) {
 	srv, addr := serveGuarded(t, ServerConfig{MaxConns: 6, MaxConnsPerClient: 6})
 	// One address holds 2 idle keep-alive connections, 2 connections with half a request line, 2 silent ones.
+	// Each idle one is seen idle before the next is used: the server marks a connection idle after the client
+	// has its answer, so without the wait the second could go idle first and count as the older.
 	var held []net.Conn
-	for range 2 {
+	for i := range 2 {
 		c := dialFrom(t, "127.7.0.1", addr)
 		if err := get(c, addr); err != nil {
 			t.Fatal(err)
 		}
+		waitClass(t, srv, classIdle, i+1)
 		held = append(held, c)
 	}
 	for range 2 {
@@ -75,7 +78,7 @@ func TestServerEvictsLeastUsefulFirst(t *testing.T) {
 		held = append(held, c)
 	}
 	waitConns(t, srv, 4)
-	waitHeard(t, srv, 2)
+	waitClass(t, srv, classHeader, 2)
 	for range 2 {
 		held = append(held, dialFrom(t, "127.7.0.1", addr))
 	}
@@ -93,8 +96,8 @@ func TestServerEvictsLeastUsefulFirst(t *testing.T) {
 	}
 }
 
-// waitHeard waits until n connections have sent part of a request.
-func waitHeard(t *testing.T, srv *Server, n int) {
+// waitClass waits until n connections are of class cl.
+func waitClass(t *testing.T, srv *Server, cl connClass, n int) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -102,7 +105,7 @@ func waitHeard(t *testing.T, srv *Server, n int) {
 		g.mu.Lock()
 		got := 0
 		for c := range g.conns {
-			if c.classLocked() == classHeader {
+			if c.classLocked() == cl {
 				got++
 			}
 		}
@@ -111,7 +114,7 @@ func waitHeard(t *testing.T, srv *Server, n int) {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%d connections are reading headers, want %d", got, n)
+			t.Fatalf("%d connections are of class %d, want %d", got, cl, n)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}

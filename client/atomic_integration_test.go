@@ -87,7 +87,9 @@ func TestAtomicSaveAllAllOrNothing(t *testing.T) {
 
 	plain := atomicObjects(run+"p", 5)
 	plain[2].Set("reject", true)
-	require.Error(t, c.Objects.SaveAll(ctx, plain))
+	perr := c.Objects.SaveAll(ctx, plain)
+	t.Logf("plain: %v", perr)
+	require.Error(t, perr)
 	assert.Len(t, atomicRows(t, c, run+"p"), 4, "without Atomic the trigger refuses the 3rd only")
 
 	objs[2].Set("reject", false)

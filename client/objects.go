@@ -758,6 +758,9 @@ func (c *Client) batchChunk(ctx context.Context, items []batchItem, answers []ma
 	if mode.once || mode.atomic {
 		rc.Replay = httpx.ReplayNever
 	}
+	// parse-server (9.x, PostgreSQL) destroys the connection after answering a rolled-back transaction; the next
+	// call written onto it would be reset in doubt (a SaveAll sent once would report all of its items in doubt).
+	rc.CloseConnection = mode.atomic
 	var resp []batchAnswer
 	res, err := c.t.Do(ctx, rc)
 	if err == nil {

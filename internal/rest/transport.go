@@ -122,6 +122,11 @@ type Call struct {
 	// server is seen to do so; any other write never. Set httpx.ReplayAlways only for a write that is harmless
 	// to repeat (a create with a client-chosen object id, a /batch of such sub-requests).
 	Replay httpx.Replay
+	// CloseConnection asks the server to close the connection once it has answered (Connection: close), so that no
+	// later call is written onto it. For calls after which a server is known to drop the connection without
+	// saying so: parse-server destroys it after answering a rolled-back transaction, and a call written onto it
+	// in that moment is reset after the server may have read it, which leaves a write sent once in doubt.
+	CloseConnection bool
 }
 
 // Result is a successful answer.
@@ -161,6 +166,10 @@ func (t *Transport) Do(ctx context.Context, c Call) (*Result, error) {
 			reqID = t.cfg.NewRequestID() // once per logical call, before the retry loop
 		}
 		header = http.Header{"Content-Type": textPlain, "X-Parse-Request-Id": {reqID}}
+	}
+	if c.CloseConnection {
+		header = header.Clone()
+		header.Set("Connection", "close")
 	}
 	req := &httpx.Request{
 		Method: http.MethodPost,
