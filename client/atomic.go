@@ -49,6 +49,10 @@ func batchOpts(opts []BatchOption) batchOptions {
 // A definite refusal of the whole call (a 4xx) leaves every item's changes pending. An update in doubt is no
 // longer pending (as for Save); a create in doubt keeps its changes and has no id, so saving it again makes a
 // second object if the batch was in fact applied: look for it first (a query on a field you set).
+//
+// The call asks the server to close its connection once it has answered: parse-server (9.x) destroys the
+// connection after answering a rolled-back transaction, and a call the client wrote onto it in that moment would
+// be reset after the server may have read it, in doubt for no reason.
 func Atomic() BatchOption { return func(o *batchOptions) { o.atomic = true } }
 
 // ErrAtomicNested refuses an atomic SaveAll whose objects point to objects that must be saved first (see Atomic).
