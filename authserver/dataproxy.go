@@ -14,9 +14,9 @@ import (
 
 // Defaults of DataProxyConfig.
 const (
-	// DefaultDataRateBurst is how many data requests one session may make at once.
+	// DefaultDataRateBurst is how many data requests one user (all its sessions together) may make at once.
 	DefaultDataRateBurst = 30
-	// DefaultDataRateEvery is the time to refill one data request of a session.
+	// DefaultDataRateEvery is the time to refill one data request of a user.
 	DefaultDataRateEvery = 2 * time.Second
 	// DefaultDataCacheTTL is how long a chain-data answer is served from the cache.
 	DefaultDataCacheTTL = 10 * time.Second

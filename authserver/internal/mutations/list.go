@@ -28,7 +28,7 @@ var mutations = []mutation{
 		file: pipelineFile, from: "if err := p.limit.take(r); err != nil {", to: "if err := error(nil); err != nil {",
 		tests: "^(TestHandlerRateLimit|TestDataProxyPerSessionRateLimit)$"},
 	{id: "rate-user", desc: "the per-user rate limit of the data proxy is not enforced",
-		file: pipelineFile, from: `"user:"+u.ObjectID); !ok {`, to: `"user:"+u.ObjectID); !ok && false {`,
+		file: pipelineFile, from: `"user:"+u.ObjectID); err != nil || !ok {`, to: `"user:"+u.ObjectID); err != nil || !ok && false {`,
 		tests: "^TestDataProxyRateLimitPerUser$"},
 	// --- body rule
 	{id: "body-content-length", desc: "a Content-Length over the limit is read instead of refused (413)",
