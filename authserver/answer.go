@@ -24,7 +24,7 @@ func statusOf(code parse.Code) int {
 	switch code {
 	case parse.CodeObjectNotFound, parse.CodeInvalidSessionToken:
 		// 101 is a refused sign-in (signature, nonce, message) or an address the user does not have: the
-		// request was not authorized. The hooks read 401 as "not signed in" only from GET /me.
+		// request was not authorized. The hooks end their session on a 401 with code 209 or no code, never on 101.
 		return http.StatusUnauthorized
 	case parse.CodeOperationForbidden:
 		return http.StatusForbidden

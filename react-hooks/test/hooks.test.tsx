@@ -154,7 +154,7 @@ describe('useSignIn (Ethereum)', () => {
     const { result } = renderHook(() => useSignIn(), { wrapper });
     await act(() => result.current.signInAsync().catch(() => {}));
     expect(spy).toHaveBeenCalledOnce();
-    expect(result.current.error).toMatchObject({ name: 'EndpointError', code: 101, status: 400, message: 'Invalid signature' });
+    expect(result.current.error).toMatchObject({ name: 'EndpointError', code: 101, status: 401, message: 'Signature does not match address' });
     expect(endpoint.cookie).toBeNull();
   });
 });
@@ -266,6 +266,17 @@ describe('useSolanaAccounts', () => {
     expect(result.current.sol.accounts).toEqual([]);
     expect(result.current.user.user?.solAddress).toBeUndefined();
     expect(endpoint.calls.at(-1)).toMatchObject({ path: '/unlink', body: { chain: 'solana', address: solana.address } });
+  });
+
+  it('a refused link (401, code 101, as the Go endpoint answers it) keeps the session', async () => {
+    const { result, endpoint, config } = await signedIn();
+    endpoint.answerOnce('POST /link', () =>
+      Response.json({ code: 101, error: 'Nonce unknown, used or expired' }, { status: 401 }),
+    );
+    await act(() => result.current.sol.linkAsync().catch(() => {}));
+    expect(result.current.sol.error).toMatchObject({ code: 101 });
+    expect(config.store.getState().session).not.toBeNull();
+    expect(result.current.user.user).not.toBeNull();
   });
 
   it('"Address not found" when unlinking an address that is not linked', async () => {

@@ -169,6 +169,10 @@ describe('answers saying the session is gone', () => {
     // A 401 from /message or /signin refuses a signature or a message, not a session.
     expect(isSessionGone('/signin', 401, 101)).toBe(false);
     expect(isSessionGone('/message?address=x', 401, 101)).toBe(false);
+    // A refused signature, nonce or message on a route that needs a session is not about the session either.
+    expect(isSessionGone('/link', 401, 101)).toBe(false);
+    expect(isSessionGone('/unlink', 401, 101)).toBe(false);
+    expect(isSessionGone('/link', 401, 0)).toBe(true);
     expect(isSessionGone('/data/query', 403, 119)).toBe(false);
     expect(isSessionGone('/data/query', 429, 155)).toBe(false);
   });

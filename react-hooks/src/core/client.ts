@@ -107,15 +107,21 @@ export const CONNECTION_FAILED = 100;
 /** Parse's "Invalid session token" code: the session the request carried is unknown, revoked or expired. */
 export const INVALID_SESSION_TOKEN = 209;
 
+/** Parse's "Object not found" code: the endpoint's refusal of a signature, a nonce or a message (with HTTP 401). */
+export const OBJECT_NOT_FOUND = 101;
+
 /**
  * Whether an error answer of the endpoint says the session is gone: Parse code 209 from any route, or HTTP 401 from
  * a route that needs a session (all but `/message` and `/signin`, whose 401 refuses a signature or a message, not a
- * session). `path` is the route, e.g. "/data/query" (a query string is ignored).
+ * session) unless its code is 101: the endpoint answers a refused signature, nonce or message with 401 and code 101
+ * on every route (a `/link` with an expired nonce, an `/unlink` of an address the user does not have), which says
+ * nothing about the session. A bare 401 (no code, e.g. from a proxy) still ends it. `path` is the route, e.g.
+ * "/data/query" (a query string is ignored).
  */
 export function isSessionGone(path: string, status: number, code: number): boolean {
   if (code === INVALID_SESSION_TOKEN) return true;
   const route = path.split('?')[0];
-  return status === 401 && route !== '/message' && route !== '/signin';
+  return status === 401 && code !== OBJECT_NOT_FOUND && route !== '/message' && route !== '/signin';
 }
 
 /** Options of `createEndpointClient`. */

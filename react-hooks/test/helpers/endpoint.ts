@@ -122,7 +122,7 @@ export function createFakeEndpoint(base = '/auth') {
     }
     if (method === 'POST' && path === '/signin') {
       const { chain, address, message, signature } = body ?? {};
-      if (!verify(chain, address, message, signature)) return fail(400, 101, 'Invalid signature');
+      if (!verify(chain, address, message, signature)) return fail(401, 101, 'Signature does not match address');
       issued.delete(message);
       verified.push({ chain, address });
       const field = chain === 'evm' ? 'ethAddress' : 'solAddress';
@@ -145,7 +145,7 @@ export function createFakeEndpoint(base = '/auth') {
       const user = currentUser();
       if (!user) return fail(401, 209, 'Invalid session token');
       const { chain, address, message, signature } = body ?? {};
-      if (!verify(chain, address, message, signature)) return fail(400, 101, 'Invalid signature');
+      if (!verify(chain, address, message, signature)) return fail(401, 101, 'Signature does not match address');
       issued.delete(message);
       verified.push({ chain, address });
       const list = [...new Set([...(user.solAccounts ?? []), address])];
