@@ -47,6 +47,10 @@ type Event struct {
 	Original *parse.Object
 	// CatchUp is true for events made up after a reconnect from a fresh run of the query.
 	CatchUp bool
+	// Superseded is true for an event that arrived after a newer state of its object (see "Order per object" in
+	// the package documentation). Such events are delivered only with Config.DeliverSuperseded, and are not
+	// applied to the subscription's view.
+	Superseded bool
 	// Err is set for Kind Error (a server error for this subscription, e.g. a bad query or no permission).
 	Err error
 }
@@ -88,6 +92,11 @@ type Config struct {
 	MinBackoff, MaxBackoff time.Duration
 	// Dialer dials the websocket (nil: a default dialer with a 10 s handshake time-out).
 	Dialer *websocket.Dialer
+	// DeliverSuperseded delivers the events that arrive after a newer state of their object, marked
+	// Event.Superseded, instead of dropping them (default false: dropped and counted, see Subscription.Superseded
+	// and "Order per object" in the package documentation). For subscribers that log every change; a view should
+	// skip them.
+	DeliverSuperseded bool
 	// Buffer is the size of each subscription's event channel (default 256). When a subscriber falls this far
 	// behind, the connection is treated as lost and a catch-up follows, so no change is missed for good.
 	Buffer int

@@ -223,21 +223,34 @@ func NewSSEHandler(cfg SSEConfig) (http.Handler, error) {
 }
 
 // pump runs a stream until the browser goes away, the subscription ends or a write fails: a heartbeat comment
-// (then tick, when set) every heartbeat, and each subscription event through send.
+// (then tick, when set) every heartbeat, and each subscription event through send. Superseded events (see
+// Subscription.Superseded) are never sent; the heartbeat comment is ": superseded N" instead of ": ping" when
+// the subscription's count of them changed since the last heartbeat.
 func pump(ctx context.Context, heartbeat time.Duration, out *sseWriter, sub *Subscription, tick func() error,
 	send func(Event) error) {
 	t := time.NewTicker(heartbeat)
 	defer t.Stop()
+	var told int64
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			if out.write(": ping\n\n") != nil || (tick != nil && tick() != nil) {
+			beat := ": ping\n\n"
+			if n := sub.Superseded(); n != told {
+				told, beat = n, fmt.Sprintf(": superseded %d\n\n", n)
+			}
+			if out.write(beat) != nil || (tick != nil && tick() != nil) {
 				return
 			}
 		case ev, ok := <-sub.Events():
-			if !ok || send(ev) != nil {
+			if !ok {
+				return
+			}
+			if ev.Superseded {
+				continue // the Dial's Client delivers them (Config.DeliverSuperseded): a browser's view must not take them
+			}
+			if send(ev) != nil {
 				return
 			}
 		}
