@@ -86,6 +86,13 @@ var classNameRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]{0,127}$`)
 // snapshot: the client drops what it knew and takes the snapshot. A Redis failure ends the stream (the browser
 // reconnects and resumes); a stream is never served unjournaled.
 //
+// Each object's events go out in the order of its versions: the bridge's Subscription drops an event that arrives
+// after a newer state of its object (see "Order per object" in the package documentation), so a browser never gets
+// an older state after a newer one, whichever parse-servers the saves went through; with Redis the journal adds the
+// same check across bridges (there an event of the same updatedAt as the recorded one is dropped as already
+// recorded). The heartbeat comment is ": superseded N" instead of ": ping" when the stream's count of dropped events
+// changed, for monitoring; EventSource ignores comments.
+//
 // The where may use only field equality, $eq, $ne, $lt, $lte, $gt, $gte, $in, $nin, $all, $containedBy and
 // $exists, combined by $or, $and and $nor, within fixed bounds (see AllowRegex for $regex); anything else is
 // refused with 400 {"code":102,...} before any backend work. The stream ends when the browser goes away. Safe for
