@@ -1,7 +1,9 @@
 package live_test
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -152,5 +154,56 @@ func TestDeliverSuperseded(t *testing.T) {
 	}
 	if snap := sub.Snapshot(); len(snap) != 2 || snap[0].Int("seq") != 2 {
 		t.Fatalf("the view holds %v, want object a at seq 2", snap)
+	}
+}
+
+// The SSE bridge never sends a superseded event, even when its Dial's Client delivers them marked
+// (DeliverSuperseded), and reports the count in its heartbeat comment. Fails when the bridge sends marked events
+// (tried: the browser got seq 1 after seq 2).
+func TestSSEBridgeSkipsSupersededEvents(t *testing.T) {
+	wsURL := scriptServer(t, []scripted{{"create", "a", 0, 0}, {"update", "a", 20, 2}, {"update", "a", 10, 1},
+		{"update", "a", 30, 3}})
+	h, err := live.NewSSEHandler(live.SSEConfig{
+		Session: func(*http.Request) (string, error) { return "r:token", nil },
+		Dial: func(ctx context.Context, token string) (*live.Client, error) {
+			return live.Dial(ctx, live.Config{URL: wsURL, AppID: "app", DeliverSuperseded: true})
+		},
+		Heartbeat: 20 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL+"?class=Thing", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	var got []string
+	reported := false
+	for sc.Scan() && (!reported || len(got) < 3) {
+		line := sc.Text()
+		switch {
+		case strings.HasPrefix(line, "data: "):
+			var d struct {
+				Object struct {
+					Seq int `json:"seq"`
+				} `json:"object"`
+			}
+			if err := json.Unmarshal([]byte(strings.TrimPrefix(line, "data: ")), &d); err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, fmt.Sprint(d.Object.Seq))
+		case line == ": superseded 1":
+			reported = true
+		}
+	}
+	if !reported || strings.Join(got, " ") != "0 2 3" {
+		t.Fatalf("the browser got seqs %v (want 0 2 3), superseded event reported: %v (stream: %v)", got, reported, sc.Err())
 	}
 }
