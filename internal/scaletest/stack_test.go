@@ -51,19 +51,56 @@ func newClient(tb testing.TB, env devstack.Env, serverURL string) *client.Client
 // watcher is one subscriber: every event of the run's objects, in arrival order, per object.
 type watcher struct {
 	name string
-	sub  *live.Subscription
 	mu   sync.Mutex
 	seen map[string][]int64 // object id -> seq of each event, in order (create first)
 	kind map[string][]live.EventKind
-	n    int
-	done chan struct{} // closed when n reaches want
-	want int
+	// marked, per object, flags the events delivered marked Superseded (live.Config.DeliverSuperseded).
+	marked map[string][]bool
+	at     map[string][]time.Time // arrival of each event
+	n      int
+	want   int
+	// superseded reports how many events the subscriber was spared as superseded (nil: none are).
+	superseded func() int64
+	// keepsAll: the subscriber gets superseded events too, marked (live.Config.DeliverSuperseded).
+	keepsAll bool
+}
+
+func newWatcher(name string, want int) *watcher {
+	return &watcher{name: name, seen: map[string][]int64{}, kind: map[string][]live.EventKind{},
+		marked: map[string][]bool{}, at: map[string][]time.Time{}, want: want}
+}
+
+// record adds one delivered event.
+func (w *watcher) record(id string, seq int64, kind live.EventKind, marked bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.seen[id] = append(w.seen[id], seq)
+	w.kind[id] = append(w.kind[id], kind)
+	w.marked[id] = append(w.marked[id], marked)
+	w.at[id] = append(w.at[id], time.Now())
+	w.n++
+}
+
+// accounted is the events delivered plus those the subscriber was spared as superseded.
+func (w *watcher) accounted() int {
+	w.mu.Lock()
+	n := w.n
+	w.mu.Unlock()
+	if w.superseded != nil {
+		n += int(w.superseded())
+	}
+	return n
 }
 
 func watch(tb testing.TB, ctx context.Context, env devstack.Env, name, url, run string, runner parse.QueryRunner, want int) *watcher {
+	return watchLive(tb, ctx, env, name, url, run, runner, want, false)
+}
+
+// watchLive subscribes through query/live at url to the run's objects; keepAll sets live.Config.DeliverSuperseded.
+func watchLive(tb testing.TB, ctx context.Context, env devstack.Env, name, url, run string, runner parse.QueryRunner, want int, keepAll bool) *watcher {
 	tb.Helper()
 	lc, err := live.Dial(ctx, live.Config{URL: url, AppID: env.AppID, JavaScriptKey: env.JavaScriptKey,
-		InstallationID: uuid.NewString(), Runner: runner, Buffer: want + 64})
+		InstallationID: uuid.NewString(), Runner: runner, Buffer: want + 64, DeliverSuperseded: keepAll})
 	if err != nil {
 		tb.Fatalf("%s: dial %s: %v", name, url, err)
 	}
@@ -72,43 +109,37 @@ func watch(tb testing.TB, ctx context.Context, env devstack.Env, name, url, run 
 	if err != nil {
 		tb.Fatalf("%s: subscribe: %v", name, err)
 	}
-	w := &watcher{name: name, sub: sub, seen: map[string][]int64{}, kind: map[string][]live.EventKind{},
-		done: make(chan struct{}), want: want}
+	w := newWatcher(name, want)
+	w.keepsAll = keepAll
+	if !keepAll {
+		w.superseded = sub.Superseded
+	}
 	go func() {
 		for ev := range sub.Events() {
 			if ev.Kind == live.Error {
 				tb.Errorf("%s: error event: %v", name, ev.Err)
 				continue
 			}
-			id := ev.Object.ID()
-			w.mu.Lock()
-			w.seen[id] = append(w.seen[id], ev.Object.Int("seq"))
-			w.kind[id] = append(w.kind[id], ev.Kind)
-			w.n++
-			if w.n == w.want {
-				close(w.done)
-			}
-			w.mu.Unlock()
+			w.record(ev.Object.ID(), ev.Object.Int("seq"), ev.Kind, ev.Superseded)
 		}
 	}()
 	return w
 }
 
-// wait waits until the watcher saw want events, or nothing new arrived for idle.
+// wait waits until every one of the want events was delivered or spared as superseded, or nothing new arrived for
+// idle.
 func (w *watcher) wait(idle time.Duration) {
-	last := -1
+	last, since := -1, time.Now()
 	for {
-		select {
-		case <-w.done:
-			return
-		case <-time.After(idle):
-		}
-		w.mu.Lock()
-		n := w.n
-		w.mu.Unlock()
-		if n == last {
+		n := w.accounted()
+		if n >= w.want {
 			return
 		}
-		last = n
+		if n != last {
+			last, since = n, time.Now()
+		} else if time.Since(since) >= idle {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }

@@ -86,6 +86,13 @@ var classNameRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]{0,127}$`)
 // snapshot: the client drops what it knew and takes the snapshot. A Redis failure ends the stream (the browser
 // reconnects and resumes); a stream is never served unjournaled.
 //
+// Each object's events go out in the order of its versions: the bridge's Subscription drops an event that arrives
+// after a newer state of its object (see "Order per object" in the package documentation), so a browser never gets
+// an older state after a newer one, whichever parse-servers the saves went through; with Redis the journal adds the
+// same check across bridges (there an event of the same updatedAt as the recorded one is dropped as already
+// recorded). The heartbeat comment is ": superseded N" instead of ": ping" when the stream's count of dropped events
+// changed, for monitoring; EventSource ignores comments.
+//
 // The where may use only field equality, $eq, $ne, $lt, $lte, $gt, $gte, $in, $nin, $all, $containedBy and
 // $exists, combined by $or, $and and $nor, within fixed bounds (see AllowRegex for $regex); anything else is
 // refused with 400 {"code":102,...} before any backend work. The stream ends when the browser goes away. Safe for
@@ -223,21 +230,34 @@ func NewSSEHandler(cfg SSEConfig) (http.Handler, error) {
 }
 
 // pump runs a stream until the browser goes away, the subscription ends or a write fails: a heartbeat comment
-// (then tick, when set) every heartbeat, and each subscription event through send.
+// (then tick, when set) every heartbeat, and each subscription event through send. Superseded events (see
+// Subscription.Superseded) are never sent; the heartbeat comment is ": superseded N" instead of ": ping" when
+// the subscription's count of them changed since the last heartbeat.
 func pump(ctx context.Context, heartbeat time.Duration, out *sseWriter, sub *Subscription, tick func() error,
 	send func(Event) error) {
 	t := time.NewTicker(heartbeat)
 	defer t.Stop()
+	var told int64
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			if out.write(": ping\n\n") != nil || (tick != nil && tick() != nil) {
+			beat := ": ping\n\n"
+			if n := sub.Superseded(); n != told {
+				told, beat = n, fmt.Sprintf(": superseded %d\n\n", n)
+			}
+			if out.write(beat) != nil || (tick != nil && tick() != nil) {
 				return
 			}
 		case ev, ok := <-sub.Events():
-			if !ok || send(ev) != nil {
+			if !ok {
+				return
+			}
+			if ev.Superseded {
+				continue // the Dial's Client delivers them (Config.DeliverSuperseded): a browser's view must not take them
+			}
+			if send(ev) != nil {
 				return
 			}
 		}

@@ -30,6 +30,29 @@ type Subscription struct {
 	touched map[string]bool
 	// snapped holds the ids the first snapshot loaded that no event has touched since (see apply).
 	snapped map[string]bool
+	// gone holds the version (updatedAt) of the objects that left the view by a leave or delete event, so that a
+	// late event of an older state does not bring them back (see apply); goneOrder is their order of leaving,
+	// oldest first, to forget the oldest beyond maxGone.
+	gone      map[string]goneMark
+	goneOrder []goneRef
+	goneSeq   uint64
+	// superseded counts the events dropped (or, with Config.DeliverSuperseded, marked) as superseded.
+	superseded int64
+}
+
+// maxGone bounds the versions a Subscription remembers of objects that left its view (about 100 bytes each).
+const maxGone = 10000
+
+// goneMark is the version with which an object left the view; seq orders the marks.
+type goneMark struct {
+	v   time.Time
+	seq uint64
+}
+
+// goneRef is an entry of Subscription.goneOrder: stale when the object's mark has another seq.
+type goneRef struct {
+	id  string
+	seq uint64
 }
 
 // SubscribeOptions are the optional settings of Subscribe; nil means the defaults. Subscribe copies them.
@@ -60,7 +83,7 @@ func (c *Client) Subscribe(ctx context.Context, className string, where map[stri
 	}
 	c.nextID++
 	s := &Subscription{c: c, id: c.nextID, className: className, where: enc.(map[string]any),
-		events: make(chan Event, c.cfg.Buffer), view: map[string]*parse.Object{}}
+		events: make(chan Event, c.cfg.Buffer), view: map[string]*parse.Object{}, gone: map[string]goneMark{}}
 	if opts != nil && opts.Keys != nil {
 		s.keys = append([]string(nil), opts.Keys...)
 	}
@@ -122,6 +145,15 @@ func (c *Client) Subscribe(ctx context.Context, className string, where map[stri
 
 // Events delivers the subscription's events in order.
 func (s *Subscription) Events() <-chan Event { return s.events }
+
+// Superseded returns how many events of this subscription arrived after a newer state of their object and were
+// therefore not delivered (with Config.DeliverSuperseded: delivered marked Superseded). See the package
+// documentation, "Order per object".
+func (s *Subscription) Superseded() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.superseded
+}
 
 // Snapshot returns the objects the subscription currently knows to match, sorted by id.
 func (s *Subscription) Snapshot() []*parse.Object {
@@ -194,6 +226,19 @@ func (s *Subscription) apply(ev Event) bool {
 		return true
 	}
 	id := ev.Object.ID()
+	if s.isSuperseded(ev) {
+		s.superseded++
+		if !s.c.cfg.DeliverSuperseded {
+			return true
+		}
+		ev.Superseded = true
+		select {
+		case s.events <- ev:
+			return true
+		default:
+			return false
+		}
+	}
 	if s.snapped[id] {
 		delete(s.snapped, id)
 		if ev.Kind == Create {
@@ -211,14 +256,66 @@ func (s *Subscription) apply(ev Event) bool {
 			ev.Original = s.view[id]
 		}
 		s.view[id] = ev.Object
+		delete(s.gone, id)
 	case Leave, Delete:
 		delete(s.view, id)
+		s.markGone(id, ev.Object.UpdatedAt())
 	}
 	select {
 	case s.events <- ev:
 		return true
 	default:
 		return false
+	}
+}
+
+// isSuperseded reports whether ev carries an older state of its object than one already applied: its updatedAt is
+// before that of the object in the view, or not after the version with which the object left the view (a leave or
+// delete carries the object's last state, so an event of that same version arriving later is that save published
+// late, and must not bring a deleted object back). An event without updatedAt, or of an object never seen (or
+// forgotten, beyond maxGone), is never superseded. An update, create or enter of the same updatedAt as the view's
+// object is not superseded: millisecond timestamps cannot order two saves made within the same millisecond, and
+// dropping the one that came second could leave the view on a state the server no longer has.
+func (s *Subscription) isSuperseded(ev Event) bool {
+	v := ev.Object.UpdatedAt()
+	if v.IsZero() {
+		return false
+	}
+	id := ev.Object.ID()
+	if cur, ok := s.view[id]; ok {
+		return !cur.UpdatedAt().IsZero() && v.Before(cur.UpdatedAt())
+	}
+	if left, ok := s.gone[id]; ok {
+		return !v.After(left.v)
+	}
+	return false
+}
+
+// markGone remembers the version with which object id left the view, forgetting the oldest beyond maxGone.
+func (s *Subscription) markGone(id string, v time.Time) {
+	if v.IsZero() {
+		delete(s.gone, id)
+		return
+	}
+	s.goneSeq++
+	s.gone[id] = goneMark{v: v, seq: s.goneSeq}
+	s.goneOrder = append(s.goneOrder, goneRef{id, s.goneSeq})
+	for len(s.gone) > maxGone {
+		r := s.goneOrder[0]
+		s.goneOrder = s.goneOrder[1:]
+		if m, ok := s.gone[r.id]; ok && m.seq == r.seq {
+			delete(s.gone, r.id)
+		}
+	}
+	if len(s.goneOrder) > 2*maxGone {
+		// Drop the stale references (objects that came back, or left again later).
+		kept := make([]goneRef, 0, len(s.gone))
+		for _, r := range s.goneOrder {
+			if m, ok := s.gone[r.id]; ok && m.seq == r.seq {
+				kept = append(kept, r)
+			}
+		}
+		s.goneOrder = kept
 	}
 }
 
@@ -292,6 +389,7 @@ func (s *Subscription) catchUp(ctx context.Context, wait <-chan error, lost <-ch
 		switch {
 		case !had:
 			evs = append(evs, Event{Kind: Enter, Object: o, CatchUp: true})
+			delete(s.gone, id)
 			s.view[id] = o
 		case !old.UpdatedAt().Equal(o.UpdatedAt()):
 			evs = append(evs, Event{Kind: Update, Object: o, Original: old, CatchUp: true})
@@ -302,6 +400,7 @@ func (s *Subscription) catchUp(ctx context.Context, wait <-chan error, lost <-ch
 		if _, ok := now[id]; !ok && !touched[id] {
 			evs = append(evs, Event{Kind: Leave, Object: old, CatchUp: true})
 			delete(s.view, id)
+			s.markGone(id, old.UpdatedAt())
 		}
 	}
 	s.mu.Unlock()
