@@ -36,14 +36,24 @@ build:
 ## test: every test: Go unit and integration (race detector on), React unit tests, browser end to end. After the
 ## stack, the chain and lint (which builds), independent suites run two at a time (output interleaved by line): the Go
 ## tests beside the React package's, then the browser walk, the bench smoke run and the fuzz smoke run.
-test: smoke chain lint
+## Each stage prints "make test: <stage> took N s" (also when it fails), and each suite of a parallel stage its own time.
+test:
+	@$(call timed,stack and smoke,$(MAKE) --no-print-directory smoke chain)
+	@$(call timed,lint,$(MAKE) --no-print-directory lint)
 	@echo "make test: Go unit + integration tests and the React package, in parallel"
-	$(MAKE) --no-print-directory -j2 --output-sync=line test-go test-react test-siws
+	@$(call timed,Go tests + React package,$(MAKE) --no-print-directory -j2 --output-sync=line timed-test-go timed-test-react timed-test-siws)
 	@echo "make test: browser end to end, bench smoke run and fuzz smoke run, two at a time"
-	$(MAKE) --no-print-directory -j2 --output-sync=line test-browser bench-check fuzz-check
+	@$(call timed,browser + bench + fuzz,$(MAKE) --no-print-directory -j2 --output-sync=line timed-test-browser timed-bench-check timed-fuzz-check)
 	@echo "make test: fault runs of the scaled topology, alone (they take parts of the stack down and back up)"
-	$(MAKE) --no-print-directory test-faults
-	@echo "make test: all suites passed"
+	@$(call timed,faults,$(MAKE) --no-print-directory test-faults)
+	@echo "make test: all suites passed in $$(( $$(date +%s) - $(TEST_START) )) s"
+
+# timed: run a command and print how long it took, failed or not; timed-<target> runs make <target> that way.
+TEST_START := $(shell date +%s)
+timed = s=$$(date +%s); rc=0; $(2) || rc=$$?; \
+	echo "make test: $(1) took $$(( $$(date +%s) - s )) s$$([ $$rc = 0 ] || echo ', failed')"; exit $$rc
+timed-%:
+	@$(call timed,$*,$(MAKE) --no-print-directory $*)
 
 ## test-react: the React hooks package: typecheck, vitest, build (and the published package's exports and source maps;
 ## the demo page is built by test-browser, which walks it);
