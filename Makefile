@@ -71,11 +71,13 @@ test-siws:
 
 ## test-go: Go unit tests and the integration tests against the local stack (build tag "integration"), race detector on
 ## except for NORACE_PKGS: tests that spend their time in one goroutine, where the detector has nothing to find and
-## multiplies the cost (web3apitest mines 10,000 transactions on a simulated EVM: 62 CPU s with -race, 12 without)
+## multiplies the cost (web3apitest mines 10,000 transactions on a simulated EVM: 62 CPU s with -race, 12 without).
+## -parallel 4: the tests that call t.Parallel (client's fault runs) spend their time waiting (retry backoff, round
+## trips), so four at a time on two cores overlap their waits rather than their work.
 NORACE_PKGS := ./web3api/web3apitest
 MODULE := $(shell $(GO) list -m)
 test-go:
-	$(GO) test $(GOTESTFLAGS) -race -tags integration $$($(GO) list -tags integration ./... | grep -v -x -F $(foreach p,$(NORACE_PKGS),-e $(MODULE)/$(p:./%=%)))
+	$(GO) test $(GOTESTFLAGS) -race -parallel 4 -tags integration $$($(GO) list -tags integration ./... | grep -v -x -F $(foreach p,$(NORACE_PKGS),-e $(MODULE)/$(p:./%=%)))
 	$(GO) test $(GOTESTFLAGS) -tags integration $(NORACE_PKGS)
 
 ## test-faults: the scaled topology under faults (internal/scaletest, build tag faults): kill -9 one parse-server
