@@ -5,7 +5,7 @@ GO ?= go
 GOTESTFLAGS ?= -count=1
 STACK := internal/devstack
 
-.PHONY: all deps up down chain test test-go test-react test-siws test-browser test-faults demo demo-browser bench bench-check lint fuzz fuzz-check smoke build mutations-endpoint
+.PHONY: all deps up down chain stack test test-go test-react test-siws test-browser test-faults demo demo-browser bench bench-check lint fuzz fuzz-check smoke build mutations-endpoint
 
 all: build
 
@@ -33,20 +33,26 @@ build:
 	$(GO) build ./...
 	$(GO) vet ./...
 
-## test: every test: Go unit and integration (race detector on), React unit tests, browser end to end. After the
-## stack, the chain and lint (which builds), independent suites run two at a time (output interleaved by line): the Go
-## tests beside the React package's, then the browser walk, the bench smoke run and the fuzz smoke run.
+## test: every test: Go unit and integration (race detector on), React unit tests, browser end to end. Suites run two
+## at a time (output interleaved by line): lint (which builds) and then the fuzz smoke run beside the stack's start,
+## its smoke test and the chain (mostly waiting for servers); then the Go tests beside the React package's; then the
+## browser walk beside the bench smoke run; then the fault runs alone.
 ## Each stage prints "make test: <stage> took N s" (also when it fails), and each suite of a parallel stage its own time.
 test:
-	@$(call timed,stack and smoke,$(MAKE) --no-print-directory smoke chain)
-	@$(call timed,lint,$(MAKE) --no-print-directory lint)
+	@echo "make test: the stack, its smoke test and the chain, beside lint and then the fuzz smoke run"
+	@$(call timed,stack + lint + fuzz,$(MAKE) --no-print-directory -j2 --output-sync=line timed-stack timed-lint timed-fuzz-check)
 	@echo "make test: Go unit + integration tests and the React package, in parallel"
 	@$(call timed,Go tests + React package,$(MAKE) --no-print-directory -j2 --output-sync=line timed-test-go timed-test-react timed-test-siws)
-	@echo "make test: browser end to end, bench smoke run and fuzz smoke run, two at a time"
-	@$(call timed,browser + bench + fuzz,$(MAKE) --no-print-directory -j2 --output-sync=line timed-test-browser timed-bench-check timed-fuzz-check)
+	@echo "make test: browser end to end beside the bench smoke run"
+	@$(call timed,browser + bench,$(MAKE) --no-print-directory -j2 --output-sync=line timed-test-browser timed-bench-check)
 	@echo "make test: fault runs of the scaled topology, alone (they take parts of the stack down and back up)"
 	@$(call timed,faults,$(MAKE) --no-print-directory test-faults)
 	@echo "make test: all suites passed in $$(( $$(date +%s) - $(TEST_START) )) s"
+
+## stack: the local stack, its smoke test and the local chain, one after the other
+stack:
+	@$(MAKE) --no-print-directory smoke
+	@$(MAKE) --no-print-directory chain
 
 # timed: run a command and print how long it took, failed or not; timed-<target> runs make <target> that way.
 TEST_START := $(shell date +%s)
