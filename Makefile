@@ -5,7 +5,7 @@ GO ?= go
 GOTESTFLAGS ?= -count=1
 STACK := internal/devstack
 
-.PHONY: all deps up down chain test test-go test-react test-siws test-browser test-faults demo demo-browser bench bench-check lint fuzz fuzz-check smoke build mutations-endpoint
+.PHONY: all deps up down chain stack test test-go test-react test-siws test-browser test-faults demo demo-browser bench bench-check lint fuzz fuzz-check smoke build mutations-endpoint
 
 all: build
 
@@ -33,17 +33,33 @@ build:
 	$(GO) build ./...
 	$(GO) vet ./...
 
-## test: every test: Go unit and integration (race detector on), React unit tests, browser end to end. After the
-## stack, the chain and lint (which builds), independent suites run two at a time (output interleaved by line): the Go
-## tests beside the React package's, then the browser walk, the bench smoke run and the fuzz smoke run.
-test: smoke chain lint
+## test: every test: Go unit and integration (race detector on), React unit tests, browser end to end. Suites run two
+## at a time (output interleaved by line): lint (which builds) and then the fuzz smoke run beside the stack's start,
+## its smoke test and the chain (mostly waiting for servers); then the Go tests beside the React package's; then the
+## browser walk beside the bench smoke run; then the fault runs alone.
+## Each stage prints "make test: <stage> took N s" (also when it fails), and each suite of a parallel stage its own time.
+test:
+	@echo "make test: the stack, its smoke test and the chain, beside lint and then the fuzz smoke run"
+	@$(call timed,stack + lint + fuzz,$(MAKE) --no-print-directory -j2 --output-sync=line timed-stack timed-lint timed-fuzz-check)
 	@echo "make test: Go unit + integration tests and the React package, in parallel"
-	$(MAKE) --no-print-directory -j2 --output-sync=line test-go test-react test-siws
-	@echo "make test: browser end to end, bench smoke run and fuzz smoke run, two at a time"
-	$(MAKE) --no-print-directory -j2 --output-sync=line test-browser bench-check fuzz-check
+	@$(call timed,Go tests + React package,$(MAKE) --no-print-directory -j2 --output-sync=line timed-test-go timed-test-react timed-test-siws)
+	@echo "make test: browser end to end beside the bench smoke run"
+	@$(call timed,browser + bench,$(MAKE) --no-print-directory -j2 --output-sync=line timed-test-browser timed-bench-check)
 	@echo "make test: fault runs of the scaled topology, alone (they take parts of the stack down and back up)"
-	$(MAKE) --no-print-directory test-faults
-	@echo "make test: all suites passed"
+	@$(call timed,faults,$(MAKE) --no-print-directory test-faults)
+	@echo "make test: all suites passed in $$(( $$(date +%s) - $(TEST_START) )) s"
+
+## stack: the local stack, its smoke test and the local chain, one after the other
+stack:
+	@$(MAKE) --no-print-directory smoke
+	@$(MAKE) --no-print-directory chain
+
+# timed: run a command and print how long it took, failed or not; timed-<target> runs make <target> that way.
+TEST_START := $(shell date +%s)
+timed = s=$$(date +%s); rc=0; $(2) || rc=$$?; \
+	echo "make test: $(1) took $$(( $$(date +%s) - s )) s$$([ $$rc = 0 ] || echo ', failed')"; exit $$rc
+timed-%:
+	@$(call timed,$*,$(MAKE) --no-print-directory $*)
 
 ## test-react: the React hooks package: typecheck, vitest, build (and the published package's exports and source maps;
 ## the demo page is built by test-browser, which walks it);
@@ -61,11 +77,13 @@ test-siws:
 
 ## test-go: Go unit tests and the integration tests against the local stack (build tag "integration"), race detector on
 ## except for NORACE_PKGS: tests that spend their time in one goroutine, where the detector has nothing to find and
-## multiplies the cost (web3apitest mines 10,000 transactions on a simulated EVM: 62 CPU s with -race, 12 without)
+## multiplies the cost (web3apitest mines 10,000 transactions on a simulated EVM: 62 CPU s with -race, 12 without).
+## -parallel 4: the tests that call t.Parallel (client's fault runs) spend their time waiting (retry backoff, round
+## trips), so four at a time on two cores overlap their waits rather than their work.
 NORACE_PKGS := ./web3api/web3apitest
 MODULE := $(shell $(GO) list -m)
 test-go:
-	$(GO) test $(GOTESTFLAGS) -race -tags integration $$($(GO) list -tags integration ./... | grep -v -x -F $(foreach p,$(NORACE_PKGS),-e $(MODULE)/$(p:./%=%)))
+	$(GO) test $(GOTESTFLAGS) -race -parallel 4 -tags integration $$($(GO) list -tags integration ./... | grep -v -x -F $(foreach p,$(NORACE_PKGS),-e $(MODULE)/$(p:./%=%)))
 	$(GO) test $(GOTESTFLAGS) -tags integration $(NORACE_PKGS)
 
 ## test-faults: the scaled topology under faults (internal/scaletest, build tag faults): kill -9 one parse-server
@@ -94,17 +112,28 @@ FUZZ_TARGETS := ./parse:FuzzObjectUnmarshal ./parse:FuzzParseDate ./parse:FuzzSc
 FUZZTIME ?= 60s
 
 ## fuzz: run every fuzz target for FUZZTIME each: a duration ("60s") or a number of executions ("5000x"). make test
-## runs fuzz-check: FUZZCHECK executions per target. A failure is run once more: Go's fuzz
-## coordinator (go1.26; golang/go#75804, fixed in go1.27) can end a duration run with "context deadline exceeded" and
-## no input when its deadline context fires before the workers' child context is cancelled (seen in make test on
-## FuzzGeoWhere: nothing in the target holds a context). A count has no deadline, so fuzz-check cannot hit it; a real
-## failing input is saved under testdata/fuzz and fails the second run at once.
+## runs fuzz-check: FUZZCHECK executions per target. Each package's test binary is built once with fuzzing's coverage
+## instrumentation (go test -c -fuzz) and runs each of its targets in turn, as go test -fuzz would (from the package's
+## directory, so testdata/fuzz is read and written, with go's fuzz cache): 11 builds and links instead of 16.
+## A failure is run once more: Go's fuzz coordinator (go1.26; golang/go#75804, fixed in go1.27) can end a duration
+## run with "context deadline exceeded" and no input when its deadline context fires before the workers' child context
+## is cancelled (seen in make test on FuzzGeoWhere: nothing in the target holds a context). A count has no deadline, so
+## fuzz-check cannot hit it; a real failing input is saved under testdata/fuzz and fails the second run at once.
+FUZZ_PKGS = $(sort $(foreach t,$(FUZZ_TARGETS),$(firstword $(subst :, ,$(t)))))
 fuzz:
-	@for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; name=$${t##*:}; \
-		echo "fuzz $$name ($$pkg) for $(FUZZTIME)"; \
-		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg || \
-		{ echo "fuzz $$name failed; once more (a failing input it found is saved in testdata and replayed first)"; \
-		  $(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg; } || exit 1; done
+	@bin=$$(mktemp -d); trap 'rm -rf "$$bin"' EXIT; cache=$$($(GO) env GOCACHE)/fuzz; \
+	for pkg in $(FUZZ_PKGS); do \
+		names=; for t in $(FUZZ_TARGETS); do case $$t in "$$pkg":*) names="$$names $${t#*:}";; esac; done; \
+		set -- $$names; echo "fuzz: $$pkg built once for$$names"; \
+		$(GO) test -c -o "$$bin/fuzz.test" -fuzz "^$$1\$$" $$pkg; \
+		for name in $$names; do \
+			run() { (cd $$pkg && "$$bin/fuzz.test" -test.paniconexit0 -test.timeout=10m0s -test.run='^$$' \
+				-test.fuzzcachedir="$$cache/$(MODULE)/$${pkg#./}" -test.fuzz="^$$name\$$" -test.fuzztime=$(FUZZTIME)); }; \
+			echo "fuzz $$name ($$pkg) for $(FUZZTIME)"; \
+			run || { echo "fuzz $$name failed; once more (a failing input it found is saved in testdata and replayed first)"; \
+				run; } || exit 1; \
+		done; \
+	done
 
 ## lint: formatting, build, vet and staticcheck. vet and staticcheck run once, with the integration tag: that
 ## build sees every file (the tag only adds files; no file is built only without it, which the first line checks), so

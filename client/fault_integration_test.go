@@ -25,6 +25,10 @@ import (
 // answer, a delay, a 502 or 503 of its own. They count what the server stored: nothing may be lost (every save
 // reported done is stored) and nothing doubled (a save is stored at most once; one whose outcome is unknown is
 // reported with ErrWriteInDoubt, never guessed).
+//
+// Each works on its own class through its own proxy, so they run in parallel (make test gives -parallel 4): most of
+// their time is the SDK's retry backoff after a fault, which overlaps. TestFaultsRetriesHonourDeadline, which
+// times a call, runs alone.
 
 // defaultFaultClient returns a client with the default config that reaches the real local server through a
 // fault proxy, and a direct client to count with.
@@ -98,6 +102,7 @@ func (tl *tally) add(err error) {
 // 1,000 creates at the default config through 30% faults: every save succeeds or is reported in doubt; the
 // stored rows are exactly the successes plus the in-doubt ones that landed; no value is stored twice.
 func TestFaultsDefault1000Creates(t *testing.T) {
+	t.Parallel()
 	c, direct, p := defaultFaultClient(t, 0.30, 42, nil)
 	cls := fmt.Sprintf("FaultCreate%d", rand.Uint32())
 	ctx := context.Background()
@@ -140,6 +145,7 @@ func TestFaultsDefault1000Creates(t *testing.T) {
 // SaveAll of 2,000 at the default config through 30% faults: one call; every object is saved once, or reported
 // per object (failed or in doubt).
 func TestFaultsDefaultSaveAll2000(t *testing.T) {
+	t.Parallel()
 	c, direct, p := defaultFaultClient(t, 0.30, 13, nil)
 	cls := fmt.Sprintf("FaultSaveAll%d", rand.Uint32())
 	const n = 2000
@@ -177,6 +183,7 @@ func TestFaultsDefaultSaveAll2000(t *testing.T) {
 // reported done and those plus its in-doubt ones; a definite failure never happens through faults, and an
 // in-doubt increment is not pending any more (the next round cannot send it twice).
 func TestFaultsDefaultSaveAllUpdates(t *testing.T) {
+	t.Parallel()
 	c, direct, p := defaultFaultClient(t, 0.30, 17, nil)
 	cls := fmt.Sprintf("FaultUpdates%d", rand.Uint32())
 	ctx := context.Background()
@@ -237,6 +244,7 @@ func TestFaultsDefaultSaveAllUpdates(t *testing.T) {
 // 200 saves of Increment(1) on one counter at the default config through 30% faults: the counter ends between
 // the saves reported done and those plus the in-doubt ones; a save in doubt never goes out again with the next.
 func TestFaultsDefault200Increments(t *testing.T) {
+	t.Parallel()
 	c, direct, p := defaultFaultClient(t, 0.30, 5, nil)
 	cls := fmt.Sprintf("FaultCounter%d", rand.Uint32())
 	ctx := context.Background()
@@ -264,6 +272,7 @@ func TestFaultsDefault200Increments(t *testing.T) {
 
 // 100 cloud function calls at the default config through 30% faults: no call runs twice.
 func TestFaultsDefault100FunctionCalls(t *testing.T) {
+	t.Parallel()
 	c, direct, p := defaultFaultClient(t, 0.30, 21, nil)
 	cls := fmt.Sprintf("CallLog%d", rand.Uint32())
 	var tl tally
@@ -297,6 +306,7 @@ func TestFaultsDefault100FunctionCalls(t *testing.T) {
 // With request ids turned off (and client ids off, as by default), nothing is ever doubled either: ambiguous
 // failures are reported in doubt instead of being sent again.
 func TestFaultsOptionsOffNeverDouble(t *testing.T) {
+	t.Parallel()
 	c, direct, p := defaultFaultClient(t, 0.30, 7, func(cfg *client.Config) {
 		cfg.DisableIdempotency = true
 	})
@@ -317,6 +327,7 @@ func TestFaultsOptionsOffNeverDouble(t *testing.T) {
 
 // SaveAll reports each item that was not saved and saves the rest.
 func TestFaultsSaveAllReportsPerItem(t *testing.T) {
+	t.Parallel()
 	c, direct, _ := defaultFaultClient(t, 0.5, 3, func(cfg *client.Config) { cfg.MaxAttempts = 1; cfg.BatchSize = 10 })
 	cls := fmt.Sprintf("FaultBatch%d", rand.Uint32())
 	objs := make([]*parse.Object, 200)

@@ -21,6 +21,7 @@ import (
 // with the Parse JS SDK's text and nothing changed. Saves go through SaveAll (batched and one-by-one paths) and,
 // for a share of the objects, through Save.
 func TestPropertyLocalValuesEqualServerAfterSave(t *testing.T) {
+	t.Parallel() // its own class; its time is one round trip after another, which overlaps with the fault tests
 	c := newClient(t)
 	ctx := context.Background()
 	cls := uniqueClass("OpsProp")
@@ -128,6 +129,7 @@ func TestPropertyLocalValuesEqualServerAfterSave(t *testing.T) {
 // Relation changes on one key before a save: the adds and removes are sent together ({"__op":"Batch"}), and the
 // relation then holds exactly what the local model says.
 func TestPropertyRelationChangesAgreeWithServer(t *testing.T) {
+	t.Parallel() // its own class; its time is one round trip after another, which overlaps with the fault tests
 	c := newClient(t)
 	ctx := context.Background()
 	cls := uniqueClass("RelProp")
