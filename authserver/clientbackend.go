@@ -3,14 +3,17 @@ package authserver
 import (
 	"context"
 	"crypto/hmac"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"log"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/c13f5054/moralis-go/auth"
@@ -87,6 +90,8 @@ type ClientBackend struct {
 	wallets *keyedMutex // one sign-in per wallet at a time (shared with the Handler's copy: withSessionLife)
 	life    sessionLife // how its sessions roll (see sessions.go)
 	direct  bool        // BackendConfig.DirectSignIn
+	// noRecordFunc is set once the backend answered that it has no RecordSessionFunction (shared by copies).
+	noRecordFunc *atomic.Bool
 }
 
 // DefaultSessionClass is the backend class where ClientBackend records the sessions it made (see ClientBackend).
@@ -114,7 +119,7 @@ func NewClientBackend(cfg BackendConfig) (*ClientBackend, error) {
 	}
 	flow := cfg.Flow
 	return &ClientBackend{cfg: cfg.Client, base: base, opts: &flow, chain: cfg.Chain, wallets: &keyedMutex{},
-		life: defaultLife(), direct: cfg.DirectSignIn}, nil
+		life: defaultLife(), direct: cfg.DirectSignIn, noRecordFunc: &atomic.Bool{}}, nil
 }
 
 // directSignIn reports whether a returning wallet signs in without parse-server's login (BackendConfig.DirectSignIn).
@@ -197,13 +202,22 @@ func (b *ClientBackend) recordSession(ctx context.Context, tok string, bind sess
 	if !b.base.HasMasterKey() {
 		return time.Time{}, nil
 	}
+	now := b.life.now()
+	until := minTime(now.Add(b.life.idle), now.Add(b.life.max))
+	rec := b.newRecord(tok, now, until, bind)
+	// One round trip where the backend has this project's cloud function (the devstack's cloud/authsession.js):
+	// it finds the _Session, writes the record and sets the end.
+	ok, err := b.recordSessionByFunction(ctx, tok, rec, until)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("authserver: recording the session: %w", err)
+	}
+	if ok {
+		return until, nil
+	}
 	sid, err := b.backendSessionID(ctx, tok)
 	if err != nil {
 		return time.Time{}, err
 	}
-	now := b.life.now()
-	until := minTime(now.Add(b.life.idle), now.Add(b.life.max))
-	rec := b.newRecord(tok, now, until, bind)
 	rec["session"] = sid
 	err = b.batch(ctx,
 		map[string]any{"method": http.MethodPost, "path": "classes/" + DefaultSessionClass, "body": rec},
@@ -213,6 +227,48 @@ func (b *ClientBackend) recordSession(ctx context.Context, tok string, bind sess
 		return time.Time{}, fmt.Errorf("authserver: recording the session: %w", err)
 	}
 	return until, nil
+}
+
+// RecordSessionFunction is the backend's cloud function (master key only) that records a session in one round
+// trip: it finds the token's _Session, creates its record and sets its end (the devstack's cloud/authsession.js).
+// ClientBackend calls it with the master key when it made a session, and takes two round trips (a query and a
+// /batch) on a backend that answers 141 "Invalid function".
+const RecordSessionFunction = "moralisGoRecordSession"
+
+// recordSessionByFunction records tok with RecordSessionFunction: ok is false, without an error, when the backend has
+// no such function (remembered: later sign-ins do not ask again).
+func (b *ClientBackend) recordSessionByFunction(ctx context.Context, tok string, rec map[string]any, until time.Time) (bool, error) {
+	if b.noRecordFunc.Load() {
+		return false, nil
+	}
+	body := map[string]any{}
+	for k, v := range rec {
+		if d, ok := v.(map[string]any); ok && d["__type"] == "Date" {
+			v = d["iso"] // the function takes ISO dates
+		}
+		if k != "ACL" && k != "expiresAt" {
+			body[k] = v
+		}
+	}
+	var resp struct {
+		Result struct {
+			Session string `json:"session"`
+		} `json:"result"`
+	}
+	err := b.base.WithMasterKey().Request(ctx, http.MethodPost, "functions/"+RecordSessionFunction,
+		map[string]any{"sessionToken": tok, "until": parseDate(until)["iso"], "record": body}, &resp)
+	var pe *parse.Error
+	if errors.As(err, &pe) && pe.Code == parse.CodeScriptFailed && strings.Contains(pe.Message, "Invalid function") {
+		b.noRecordFunc.Store(true)
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if resp.Result.Session == "" {
+		return false, errors.New("authserver: " + RecordSessionFunction + " answered no session")
+	}
+	return true, nil
 }
 
 // sessionRecords returns tok's live records (none: errForeignSession), live by the endpoint's clock and rule.
@@ -278,19 +334,63 @@ func (b *ClientBackend) allSessionRecords(ctx context.Context, tok string) ([]se
 	return recs, nil
 }
 
-// withTicket returns m with a new one-time ticket for it when the backend client has the master key. An EVM
-// signature that does not recover to its address gets a contract-account ticket only after auth.IssueTicket
-// verified it on the chain (never on the caller's word).
+// withTicket returns m with a new one-time ticket for it when the backend client has the master key: an endpoint
+// ticket (endpointTicket), which the backend's adapters check themselves, so issuing it costs no round trip. An EVM
+// signature that does not recover to its address gets a contract-account ticket only after it was verified on
+// Chain (never on the caller's word).
 func (b *ClientBackend) withTicket(ctx context.Context, m auth.SignedMessage) (auth.SignedMessage, error) {
 	if !b.base.HasMasterKey() {
 		return m, nil
 	}
-	t, err := auth.IssueTicket(ctx, b.base, m, &auth.TicketOptions{TTL: auth.DefaultTicketTTL, Chain: b.chain})
+	if m.Chain == "" {
+		m.Chain = auth.ChainEVM
+	}
+	contract := false
+	if m.Chain == auth.ChainEVM {
+		a, err := auth.NormalizeEthAddress(m.Address)
+		if err != nil {
+			return m, err
+		}
+		m.Address = a
+		if b.chain != nil && auth.VerifyEthSignature(m.Address, []byte(m.Message), m.Signature) != nil {
+			if err := auth.VerifyEthSignatureContext(ctx, b.chain, m.Address, []byte(m.Message), m.Signature); err != nil {
+				return m, err
+			}
+			contract = true
+		}
+	}
+	t, err := b.endpointTicket(m, contract, time.Now().Add(auth.DefaultTicketTTL))
 	if err != nil {
 		return m, err
 	}
 	m.Ticket = t
 	return m, nil
+}
+
+// endpointTicket returns a one-time ticket for m (chain, canonical address, exact message; a contract account's
+// when contract) that expires at exp: "e1." + a random id of 10 alphanumerics + "." + exp in Unix ms + "." + the
+// HMAC-SHA256 keyed by the master key over a fixed label and those fields (the devstack's tickets.js,
+// endpointTicketMAC, checks the same). No one without the master key can make one; the backend's adapter consumes it
+// by inserting a row keyed by its id, so it signs in at most once, on every instance.
+func (b *ClientBackend) endpointTicket(m auth.SignedMessage, contract bool, exp time.Time) (string, error) {
+	const alnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+	var raw [10]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		return "", err
+	}
+	id := make([]byte, len(raw))
+	for i, c := range raw {
+		id[i] = alnum[int(c)%len(alnum)] // 256 = 4*62 + 8: a slight bias, harmless for an id that only has to be unique
+	}
+	ms := strconv.FormatInt(exp.UnixMilli(), 10)
+	flag := "0"
+	if contract {
+		flag = "1"
+	}
+	mac := hmac.New(sha256.New, []byte(b.cfg.MasterKey))
+	mac.Write([]byte("moralis-go endpoint ticket v1\x00"))
+	mac.Write([]byte(strings.Join([]string{string(id), ms, string(m.Chain), m.Address, flag, m.Message}, "\x00")))
+	return "e1." + string(id) + "." + ms + "." + hex.EncodeToString(mac.Sum(nil)), nil
 }
 
 // me returns the user of tok, a session the backend confirms and (with a master key) this endpoint made, whose

@@ -175,6 +175,10 @@ function defaultConsume(request, t) {
   }
   // Tickets issued and never used are deleted now and then, off the sign-in's path.
   tickets.purgeExpired(database).catch(err => console.error('wallet auth: purging expired tickets:', err && err.message));
+  if (tickets.isEndpointTicket(t.ticket)) {
+    // The Go endpoint's ticket: checked with the master key, consumed by one insert (tickets.js).
+    return tickets.consumeEndpointTicket(database, request.config.masterKey, t);
+  }
   return tickets.consumeTicket(database, t);
 }
 
