@@ -92,6 +92,7 @@ type ClientBackend struct {
 	direct  bool        // BackendConfig.DirectSignIn
 	// noRecordFunc is set once the backend answered that it has no RecordSessionFunction (shared by copies).
 	noRecordFunc *atomic.Bool
+	noIdem       *client.Client // base without X-Parse-Request-Id (recordSessionByFunction)
 }
 
 // DefaultSessionClass is the backend class where ClientBackend records the sessions it made (see ClientBackend).
@@ -117,8 +118,14 @@ func NewClientBackend(cfg BackendConfig) (*ClientBackend, error) {
 			"session the backend confirms is accepted, sessions do not roll, and the endpoint is not the one door in " +
 			"(see ClientBackend, \"Without a master key\")")
 	}
+	ni := cfg.Client
+	ni.DisableIdempotency = true
+	noIdem, err := client.New(ni)
+	if err != nil {
+		return nil, err
+	}
 	flow := cfg.Flow
-	return &ClientBackend{cfg: cfg.Client, base: base, opts: &flow, chain: cfg.Chain, wallets: &keyedMutex{},
+	return &ClientBackend{noIdem: noIdem, cfg: cfg.Client, base: base, opts: &flow, chain: cfg.Chain, wallets: &keyedMutex{},
 		life: defaultLife(), direct: cfg.DirectSignIn, noRecordFunc: &atomic.Bool{}}, nil
 }
 
@@ -149,6 +156,9 @@ func (b *ClientBackend) SignIn(ctx context.Context, m auth.SignedMessage) (*Sess
 	cfg := b.cfg
 	cfg.InstallationID = uuid.NewString()
 	cfg.Storage = nil
+	// No X-Parse-Request-Id (parse-server writes an _Idempotency row for each): the login spends its one-time
+	// ticket, so sending it again could not sign in anyway, and the new wallet's user write sets the same values.
+	cfg.DisableIdempotency = true
 	c, err := client.New(cfg)
 	if err != nil {
 		return nil, mapClientError(err)
@@ -255,7 +265,8 @@ func (b *ClientBackend) recordSessionByFunction(ctx context.Context, tok string,
 			Session string `json:"session"`
 		} `json:"result"`
 	}
-	err := b.base.WithMasterKey().Request(ctx, http.MethodPost, "functions/"+RecordSessionFunction,
+	// Without an X-Parse-Request-Id (an _Idempotency row less): an answer lost is an error, the session ended.
+	err := b.noIdem.WithMasterKey().Request(ctx, http.MethodPost, "functions/"+RecordSessionFunction,
 		map[string]any{"sessionToken": tok, "until": parseDate(until)["iso"], "record": body}, &resp)
 	var pe *parse.Error
 	if errors.As(err, &pe) && pe.Code == parse.CodeScriptFailed && strings.Contains(pe.Message, "Invalid function") {

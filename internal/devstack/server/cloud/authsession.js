@@ -2,10 +2,10 @@
 // moralisGoRecordSession (master key only): records a session the Go endpoint just made (authserver.ClientBackend),
 // in one round trip instead of two. Params: sessionToken (the new session's), until (ISO date: its end) and record,
 // the fields of its MoralisAuthSession object as the endpoint computed them (key: the HMAC of the token keyed by the
-// master key; startedAt; and the binding: chain, address, chainId). It finds the token's _Session, creates the record
-// (empty ACL, holding that _Session's objectId) and sets the _Session's expiresAt to until, and answers {session:
-// objectId}. No _Session for the token: 101. It is what the endpoint otherwise does with a query and a /batch; an
-// endpoint whose backend lacks the function (141 "Invalid function") takes that way.
+// master key; startedAt; and the binding: chain, address, chainId). It sets the expiresAt of the token's _Session to
+// until and reads its objectId back (one UPDATE ... RETURNING), creates the record (empty ACL, holding that
+// objectId), and answers {session: objectId}. No _Session for the token: 101. It is what the endpoint otherwise does
+// with a query and a /batch; an endpoint whose backend lacks the function (141 "Invalid function") takes that way.
 const tickets = require('../tickets');
 
 const OPTIONAL = ['chain', 'address', 'chainId'];
@@ -47,18 +47,25 @@ Parse.Cloud.define(
       }
     }
     const database = require('parse-server/lib/Config').get(Parse.applicationId).database;
-    const found = await database.find('_Session', { sessionToken }, { limit: 1, keys: ['objectId'] });
-    if (!Array.isArray(found) || found.length !== 1) {
+    // One UPDATE ... WHERE sessionToken RETURNING *: the _Session's end set, and its objectId read back.
+    let updated;
+    try {
+      updated = await database.update('_Session', { sessionToken }, { expiresAt: { __type: 'Date', iso: end } }, {}, true);
+    } catch (err) {
+      if (!err || err.code !== Parse.Error.OBJECT_NOT_FOUND) {
+        throw err;
+      }
+    }
+    const session = updated && typeof updated.objectId === 'string' ? updated.objectId : '';
+    if (session === '') {
       throw new Parse.Error(Parse.Error.OBJECT_NOT_FOUND, 'moralisGoRecordSession: no session for the token');
     }
-    const session = found[0].objectId;
     const now = new Date().toISOString();
     await database.create(
       tickets.SESSION_CLASS,
       { objectId: tickets.randomAlnum(10), ...rec, session, ACL: {}, createdAt: now, updatedAt: now },
       {}
     );
-    await database.update('_Session', { objectId: session }, { expiresAt: { __type: 'Date', iso: end } }, {});
     return { session };
   },
   { requireMaster: true }
