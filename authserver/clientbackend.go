@@ -26,23 +26,23 @@ import (
 // has a default when left zero. NewClientBackend copies it.
 type BackendConfig struct {
 	// Client is the backend's REST configuration (ServerURL and AppID required; JavaScriptKey as the backend
-	// asks). Its MasterKey, when set, is used for one thing only: issuing the one-time sign-in tickets that this
-	// project's backend adapters require (auth.IssueTicket). Without it no ticket is sent, for backends whose
-	// adapters do not ask for one. Storage is not used: each sign-in runs on a client of its own.
+	// asks). Its MasterKey, when set, keys the one-time sign-in tickets that this project's backend adapters require
+	// (see ClientBackend) and records the sessions the endpoint makes. Without it no ticket is sent, for backends
+	// whose adapters do not ask for one. Storage is not used: each sign-in runs on a client of its own.
 	Client client.Config
 	// Flow tunes the sign-in, link and unlink flows (address classes, NoAddressObjects); the zero value is all
 	// defaults, as a nil *auth.Options.
 	Flow auth.Options
 	// Chain, when set, lets smart-contract accounts (ERC-1271, ERC-6492) sign in on this project's backend
 	// adapters: an EVM signature that does not recover to its address is verified again on this chain, and only
-	// then is the backend given a ticket marked for a contract account (auth.TicketOptions.Chain). Give it the same
+	// then is the backend given a ticket marked for a contract account (as auth.TicketOptions.Chain). Give it the same
 	// chain as Config.Chain. nil (default): EOA signatures only.
 	Chain auth.ContractCaller
 	// DirectSignIn, with a master key, signs a returning wallet in without parse-server's login: the endpoint finds
 	// the user by its authData id, checks the signature itself (as the adapter would) and creates the session and its
-	// record in one /batch: 2 backend requests instead of the login's (ticket, login, record). parse-server's
-	// beforeLogin and afterLogin triggers do not run for those sign-ins, and a new wallet costs one lookup more.
-	// false (default): every sign-in goes through the login, as moralis-v1's do, so login triggers see them all.
+	// record in one /batch: 2 backend requests, as many as the login's (login, record), at about half parse-server's
+	// CPU. parse-server's beforeLogin trigger does not run for those sign-ins, and a new wallet costs one lookup more.
+	// false (default): every sign-in goes through the login, as moralis-v1's do, so beforeLogin sees them all.
 	DirectSignIn bool
 }
 
@@ -54,9 +54,12 @@ type BackendConfig struct {
 // that share the installation id of a new login, so one server-wide id would sign a user out of every other
 // browser.
 //
-// With a master key in the configuration (used for nothing else), every sign-in and link carries a one-time
-// ticket the backend issues for that message (auth.IssueTicket): this project's backend adapters accept no
-// authData without one, so the endpoint stays the one door in and a captured message signs in nowhere. A sign-in
+// With a master key in the configuration, every sign-in and link carries a one-time ticket for that message, which
+// the endpoint makes itself without a round trip: an HMAC keyed by the master key over the chain, address, exact
+// text, contract-account flag and expiry (a minute), with a random id (endpointTicket). This project's backend
+// adapters accept no authData without a ticket; they check this one's HMAC and expiry and consume it by inserting a
+// row keyed by its id, so it signs in once on every instance, the endpoint stays the one door in and a captured
+// login signs in nowhere. A sign-in
 // that loses a race with a concurrent first sign-in of the same wallet is retried with a new ticket (auth.SignIn).
 // Without a master key no ticket is sent (for backends whose adapters do not ask for one).
 //
@@ -69,7 +72,7 @@ type BackendConfig struct {
 // session token keyed by the master key, so nobody without the master key can record one), and Me, Link and Unlink
 // accept a session token only when the backend confirms it (users/me) and its record exists: any other session is
 // refused as "Invalid session token" (code 209, 401). The record is checked alongside users/me, so it adds no
-// latency; a sign-in makes one more write. A record lives as long as its session: sessions roll (sliding expiry up
+// latency; a sign-in makes one more call (RecordSessionFunction). A record lives as long as its session: sessions roll (sliding expiry up
 // to a cap, bound to the wallet that signed in: sessions.go, and Config.SessionIdleTTL and SessionMaxAge through a
 // Handler), records are deleted at sign-out, and expired ones are purged by the local stack's server. Without a
 // master key nothing is recorded, sessions do not roll (the backend's own session length applies) and any session
