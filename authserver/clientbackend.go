@@ -166,9 +166,18 @@ func (b *ClientBackend) SignIn(ctx context.Context, m auth.SignedMessage) (*Sess
 	if err != nil {
 		return nil, mapClientError(err)
 	}
-	u, err := auth.SignIn(ctx, c, func(ctx context.Context) (auth.SignedMessage, error) {
-		return b.withTicket(ctx, m)
-	}, b.opts)
+	var u *client.User
+	for attempt := 1; ; attempt++ {
+		u, err = auth.SignIn(ctx, c, func(ctx context.Context) (auth.SignedMessage, error) {
+			return b.withTicket(ctx, m)
+		}, b.opts)
+		// A login (or user write) in doubt, its answer lost (a proxy's 502, a cut connection), is tried again with a
+		// new ticket: the first one signs in at most once, and the same installation id makes parse-server delete
+		// a session the lost answer held.
+		if err == nil || !errors.Is(err, parse.ErrWriteInDoubt) || attempt == inDoubtAttempts || ctx.Err() != nil {
+			break
+		}
+	}
 	if err != nil {
 		return nil, mapClientError(err)
 	}
@@ -242,6 +251,9 @@ func (b *ClientBackend) recordSession(ctx context.Context, tok string, bind sess
 	return until, nil
 }
 
+// inDoubtAttempts bounds the attempts of a sign-in's login and record call whose answers were lost (in doubt).
+const inDoubtAttempts = 3
+
 // RecordSessionFunction is the backend's cloud function (master key only) that records a session in one round
 // trip: it finds the token's _Session, creates its record and sets its end (the devstack's cloud/authsession.js).
 // ClientBackend calls it with the master key when it made a session, and takes two round trips (a query and a
@@ -268,9 +280,16 @@ func (b *ClientBackend) recordSessionByFunction(ctx context.Context, tok string,
 			Session string `json:"session"`
 		} `json:"result"`
 	}
-	// Without an X-Parse-Request-Id (an _Idempotency row less): an answer lost is an error, the session ended.
-	err := b.noIdem.WithMasterKey().Request(ctx, http.MethodPost, "functions/"+RecordSessionFunction,
-		map[string]any{"sessionToken": tok, "until": parseDate(until)["iso"], "record": body}, &resp)
+	// Without an X-Parse-Request-Id (an _Idempotency row less): a call in doubt is made again, which at worst
+	// leaves a second record of the same session (both end with it, and a sign-out deletes both).
+	var err error
+	for attempt := 1; ; attempt++ {
+		err = b.noIdem.WithMasterKey().Request(ctx, http.MethodPost, "functions/"+RecordSessionFunction,
+			map[string]any{"sessionToken": tok, "until": parseDate(until)["iso"], "record": body}, &resp)
+		if err == nil || !errors.Is(err, parse.ErrWriteInDoubt) || attempt == inDoubtAttempts || ctx.Err() != nil {
+			break
+		}
+	}
 	var pe *parse.Error
 	if errors.As(err, &pe) && pe.Code == parse.CodeScriptFailed && strings.Contains(pe.Message, "Invalid function") {
 		b.noRecordFunc.Store(true)
