@@ -2,8 +2,8 @@
 // One-time sign-in tickets: the only thing the moralisEth / moralisSol adapters (auth.js) accept besides a valid
 // signature. A ticket is one object of class MoralisAuthTicket, issued by this deployment for one chain, one address
 // and one exact message text, with an expiry:
-//   - by the Go sign-in endpoint (authserver.ClientBackend with the master key), right after it has verified a signature
-//     and consumed its own nonce: the endpoint's one-time proof for the backend;
+//   - by auth.IssueTicket (Go, master key), for a server-side sign-in that verified a signature itself (the Go
+//     endpoint makes its own tickets instead, without a row: see "endpoint ticket" below);
 //   - by the cloud function moralisAuthRequestMessage (cloud/authticket.js) for SDK clients that sign in against
 //     the backend directly: the message it returns ends with the ticket's secret. These tickets are marked public
 //     (field public), metered per client address and capped in number (cloud/authticket.js). A session they give
