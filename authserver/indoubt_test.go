@@ -106,3 +106,74 @@ func TestSignInRetriesWritesInDoubt(t *testing.T) {
 		}
 	}
 }
+
+// A backend without RecordSessionFunction (141 "Invalid function") gets the session recorded the other way (its
+// _Session found, record and end in one /batch), and is not asked for the function again.
+func TestSignInWithoutRecordFunction(t *testing.T) {
+	var mu sync.Mutex
+	var seen []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		var v map[string]any
+		_ = json.Unmarshal(b, &v)
+		method, _ := v["_method"].(string)
+		if method == "" {
+			method = r.Method
+		}
+		path := strings.TrimPrefix(r.URL.Path, "/parse/")
+		mu.Lock()
+		seen = append(seen, method+" "+path)
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		switch {
+		case path == "users":
+			_, _ = io.WriteString(w, `{"objectId":"u1","sessionToken":"r:tok","ethAddress":"`+ethAddrOf(v)+`","accounts":["`+ethAddrOf(v)+`"],"ACL":{"u1":{"read":true,"write":true}}}`)
+		case path == "functions/"+RecordSessionFunction:
+			w.WriteHeader(http.StatusBadRequest)
+			_, _ = io.WriteString(w, `{"code":141,"error":"Invalid function: \"`+RecordSessionFunction+`\""}`)
+		case path == "classes/_Session" && method == http.MethodGet:
+			_, _ = io.WriteString(w, `{"results":[{"objectId":"s1"}]}`)
+		case path == "batch":
+			_, _ = io.WriteString(w, `[{"success":{}},{"success":{}}]`)
+		default:
+			w.WriteHeader(http.StatusNotFound)
+			_, _ = io.WriteString(w, `{"code":101,"error":"unexpected"}`)
+		}
+	}))
+	defer srv.Close()
+	be, err := NewClientBackend(BackendConfig{Client: client.Config{ServerURL: srv.URL + "/parse", AppID: "app", MasterKey: "master"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := signer.GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := auth.SignedMessage{Chain: auth.ChainEVM, Address: ethAddr(s), Message: "sign in", Signature: ethSign(t, s, "sign in")}
+	want := [][]string{
+		{"POST users", "POST functions/" + RecordSessionFunction, "GET classes/_Session", "POST batch"},
+		{"POST users", "GET classes/_Session", "POST batch"},
+	}
+	for i, w := range want {
+		mu.Lock()
+		seen = nil
+		mu.Unlock()
+		if _, err := be.SignIn(t.Context(), m); err != nil {
+			t.Fatalf("sign-in %d: %v", i+1, err)
+		}
+		mu.Lock()
+		got := strings.Join(seen, ", ")
+		mu.Unlock()
+		if got != strings.Join(w, ", ") {
+			t.Fatalf("sign-in %d: requests %s; want %s", i+1, got, strings.Join(w, ", "))
+		}
+	}
+}
+
+// ethAddrOf is the moralisEth id of a login body.
+func ethAddrOf(body map[string]any) string {
+	ad, _ := body["authData"].(map[string]any)
+	eth, _ := ad[auth.ProviderEth].(map[string]any)
+	id, _ := eth["id"].(string)
+	return id
+}
