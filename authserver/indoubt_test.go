@@ -110,36 +110,8 @@ func TestSignInRetriesWritesInDoubt(t *testing.T) {
 // A backend without RecordSessionFunction (141 "Invalid function") gets the session recorded the other way (its
 // _Session found, record and end in one /batch), and is not asked for the function again.
 func TestSignInWithoutRecordFunction(t *testing.T) {
-	var mu sync.Mutex
-	var seen []string
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		var v map[string]any
-		_ = json.Unmarshal(b, &v)
-		method, _ := v["_method"].(string)
-		if method == "" {
-			method = r.Method
-		}
-		path := strings.TrimPrefix(r.URL.Path, "/parse/")
-		mu.Lock()
-		seen = append(seen, method+" "+path)
-		mu.Unlock()
-		w.Header().Set("Content-Type", "application/json")
-		switch {
-		case path == "users":
-			_, _ = io.WriteString(w, `{"objectId":"u1","sessionToken":"r:tok","ethAddress":"`+ethAddrOf(v)+`","accounts":["`+ethAddrOf(v)+`"],"ACL":{"u1":{"read":true,"write":true}}}`)
-		case path == "functions/"+RecordSessionFunction:
-			w.WriteHeader(http.StatusBadRequest)
-			_, _ = io.WriteString(w, `{"code":141,"error":"Invalid function: \"`+RecordSessionFunction+`\""}`)
-		case path == "classes/_Session" && method == http.MethodGet:
-			_, _ = io.WriteString(w, `{"results":[{"objectId":"s1"}]}`)
-		case path == "batch":
-			_, _ = io.WriteString(w, `[{"success":{}},{"success":{}}]`)
-		default:
-			w.WriteHeader(http.StatusNotFound)
-			_, _ = io.WriteString(w, `{"code":101,"error":"unexpected"}`)
-		}
-	}))
+	nf := &noFunctionBackend{}
+	srv := httptest.NewServer(nf)
 	defer srv.Close()
 	be, err := NewClientBackend(BackendConfig{Client: client.Config{ServerURL: srv.URL + "/parse", AppID: "app", MasterKey: "master"}})
 	if err != nil {
@@ -155,18 +127,60 @@ func TestSignInWithoutRecordFunction(t *testing.T) {
 		{"POST users", "GET classes/_Session", "POST batch"},
 	}
 	for i, w := range want {
-		mu.Lock()
-		seen = nil
-		mu.Unlock()
+		nf.take()
 		if _, err := be.SignIn(t.Context(), m); err != nil {
 			t.Fatalf("sign-in %d: %v", i+1, err)
 		}
-		mu.Lock()
-		got := strings.Join(seen, ", ")
-		mu.Unlock()
-		if got != strings.Join(w, ", ") {
+		if got := strings.Join(nf.take(), ", "); got != strings.Join(w, ", ") {
 			t.Fatalf("sign-in %d: requests %s; want %s", i+1, got, strings.Join(w, ", "))
 		}
+	}
+}
+
+// noFunctionBackend answers a sign-in as a parse-server without RecordSessionFunction does, and keeps the
+// requests it got (method, as _method says, and path under the mount).
+type noFunctionBackend struct {
+	mu   sync.Mutex
+	seen []string
+}
+
+// take returns the requests seen since the last take.
+func (nf *noFunctionBackend) take() []string {
+	nf.mu.Lock()
+	defer nf.mu.Unlock()
+	s := nf.seen
+	nf.seen = nil
+	return s
+}
+
+func (nf *noFunctionBackend) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var v map[string]any
+	if err := json.NewDecoder(r.Body).Decode(&v); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	method, _ := v["_method"].(string)
+	if method == "" {
+		method = r.Method
+	}
+	path := strings.TrimPrefix(r.URL.Path, "/parse/")
+	nf.mu.Lock()
+	nf.seen = append(nf.seen, method+" "+path)
+	nf.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	switch {
+	case path == "users":
+		_, _ = io.WriteString(w, `{"objectId":"u1","sessionToken":"r:tok","ethAddress":"`+ethAddrOf(v)+`","accounts":["`+ethAddrOf(v)+`"],"ACL":{"u1":{"read":true,"write":true}}}`)
+	case path == "functions/"+RecordSessionFunction:
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = io.WriteString(w, `{"code":141,"error":"Invalid function: \"`+RecordSessionFunction+`\""}`)
+	case path == "classes/_Session" && method == http.MethodGet:
+		_, _ = io.WriteString(w, `{"results":[{"objectId":"s1"}]}`)
+	case path == "batch":
+		_, _ = io.WriteString(w, `[{"success":{}},{"success":{}}]`)
+	default:
+		w.WriteHeader(http.StatusNotFound)
+		_, _ = io.WriteString(w, `{"code":101,"error":"unexpected"}`)
 	}
 }
 
