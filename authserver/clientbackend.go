@@ -3,14 +3,17 @@ package authserver
 import (
 	"context"
 	"crypto/hmac"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"log"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/c13f5054/moralis-go/auth"
@@ -23,23 +26,23 @@ import (
 // has a default when left zero. NewClientBackend copies it.
 type BackendConfig struct {
 	// Client is the backend's REST configuration (ServerURL and AppID required; JavaScriptKey as the backend
-	// asks). Its MasterKey, when set, is used for one thing only: issuing the one-time sign-in tickets that this
-	// project's backend adapters require (auth.IssueTicket). Without it no ticket is sent, for backends whose
-	// adapters do not ask for one. Storage is not used: each sign-in runs on a client of its own.
+	// asks). Its MasterKey, when set, keys the one-time sign-in tickets that this project's backend adapters require
+	// (see ClientBackend) and records the sessions the endpoint makes. Without it no ticket is sent, for backends
+	// whose adapters do not ask for one. Storage is not used: each sign-in runs on a client of its own.
 	Client client.Config
 	// Flow tunes the sign-in, link and unlink flows (address classes, NoAddressObjects); the zero value is all
 	// defaults, as a nil *auth.Options.
 	Flow auth.Options
 	// Chain, when set, lets smart-contract accounts (ERC-1271, ERC-6492) sign in on this project's backend
 	// adapters: an EVM signature that does not recover to its address is verified again on this chain, and only
-	// then is the backend given a ticket marked for a contract account (auth.TicketOptions.Chain). Give it the same
+	// then is the backend given a ticket marked for a contract account (as auth.TicketOptions.Chain). Give it the same
 	// chain as Config.Chain. nil (default): EOA signatures only.
 	Chain auth.ContractCaller
 	// DirectSignIn, with a master key, signs a returning wallet in without parse-server's login: the endpoint finds
 	// the user by its authData id, checks the signature itself (as the adapter would) and creates the session and its
-	// record in one /batch: 2 backend requests instead of the login's (ticket, login, record). parse-server's
-	// beforeLogin and afterLogin triggers do not run for those sign-ins, and a new wallet costs one lookup more.
-	// false (default): every sign-in goes through the login, as moralis-v1's do, so login triggers see them all.
+	// record in one /batch: 2 backend requests, as many as the login's (login, record), at about half parse-server's
+	// CPU. parse-server's beforeLogin trigger does not run for those sign-ins, and a new wallet costs one lookup more.
+	// false (default): every sign-in goes through the login, as moralis-v1's do, so beforeLogin sees them all.
 	DirectSignIn bool
 }
 
@@ -51,9 +54,12 @@ type BackendConfig struct {
 // that share the installation id of a new login, so one server-wide id would sign a user out of every other
 // browser.
 //
-// With a master key in the configuration (used for nothing else), every sign-in and link carries a one-time
-// ticket the backend issues for that message (auth.IssueTicket): this project's backend adapters accept no
-// authData without one, so the endpoint stays the one door in and a captured message signs in nowhere. A sign-in
+// With a master key in the configuration, every sign-in and link carries a one-time ticket for that message, which
+// the endpoint makes itself without a round trip: an HMAC keyed by the master key over the chain, address, exact
+// text, contract-account flag and expiry (a minute), with a random id (endpointTicket). This project's backend
+// adapters accept no authData without a ticket; they check this one's HMAC and expiry and consume it by inserting a
+// row keyed by its id, so it signs in once on every instance, the endpoint stays the one door in and a captured
+// login signs in nowhere. A sign-in
 // that loses a race with a concurrent first sign-in of the same wallet is retried with a new ticket (auth.SignIn).
 // Without a master key no ticket is sent (for backends whose adapters do not ask for one).
 //
@@ -66,7 +72,7 @@ type BackendConfig struct {
 // session token keyed by the master key, so nobody without the master key can record one), and Me, Link and Unlink
 // accept a session token only when the backend confirms it (users/me) and its record exists: any other session is
 // refused as "Invalid session token" (code 209, 401). The record is checked alongside users/me, so it adds no
-// latency; a sign-in makes one more write. A record lives as long as its session: sessions roll (sliding expiry up
+// latency; a sign-in makes one more call (RecordSessionFunction). A record lives as long as its session: sessions roll (sliding expiry up
 // to a cap, bound to the wallet that signed in: sessions.go, and Config.SessionIdleTTL and SessionMaxAge through a
 // Handler), records are deleted at sign-out, and expired ones are purged by the local stack's server. Without a
 // master key nothing is recorded, sessions do not roll (the backend's own session length applies) and any session
@@ -87,6 +93,9 @@ type ClientBackend struct {
 	wallets *keyedMutex // one sign-in per wallet at a time (shared with the Handler's copy: withSessionLife)
 	life    sessionLife // how its sessions roll (see sessions.go)
 	direct  bool        // BackendConfig.DirectSignIn
+	// noRecordFunc is set once the backend answered that it has no RecordSessionFunction (shared by copies).
+	noRecordFunc *atomic.Bool
+	noIdem       *client.Client // base without X-Parse-Request-Id (recordSessionByFunction)
 }
 
 // DefaultSessionClass is the backend class where ClientBackend records the sessions it made (see ClientBackend).
@@ -112,9 +121,15 @@ func NewClientBackend(cfg BackendConfig) (*ClientBackend, error) {
 			"session the backend confirms is accepted, sessions do not roll, and the endpoint is not the one door in " +
 			"(see ClientBackend, \"Without a master key\")")
 	}
+	ni := cfg.Client
+	ni.DisableIdempotency = true
+	noIdem, err := client.New(ni)
+	if err != nil {
+		return nil, err
+	}
 	flow := cfg.Flow
-	return &ClientBackend{cfg: cfg.Client, base: base, opts: &flow, chain: cfg.Chain, wallets: &keyedMutex{},
-		life: defaultLife(), direct: cfg.DirectSignIn}, nil
+	return &ClientBackend{noIdem: noIdem, cfg: cfg.Client, base: base, opts: &flow, chain: cfg.Chain, wallets: &keyedMutex{},
+		life: defaultLife(), direct: cfg.DirectSignIn, noRecordFunc: &atomic.Bool{}}, nil
 }
 
 // directSignIn reports whether a returning wallet signs in without parse-server's login (BackendConfig.DirectSignIn).
@@ -144,13 +159,25 @@ func (b *ClientBackend) SignIn(ctx context.Context, m auth.SignedMessage) (*Sess
 	cfg := b.cfg
 	cfg.InstallationID = uuid.NewString()
 	cfg.Storage = nil
+	// No X-Parse-Request-Id (parse-server writes an _Idempotency row for each): the login spends its one-time
+	// ticket, so sending it again could not sign in anyway, and the new wallet's user write sets the same values.
+	cfg.DisableIdempotency = true
 	c, err := client.New(cfg)
 	if err != nil {
 		return nil, mapClientError(err)
 	}
-	u, err := auth.SignIn(ctx, c, func(ctx context.Context) (auth.SignedMessage, error) {
-		return b.withTicket(ctx, m)
-	}, b.opts)
+	var u *client.User
+	for attempt := 1; ; attempt++ {
+		u, err = auth.SignIn(ctx, c, func(ctx context.Context) (auth.SignedMessage, error) {
+			return b.withTicket(ctx, m)
+		}, b.opts)
+		// A login (or user write) in doubt, its answer lost (a proxy's 502, a cut connection), is tried again with a
+		// new ticket: the first one signs in at most once, and the same installation id makes parse-server delete
+		// a session the lost answer held.
+		if err == nil || !errors.Is(err, parse.ErrWriteInDoubt) || attempt == inDoubtAttempts || ctx.Err() != nil {
+			break
+		}
+	}
 	if err != nil {
 		return nil, mapClientError(err)
 	}
@@ -197,13 +224,22 @@ func (b *ClientBackend) recordSession(ctx context.Context, tok string, bind sess
 	if !b.base.HasMasterKey() {
 		return time.Time{}, nil
 	}
+	now := b.life.now()
+	until := minTime(now.Add(b.life.idle), now.Add(b.life.max))
+	rec := b.newRecord(tok, now, until, bind)
+	// One round trip where the backend has this project's cloud function (the devstack's cloud/authsession.js):
+	// it finds the _Session, writes the record and sets the end.
+	ok, err := b.recordSessionByFunction(ctx, tok, rec, until)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("authserver: recording the session: %w", err)
+	}
+	if ok {
+		return until, nil
+	}
 	sid, err := b.backendSessionID(ctx, tok)
 	if err != nil {
 		return time.Time{}, err
 	}
-	now := b.life.now()
-	until := minTime(now.Add(b.life.idle), now.Add(b.life.max))
-	rec := b.newRecord(tok, now, until, bind)
 	rec["session"] = sid
 	err = b.batch(ctx,
 		map[string]any{"method": http.MethodPost, "path": "classes/" + DefaultSessionClass, "body": rec},
@@ -213,6 +249,59 @@ func (b *ClientBackend) recordSession(ctx context.Context, tok string, bind sess
 		return time.Time{}, fmt.Errorf("authserver: recording the session: %w", err)
 	}
 	return until, nil
+}
+
+// inDoubtAttempts bounds the attempts of a sign-in's login and record call whose answers were lost (in doubt).
+const inDoubtAttempts = 3
+
+// RecordSessionFunction is the backend's cloud function (master key only) that records a session in one round
+// trip: it finds the token's _Session, creates its record and sets its end (the devstack's cloud/authsession.js).
+// ClientBackend calls it with the master key when it made a session, and takes two round trips (a query and a
+// /batch) on a backend that answers 141 "Invalid function".
+const RecordSessionFunction = "moralisGoRecordSession"
+
+// recordSessionByFunction records tok with RecordSessionFunction: ok is false, without an error, when the backend has
+// no such function (remembered: later sign-ins do not ask again).
+func (b *ClientBackend) recordSessionByFunction(ctx context.Context, tok string, rec map[string]any, until time.Time) (bool, error) {
+	if b.noRecordFunc.Load() {
+		return false, nil
+	}
+	body := map[string]any{}
+	for k, v := range rec {
+		if d, ok := v.(map[string]any); ok && d["__type"] == "Date" {
+			v = d["iso"] // the function takes ISO dates
+		}
+		if k != "ACL" && k != "expiresAt" {
+			body[k] = v
+		}
+	}
+	var resp struct {
+		Result struct {
+			Session string `json:"session"`
+		} `json:"result"`
+	}
+	// Without an X-Parse-Request-Id (an _Idempotency row less): a call in doubt is made again, which at worst
+	// leaves a second record of the same session (both end with it, and a sign-out deletes both).
+	var err error
+	for attempt := 1; ; attempt++ {
+		err = b.noIdem.WithMasterKey().Request(ctx, http.MethodPost, "functions/"+RecordSessionFunction,
+			map[string]any{"sessionToken": tok, "until": parseDate(until)["iso"], "record": body}, &resp)
+		if err == nil || !errors.Is(err, parse.ErrWriteInDoubt) || attempt == inDoubtAttempts || ctx.Err() != nil {
+			break
+		}
+	}
+	var pe *parse.Error
+	if errors.As(err, &pe) && pe.Code == parse.CodeScriptFailed && strings.Contains(pe.Message, "Invalid function") {
+		b.noRecordFunc.Store(true)
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if resp.Result.Session == "" {
+		return false, errors.New("authserver: " + RecordSessionFunction + " answered no session")
+	}
+	return true, nil
 }
 
 // sessionRecords returns tok's live records (none: errForeignSession), live by the endpoint's clock and rule.
@@ -278,19 +367,63 @@ func (b *ClientBackend) allSessionRecords(ctx context.Context, tok string) ([]se
 	return recs, nil
 }
 
-// withTicket returns m with a new one-time ticket for it when the backend client has the master key. An EVM
-// signature that does not recover to its address gets a contract-account ticket only after auth.IssueTicket
-// verified it on the chain (never on the caller's word).
+// withTicket returns m with a new one-time ticket for it when the backend client has the master key: an endpoint
+// ticket (endpointTicket), which the backend's adapters check themselves, so issuing it costs no round trip. An EVM
+// signature that does not recover to its address gets a contract-account ticket only after it was verified on
+// Chain (never on the caller's word).
 func (b *ClientBackend) withTicket(ctx context.Context, m auth.SignedMessage) (auth.SignedMessage, error) {
 	if !b.base.HasMasterKey() {
 		return m, nil
 	}
-	t, err := auth.IssueTicket(ctx, b.base, m, &auth.TicketOptions{TTL: auth.DefaultTicketTTL, Chain: b.chain})
+	if m.Chain == "" {
+		m.Chain = auth.ChainEVM
+	}
+	contract := false
+	if m.Chain == auth.ChainEVM {
+		a, err := auth.NormalizeEthAddress(m.Address)
+		if err != nil {
+			return m, err
+		}
+		m.Address = a
+		if b.chain != nil && auth.VerifyEthSignature(m.Address, []byte(m.Message), m.Signature) != nil {
+			if err := auth.VerifyEthSignatureContext(ctx, b.chain, m.Address, []byte(m.Message), m.Signature); err != nil {
+				return m, err
+			}
+			contract = true
+		}
+	}
+	t, err := b.endpointTicket(m, contract, time.Now().Add(auth.DefaultTicketTTL))
 	if err != nil {
 		return m, err
 	}
 	m.Ticket = t
 	return m, nil
+}
+
+// endpointTicket returns a one-time ticket for m (chain, canonical address, exact message; a contract account's
+// when contract) that expires at exp: "e1." + a random id of 10 alphanumerics + "." + exp in Unix ms + "." + the
+// HMAC-SHA256 keyed by the master key over a fixed label and those fields (the devstack's tickets.js,
+// endpointTicketMAC, checks the same). No one without the master key can make one; the backend's adapter consumes it
+// by inserting a row keyed by its id, so it signs in at most once, on every instance.
+func (b *ClientBackend) endpointTicket(m auth.SignedMessage, contract bool, exp time.Time) (string, error) {
+	const alnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+	var raw [10]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		return "", err
+	}
+	id := make([]byte, len(raw))
+	for i, c := range raw {
+		id[i] = alnum[int(c)%len(alnum)] // 256 = 4*62 + 8: a slight bias, harmless for an id that only has to be unique
+	}
+	ms := strconv.FormatInt(exp.UnixMilli(), 10)
+	flag := "0"
+	if contract {
+		flag = "1"
+	}
+	mac := hmac.New(sha256.New, []byte(b.cfg.MasterKey))
+	mac.Write([]byte("moralis-go endpoint ticket v1\x00"))
+	mac.Write([]byte(strings.Join([]string{string(id), ms, string(m.Chain), m.Address, flag, m.Message}, "\x00")))
+	return "e1." + string(id) + "." + ms + "." + hex.EncodeToString(mac.Sum(nil)), nil
 }
 
 // me returns the user of tok, a session the backend confirms and (with a master key) this endpoint made, whose

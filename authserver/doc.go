@@ -47,8 +47,8 @@
 // A NonceStore issues one-time nonces with an expiry and binds each to the chain, address and exact text it was
 // handed out with; a signed message is accepted once, only with that text. The in-memory MemoryNonceStore is the
 // default (one process); BackendNonceStore shares them between endpoint instances through the backend's database.
-// After its own checks and nonce, ClientBackend hands the backend a one-time ticket for the message
-// (auth.IssueTicket), so the endpoint stays the one door in.
+// After its own checks and nonce, ClientBackend hands the backend a one-time ticket for the message (an HMAC
+// keyed by the master key, made without a round trip; see ClientBackend), so the endpoint stays the one door in.
 //
 // # Sessions that roll
 //

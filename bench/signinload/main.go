@@ -58,6 +58,12 @@ type summary struct {
 	MaxMS           float64        `json:"maxMs"`
 	DistinctNonces  int            `json:"distinctNonces"`
 	ReplaysAccepted int            `json:"replaysAccepted"`
+	// BackendCPUMSPerSignIn is the CPU time (user + system) the stack's parse-server processes used during the
+	// load, divided by the sign-ins that succeeded: 2,000 ms over it is the rate two quiet cores can serve, as the
+	// backend is the limit. -1 when the processes could not be read (another target's stack, no /proc).
+	BackendCPUMSPerSignIn float64 `json:"backendCpuMsPerSignIn"`
+	// LoadAverage is the machine's one-minute load average at the end of the load (-1: unknown).
+	LoadAverage float64 `json:"loadAverage"`
 }
 
 type outcome struct {
@@ -183,6 +189,11 @@ func inProcess(env devstack.Env) (string, func(), error) {
 // load offers rate sign-ins a second for seconds at base, one browser (and wallet) each, then replays them.
 func load(rate, seconds int, outDir, target, base string, browsers []*http.Client, wallets []*signer.Key) error {
 	ctx := context.Background()
+	pids, pidErr := backendPIDs()
+	cpu0, cpuErr := cpuMS(pids)
+	if pidErr != nil {
+		cpuErr = pidErr
+	}
 	results := make(chan outcome, rate*seconds)
 	var wg sync.WaitGroup
 	start := time.Now()
@@ -200,8 +211,13 @@ func load(rate, seconds int, outDir, target, base string, browsers []*http.Clien
 	wg.Wait()
 	elapsed := time.Since(start)
 	close(results)
+	cpu1, err := cpuMS(pids)
+	if cpuErr == nil {
+		cpuErr = err
+	}
 
-	s := summary{At: time.Now().UTC().Format(time.RFC3339), Target: target, OfferedPerSec: rate, Seconds: seconds, Statuses: map[string]int{}}
+	s := summary{At: time.Now().UTC().Format(time.RFC3339), Target: target, OfferedPerSec: rate, Seconds: seconds,
+		Statuses: map[string]int{}, BackendCPUMSPerSignIn: -1, LoadAverage: loadAverage()}
 	var lat []float64
 	nonces := map[string]bool{}
 	var accepted []outcome
@@ -216,6 +232,11 @@ func load(rate, seconds int, outDir, target, base string, browsers []*http.Clien
 		}
 	}
 	s.DistinctNonces = len(nonces)
+	if cpuErr != nil {
+		fmt.Fprintln(os.Stderr, "signinload: parse-server CPU not measured:", cpuErr)
+	} else if s.Succeeded > 0 {
+		s.BackendCPUMSPerSignIn = math.Round((cpu1-cpu0)/float64(s.Succeeded)*10) / 10
+	}
 	s.AchievedPerSec = math.Round(float64(s.Succeeded)/elapsed.Seconds()*10) / 10
 	sort.Float64s(lat)
 	s.P50MS, s.P90MS, s.P99MS = pct(lat, 50), pct(lat, 90), pct(lat, 99)
@@ -232,8 +253,9 @@ func load(rate, seconds int, outDir, target, base string, browsers []*http.Clien
 		}
 	}
 	line, _ := json.Marshal(s)
-	fmt.Printf("signin-load [%s]: offered %d/s for %d s: %d of %d signed in (%.1f/s), p50 %.0f ms, p90 %.0f ms, p99 %.0f ms, max %.0f ms; statuses %v; %d distinct nonces; replays accepted %d\n",
-		target, rate, seconds, s.Succeeded, s.Attempted, s.AchievedPerSec, s.P50MS, s.P90MS, s.P99MS, s.MaxMS, s.Statuses, s.DistinctNonces, s.ReplaysAccepted)
+	fmt.Printf("signin-load [%s]: offered %d/s for %d s: %d of %d signed in (%.1f/s), p50 %.0f ms, p90 %.0f ms, p99 %.0f ms, max %.0f ms; statuses %v; %d distinct nonces; replays accepted %d; parse-server CPU %.1f ms per sign-in; load average %.1f\n",
+		target, rate, seconds, s.Succeeded, s.Attempted, s.AchievedPerSec, s.P50MS, s.P90MS, s.P99MS, s.MaxMS, s.Statuses, s.DistinctNonces, s.ReplaysAccepted,
+		s.BackendCPUMSPerSignIn, s.LoadAverage)
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return err
 	}

@@ -175,7 +175,20 @@ function defaultConsume(request, t) {
   }
   // Tickets issued and never used are deleted now and then, off the sign-in's path.
   tickets.purgeExpired(database).catch(err => console.error('wallet auth: purging expired tickets:', err && err.message));
+  if (tickets.isEndpointTicket(t.ticket)) {
+    // The Go endpoint's ticket: checked with the master key, consumed by one insert (tickets.js).
+    return tickets.consumeEndpointTicket(database, request.config.masterKey, t);
+  }
   return tickets.consumeTicket(database, t);
+}
+
+// storedIs reports whether the user the request logs in or links (request.original, as parse-server passes it to
+// an adapter) already holds exactly {id} as its authData for provider.
+function storedIs(request, provider, id) {
+  const user = request && request.original;
+  const all = user && typeof user.get === 'function' ? user.get('authData') : undefined;
+  const stored = all && typeof all === 'object' ? all[provider] : undefined;
+  return !!stored && typeof stored === 'object' && stored.id === id && Object.keys(stored).length === 1;
 }
 
 // makeAdapters builds moralisEth and moralisSol. consume(request, {ticket, chain, address, message}) must resolve
@@ -192,6 +205,11 @@ function makeAdapters({ consume = defaultConsume } = {}) {
     const ok = await consume(request, t);
     if (!ok) {
       throw parseError(OBJECT_NOT_FOUND, `${provider}: ticket unknown, used or expired`);
+    }
+    // A returning wallet's login: its user holds exactly {id} for this provider already, so nothing is written
+    // (parse-server's login would otherwise update the user's authData on every sign-in).
+    if (storedIs(request, provider, authData.id)) {
+      return { doNotSave: true };
     }
     // Store the address only: no signature, text or ticket in the users table.
     return { save: { id: authData.id } };

@@ -2,8 +2,8 @@
 // One-time sign-in tickets: the only thing the moralisEth / moralisSol adapters (auth.js) accept besides a valid
 // signature. A ticket is one object of class MoralisAuthTicket, issued by this deployment for one chain, one address
 // and one exact message text, with an expiry:
-//   - by the Go sign-in endpoint (authserver.ClientBackend with the master key), right after it has verified a signature
-//     and consumed its own nonce: the endpoint's one-time proof for the backend;
+//   - by auth.IssueTicket (Go, master key), for a server-side sign-in that verified a signature itself (the Go
+//     endpoint makes its own tickets instead, without a row: see "endpoint ticket" below);
 //   - by the cloud function moralisAuthRequestMessage (cloud/authticket.js) for SDK clients that sign in against
 //     the backend directly: the message it returns ends with the ticket's secret. These tickets are marked public
 //     (field public), metered per client address and capped in number (cloud/authticket.js). A session they give
@@ -12,6 +12,14 @@
 //     endpoint's message through the public function gets nothing the endpoint lets in.
 // The adapter consumes a ticket with one DELETE ... WHERE (id, secret, chain, address, message, unexpired): the
 // database lets exactly one request delete a row, so a ticket signs in at most once, on every instance.
+//
+// The Go endpoint's tickets need no row before the login (no round trip to issue them): an endpoint ticket is
+//   e1.<id: 10 alphanumerics>.<expiry: Unix ms, 13 digits>.<HMAC-SHA256 in hex>
+// whose HMAC, keyed by the master key, covers the id, the expiry, the chain, the address, whether it is for a
+// contract account and the exact message (endpointTicketMAC). Only a holder of the master key can make one. The
+// adapter checks the HMAC and the expiry, then consumes the ticket by inserting a row with the ticket's id as its
+// objectId (consumeEndpointTicket): the primary key lets exactly one insert succeed, so it too signs in at most once,
+// on every instance. The row lives until the ticket's expiry and is purged with the others.
 //
 // The class is readable and writable by the master key only (class-level permissions set at start-up, empty ACL
 // on every row): nobody can read a ticket's secret, and nobody can mint one without the master key. The same
@@ -127,6 +135,61 @@ async function consumeTicket(database, { ticket, chain, address, message, contra
   }
 }
 
+// ENDPOINT_TICKET_RE is the form of an endpoint ticket: id, expiry (Unix ms), HMAC.
+const ENDPOINT_TICKET_RE = /^e1\.([A-Za-z0-9]{10})\.([0-9]{13})\.([0-9a-f]{64})$/;
+// ENDPOINT_TICKET_MAX_TTL_MS bounds how far ahead an endpoint ticket may expire (the endpoint gives it a minute).
+const ENDPOINT_TICKET_MAX_TTL_MS = 60 * 60 * 1000;
+
+// isEndpointTicket reports whether ticket has the form of an endpoint ticket (not whether it is valid).
+function isEndpointTicket(ticket) {
+  return typeof ticket === 'string' && ticket.startsWith('e1.');
+}
+
+// endpointTicketMAC is the HMAC-SHA256, keyed by masterKey, that an endpoint ticket carries (hex): over a fixed
+// label, the id, the expiry (Unix ms, decimal), the chain, the address, "1" for a contract account's ticket (else
+// "0") and the message, NUL-separated (the message last: it is the only part that may hold any character).
+// authserver.ClientBackend computes the same.
+function endpointTicketMAC(masterKey, { id, expiresMs, chain, address, contract, message }) {
+  const mac = crypto.createHmac('sha256', masterKey);
+  mac.update('moralis-go endpoint ticket v1\0');
+  mac.update([id, String(expiresMs), chain, address, contract ? '1' : '0', message].join('\0'));
+  return mac.digest('hex');
+}
+
+// consumeEndpointTicket checks an endpoint ticket (see the top of this file) for exactly (chain, address, message,
+// contract) with masterKey, and consumes it: it reports true for the one call that inserted the ticket's row, false
+// for a malformed, expired, forged or already used ticket, a ticket for another chain, address or text, an ordinary
+// ticket offered as a contract account's, and when there is no master key.
+async function consumeEndpointTicket(database, masterKey, { ticket, chain, address, message, contract = false, now = new Date() }) {
+  const m = typeof ticket === 'string' ? ENDPOINT_TICKET_RE.exec(ticket) : null;
+  if (!m || typeof masterKey !== 'string' || masterKey === '' || typeof message !== 'string') {
+    return false;
+  }
+  const [, id, exp, mac] = m;
+  const expiresMs = Number(exp);
+  if (!(expiresMs > now.getTime()) || expiresMs > now.getTime() + ENDPOINT_TICKET_MAX_TTL_MS) {
+    return false;
+  }
+  const want = Buffer.from(endpointTicketMAC(masterKey, { id, expiresMs, chain, address, contract, message }), 'hex');
+  if (!crypto.timingSafeEqual(want, Buffer.from(mac, 'hex'))) {
+    return false;
+  }
+  const iso = now.toISOString();
+  try {
+    await database.create(
+      TICKET_CLASS,
+      { objectId: id, chain, address, expiresAt: { __type: 'Date', iso: new Date(expiresMs).toISOString() }, ACL: {}, createdAt: iso, updatedAt: iso },
+      {}
+    );
+    return true;
+  } catch (err) {
+    if (err && err.code === 137) {
+      return false; // DUPLICATE_VALUE: used already
+    }
+    throw err;
+  }
+}
+
 // PURGE_EVERY_MS is how often (at most) one process deletes expired tickets, nonces and session records.
 const PURGE_EVERY_MS = 60 * 1000;
 let lastPurge = 0;
@@ -217,6 +280,9 @@ module.exports = {
   DEFAULT_TICKET_TTL_MS,
   ensureClasses,
   consumeTicket,
+  consumeEndpointTicket,
+  endpointTicketMAC,
+  isEndpointTicket,
   purgeExpired,
   startPurging,
   countOutstanding,

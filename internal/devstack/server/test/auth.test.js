@@ -151,6 +151,15 @@ test('moralisEth: the ticket is required, consumed once, bound to address, chain
   const ticket = store.issue('evm', addr, msg);
   const saved = await moralisEth.validateAuthData({ ...authData, ticket });
   assert.deepEqual(saved, { save: { id: addr } }, 'only the address is stored');
+  // A returning wallet (parse-server passes the user it found as request.original): nothing is written.
+  const found = authDataOf => ({ original: { get: k => (k === 'authData' ? authDataOf : undefined) } });
+  const again = store.issue('evm', addr, msg);
+  assert.deepEqual(await moralisEth.validateAuthData({ ...authData, ticket: again }, {}, found({ moralisEth: { id: addr } })), { doNotSave: true });
+  // A user whose stored authData is anything else (another address, extra fields) is given the address alone.
+  for (const stored of [{ moralisEth: { id: other } }, { moralisEth: { id: addr, signature: 'x' } }, {}, undefined]) {
+    const t = store.issue('evm', addr, msg);
+    assert.deepEqual(await moralisEth.validateAuthData({ ...authData, ticket: t }, {}, found(stored)), { save: { id: addr } });
+  }
   // The captured authData, replayed: refused, on either provider.
   await rejectsWith(() => moralisEth.validateAuthData({ ...authData, ticket }), 101, used);
   await rejectsWith(() => moralisSol.validateAuthData({ ...authData, ticket }), 101, 'moralisSol: public key cannot sign (not a canonical point of large order)');
