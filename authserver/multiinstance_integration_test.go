@@ -80,9 +80,17 @@ type miCluster struct {
 	master  *client.Client // master-key client of parse-server 1, for checks
 }
 
-// miStart starts the cluster. shared: every instance uses a BackendNonceStore (over its own parse-server);
-// otherwise each keeps the default in-memory store.
-func miStart(t *testing.T, shared bool) *miCluster {
+// miNonces is where the cluster's instances keep their nonces.
+type miNonces int
+
+const (
+	miMemory  miNonces = iota // each instance its own, the default without Redis
+	miBackend                 // a BackendNonceStore over each instance's own parse-server
+	miRedis                   // the default with Config.RedisURL: the stack's Redis
+)
+
+// miStart starts the cluster with its nonces kept as nonces says.
+func miStart(t *testing.T, nonces miNonces) *miCluster {
 	t.Helper()
 	env := devstack.MustLoad(t)
 	cl := &miCluster{env: env, backend: [2]string{env.ServerURL, env.RequireServerURL2(t)}}
@@ -107,7 +115,13 @@ func miStart(t *testing.T, shared bool) *miCluster {
 		// measure that address.
 		hcfg := authserver.Config{AppID: env.AppID, Domain: miDomain, TokenInBody: true,
 			RateLimit: authserver.NoRateLimit, SignInRateLimit: authserver.NoRateLimit, NoncesPerClient: -1}
-		if shared {
+		switch nonces {
+		case miRedis:
+			hcfg.RedisURL = env.RedisURL
+			if hcfg.RedisURL == "" {
+				t.Fatal("the stack has no Redis (MORALIS_REDIS_URL): run make up")
+			}
+		case miBackend:
 			mc, err := client.New(cfg)
 			if err != nil {
 				t.Fatal(err)
@@ -122,6 +136,7 @@ func miStart(t *testing.T, shared bool) *miCluster {
 		if err != nil {
 			t.Fatal(err)
 		}
+		t.Cleanup(func() { h.Close() })
 		name := miNames[i]
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set(miInstanceHeader, name)
@@ -263,7 +278,12 @@ const miNonceRefusal = "Nonce unknown, used or expired"
 // (a) The message comes from instance A, the sign-in goes to instance B and succeeds; the session it gives
 // works on instance A too (stateless: the backend's token is the truth).
 func TestMultiInstanceSignInAcrossInstances(t *testing.T) {
-	cl := miStart(t, true)
+	t.Run("backend nonces", func(t *testing.T) { testSignInAcrossInstances(t, miBackend) })
+	t.Run("redis nonces", func(t *testing.T) { testSignInAcrossInstances(t, miRedis) })
+}
+
+func testSignInAcrossInstances(t *testing.T, nonces miNonces) {
+	cl := miStart(t, nonces)
 	ctx := miCtx(t, 60*time.Second)
 	w := miNewWallet(t)
 	s, err := cl.signIn(ctx, w)
@@ -316,7 +336,12 @@ func TestMultiInstanceSignInAcrossInstances(t *testing.T) {
 
 // (b) A replayed sign-in (same message and signature) is refused by the other instance, and by the first.
 func TestMultiInstanceReplayRefusedByOtherInstance(t *testing.T) {
-	cl := miStart(t, true)
+	t.Run("backend nonces", func(t *testing.T) { testReplayRefusedByOtherInstance(t, miBackend) })
+	t.Run("redis nonces", func(t *testing.T) { testReplayRefusedByOtherInstance(t, miRedis) })
+}
+
+func testReplayRefusedByOtherInstance(t *testing.T, nonces miNonces) {
+	cl := miStart(t, nonces)
 	ctx := miCtx(t, 60*time.Second)
 	w := miNewWallet(t)
 	s, err := cl.signIn(ctx, w) // GET on A, POST on B
@@ -347,7 +372,7 @@ func TestMultiInstanceReplayRefusedByOtherInstance(t *testing.T) {
 // and each nonce is accepted exactly once (replaying every message once more is refused 200 times).
 func TestMultiInstanceConcurrentSignIns(t *testing.T) {
 	const n = 200
-	cl := miStart(t, true)
+	cl := miStart(t, miBackend)
 	ctx := miCtx(t, 180*time.Second)
 	wallets := make([]miWallet, n)
 	for i := range wallets {
@@ -474,7 +499,7 @@ func miIndex(name string) int {
 // by B, and only A accepts it. Behind a load balancer that is a random failure of about every other sign-in;
 // hence authserver.BackendNonceStore (or another shared store) whenever more than one instance answers.
 func TestMultiInstanceMemoryNonceStoreIsPerInstance(t *testing.T) {
-	cl := miStart(t, false)
+	cl := miStart(t, miMemory)
 	ctx := miCtx(t, 60*time.Second)
 	w := miNewWallet(t)
 	s, err := cl.signIn(ctx, w) // GET on A, POST on B
@@ -501,7 +526,7 @@ func TestMultiInstanceMemoryNonceStoreIsPerInstance(t *testing.T) {
 // instances): exactly one of the two is accepted, for every one of 50 pairs.
 func TestMultiInstanceSimultaneousDoubleSubmit(t *testing.T) {
 	const pairs = 50
-	cl := miStart(t, true)
+	cl := miStart(t, miBackend)
 	ctx := miCtx(t, 120*time.Second)
 	type pair struct {
 		w        miWallet

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"sync"
@@ -301,4 +302,68 @@ func revocationWatch(ctx context.Context, s *redislimit.Store, sessions memorySe
 		}
 		resync()
 	}
+}
+
+// redisNonceStore is the NonceStore over the Handler's Redis (the default when Config.Redis or RedisURL is set and
+// Config.Nonces is not): a nonce issued by one instance is accepted by every other, and consumed at most once over
+// them all (one atomic script). Each nonce is one key that Redis expires with the nonce; what it is bound to is kept
+// as the binding's JSON, compared whole.
+type redisNonceStore struct {
+	s        *redislimit.Store
+	now      func() time.Time
+	newValue func() (string, error)
+}
+
+func (r redisNonceStore) Issue(ctx context.Context, ttl time.Duration) (Nonce, error) {
+	if ttl <= 0 {
+		ttl = DefaultNonceTTL
+	}
+	for range 3 { // a value drawn twice (62^16 of them) is drawn again
+		v, err := r.newValue()
+		if err != nil {
+			return Nonce{}, err
+		}
+		exp := r.now().Add(ttl)
+		ok, err := r.s.IssueNonce(ctx, v, ttl)
+		if err != nil {
+			return Nonce{}, err
+		}
+		if ok {
+			return Nonce{Value: v, ExpiresAt: exp}, nil
+		}
+	}
+	return Nonce{}, errors.New("authserver: the nonce store holds every value drawn")
+}
+
+func nonceBindingKey(b NonceBinding) string {
+	raw, _ := json.Marshal([3]string{string(b.Chain), b.Address, b.Message}) // strings only: cannot fail
+	return string(raw)
+}
+
+func (r redisNonceStore) Bind(ctx context.Context, nonce string, b NonceBinding) error {
+	ok, err := r.s.BindNonce(ctx, nonce, nonceBindingKey(b))
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return ErrNonceInvalid
+	}
+	return nil
+}
+
+func (r redisNonceStore) Consume(ctx context.Context, nonce string, b NonceBinding) error {
+	if nonce == "" || len(nonce) > 128 {
+		return ErrNonceInvalid
+	}
+	res, err := r.s.ConsumeNonce(ctx, nonce, nonceBindingKey(b))
+	if err != nil {
+		return err
+	}
+	switch res {
+	case redislimit.NonceConsumed:
+		return nil
+	case redislimit.NonceMismatch:
+		return ErrNonceMismatch
+	}
+	return ErrNonceInvalid
 }

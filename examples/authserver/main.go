@@ -12,8 +12,9 @@
 //
 // Several instances behind a balancer (the local stack's `make up` runs two this way, see DEPLOY.md): -redis (a
 // redis:// URL) keeps the rate limits, the nonce quota, the live-stream caps and session revocation in Redis for
-// every instance (authserver.Config.RedisURL); -shared-nonces keeps the nonces in the backend
-// (authserver.BackendNonceStore) so a nonce issued through one instance is accepted by another; -trust-proxy
+// every instance (authserver.Config.RedisURL), and the nonces too, so a nonce issued through one instance is accepted
+// by another (-shared-nonces keeps them in the backend instead, authserver.BackendNonceStore: no Redis needed, three
+// more backend requests per sign-in); -trust-proxy
 // names the balancer's addresses (CIDRs), from which the client's address is read from the last X-Forwarded-For
 // value the balancer set. Give every instance the same -domain and -uri (the balancer's).
 //
@@ -99,7 +100,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, logw io
 		liveURL   = fs.String("livequery", getenv("MORALIS_LIVEQUERY_URL"), "LiveQuery websocket URL; when set, /auth/live streams live queries to the signed-in user (env MORALIS_LIVEQUERY_URL)")
 		liveCls   = fs.String("live-classes", "LiveItem,LiveNote", "comma-separated classes /auth/live may watch")
 		dataFns   = fs.String("data-functions", "", "comma-separated cloud functions /auth/data/function may call (chain data: MORALIS_API_KEY, MORALIS_WEB3API_URL)")
-		redisURL  = fs.String("redis", "", "redis:// URL: the rate limits, nonce quota, live-stream caps and session revocation shared by every instance using it (default: in memory, one process)")
+		redisURL  = fs.String("redis", "", "redis:// URL: the nonces, rate limits, nonce quota, live-stream caps and session revocation shared by every instance using it (default: in memory, one process)")
 		shared    = fs.Bool("shared-nonces", false, "keep nonces in the backend (authserver.BackendNonceStore), shared by every instance (needs the master key)")
 		trusted   = fs.String("trust-proxy", "", "comma-separated CIDRs of the balancer: from these addresses, the client is the last X-Forwarded-For value")
 		chainRPC  = fs.String("chain-rpc", getenv("MORALIS_RPC_URL"), "EVM JSON-RPC URL; when set, smart-contract wallets (ERC-1271/6492) sign in, verified there (env MORALIS_RPC_URL)")

@@ -222,7 +222,7 @@ ep_args() {
 	local port
 	if [ "$1" = 1 ]; then port=$EP1_PORT; else port=$EP2_PORT; fi
 	echo "-addr 127.0.0.1:$port -domain 127.0.0.1:$EP_LB_PORT -uri http://127.0.0.1:$EP_LB_PORT" \
-		"-redis $(redis_url) -shared-nonces -trust-proxy 127.0.0.1/32" \
+		"-redis $(redis_url) -trust-proxy 127.0.0.1/32" \
 		"-livequery ws://127.0.0.1:$LB_PORT/parse -live-heartbeat 1s -static $STATE/no-static"
 }
 # ep_ok N: endpoint N runs the cached binary (started after it was built) with the current settings and answers

@@ -22,7 +22,7 @@ import (
 )
 
 // The endpoint instances of the stack (examples/authserver, started by up.sh on MORALIS_ENDPOINT_ADDR_1/2 with
-// -redis, -shared-nonces and -trust-proxy 127.0.0.1/32) behind HAProxy (MORALIS_ENDPOINT_LB_URL), at the
+// -redis and -trust-proxy 127.0.0.1/32: nonces, limits, caps and revocation in Redis) behind HAProxy (MORALIS_ENDPOINT_LB_URL), at the
 // endpoint's default limits. HAProxy names the instance that answered in X-Devstack-Endpoint.
 
 // endpointHeader is the header HAProxy sets on the endpoints' answers: the instance's name.
