@@ -462,15 +462,16 @@ func (o *Object) applySaved(resp map[string]any, sent map[string]Op) error {
 // distrusted reports whether answer, the server's answer for a field an AddUnique or Remove op was sent for, may
 // not be the stored array. With a beforeSave trigger on the class, parse-server (9.10, PostgreSQL) answers such an
 // op that changed nothing (AddUnique of items all present, Remove of items all absent) with the op applied to an
-// empty array (the op's items; []) instead of the array it kept. An answer of that shape is distrusted unless it
-// equals the local result (the op applied to the value the object last had from the server, known says whether
-// it had one): then either the answer is true or the stand-in matches what is stored anyway.
+// empty array (the op's items; []) instead of the array it kept. An answer of that shape is distrusted when it
+// differs from the local result (the op applied to the value the object last had from the server; known says
+// whether it had one). An object that never had the field (a new user, NewObjectWithID) cannot tell the stand-in
+// from the truth and takes the answer: reading every such field back would cost every sign-up a request.
 func distrusted(op Op, answer, local any, known bool) bool {
 	blank, err := op.applyTo(nil, false)
-	if err != nil || !sameValue(answer, blank) {
+	if err != nil || !known || !sameValue(answer, blank) {
 		return false
 	}
-	return !known || !sameValue(answer, local)
+	return !sameValue(answer, local)
 }
 
 // sameValue reports whether two field values have the same wire form (an empty array and none count as equal).
