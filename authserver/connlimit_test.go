@@ -208,23 +208,5 @@ func TestServerWaitsWhenAllBusy(t *testing.T) {
 // waitBusy waits until n connections are serving a request.
 func waitBusy(t *testing.T, srv *Server, n int) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		g := srv.guard
-		g.mu.Lock()
-		got := 0
-		for c := range g.conns {
-			if c.classLocked() == classBusy {
-				got++
-			}
-		}
-		g.mu.Unlock()
-		if got == n {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d connections are busy, want %d", got, n)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	waitClass(t, srv, classBusy, n)
 }

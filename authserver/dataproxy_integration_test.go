@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"github.com/c13f5054/moralis-go/parse"
 	"math/rand/v2"
-	"net/http"
 	"testing"
 
 	"github.com/c13f5054/moralis-go/client"
+	"github.com/c13f5054/moralis-go/internal/devstack"
 	"github.com/c13f5054/moralis-go/internal/stacktest"
 )
 
@@ -18,25 +18,8 @@ import (
 // the caller's user); a function not listed is refused without reaching the backend.
 func TestIntegrationDataProxyQueriesAndFunctionsAsTheUser(t *testing.T) {
 	ctx := stacktest.Ctx(t)
-	_, cfg, env := stacktest.Client(t)
-	be, err := NewClientBackend(BackendConfig{Client: cfg})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := newTestEnvBackend(t, be, cfg.AppID, nil)
-	// The data backend's client has no master key: the proxy refuses one.
-	dc, err := client.New(client.Config{ServerURL: env.ServerURL, AppID: env.AppID, JavaScriptKey: env.JavaScriptKey})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := e.h.DataProxy(DataProxyConfig{Backend: NewClientDataBackend(dc), AllowedFunctions: []string{"echo"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mux := http.NewServeMux()
-	mux.Handle("/auth/data/", http.StripPrefix("/auth", p))
-	mux.Handle("/auth/", http.StripPrefix("/auth", e.h))
-	e.srv.Config.Handler = mux
+	st := dataProxyStack(t)
+	e, be, dc := st.e, st.be, st.dc
 
 	class := fmt.Sprintf("DataProxyItem%d", rand.Uint32())
 	signUp := func(name string) *client.User {
@@ -94,4 +77,30 @@ func TestIntegrationDataProxyQueriesAndFunctionsAsTheUser(t *testing.T) {
 	if none := post("/data/query", "r:not-a-session", map[string]any{"className": class}); none.status != 401 {
 		t.Fatalf("forged session: %d %s", none.status, none.raw)
 	}
+}
+
+// proxyStack is an endpoint over the real backend (a ClientBackend, be) with the data proxy mounted at
+// /auth/data/ (cloud functions allowed: echo); dc is the data backend's client (no master key: the proxy refuses
+// one), c a client of the backend and env the stack (stacktest.Client).
+type proxyStack struct {
+	c, dc *client.Client
+	env   devstack.Env
+	e     *testEnv
+	be    *ClientBackend
+}
+
+func dataProxyStack(t *testing.T) proxyStack {
+	t.Helper()
+	c, cfg, env := stacktest.Client(t)
+	be, err := NewClientBackend(BackendConfig{Client: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newTestEnvBackend(t, be, cfg.AppID, nil)
+	dc, err := client.New(client.Config{ServerURL: env.ServerURL, AppID: env.AppID, JavaScriptKey: env.JavaScriptKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mountDataProxy(t, e, DataProxyConfig{Backend: NewClientDataBackend(dc), AllowedFunctions: []string{"echo"}})
+	return proxyStack{c: c, dc: dc, env: env, e: e, be: be}
 }

@@ -30,24 +30,8 @@ import (
 
 func TestAttackPhishingThroughThePublicTicketFunction(t *testing.T) {
 	ctx := stacktest.Ctx(t)
-	c, cfg, env := stacktest.Client(t)
-	be, err := NewClientBackend(BackendConfig{Client: cfg})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := newTestEnvBackend(t, be, cfg.AppID, nil)
-	dc, err := client.New(client.Config{ServerURL: env.ServerURL, AppID: env.AppID, JavaScriptKey: env.JavaScriptKey})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := e.h.DataProxy(DataProxyConfig{Backend: NewClientDataBackend(dc), AllowedFunctions: []string{"echo"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mux := http.NewServeMux()
-	mux.Handle("/auth/data/", http.StripPrefix("/auth", p))
-	mux.Handle("/auth/", http.StripPrefix("/auth", e.h))
-	e.srv.Config.Handler = mux
+	st := dataProxyStack(t)
+	c, e, be, dc, env := st.c, st.e, st.be, st.dc, st.env
 
 	victim, _ := signer.GenerateKey()
 	addr := ethAddr(victim)

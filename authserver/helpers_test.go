@@ -362,6 +362,13 @@ func newProxyEnv(t *testing.T, mod func(o *DataProxyConfig)) *proxyEnv {
 	if mod != nil {
 		mod(&o)
 	}
+	mountDataProxy(t, e, o)
+	return &proxyEnv{testEnv: e, api: api, data: data}
+}
+
+// mountDataProxy serves a data proxy made with o at /auth/data/ of e's server, beside the endpoint at /auth/.
+func mountDataProxy(t *testing.T, e *testEnv, o DataProxyConfig) {
+	t.Helper()
 	p, err := e.h.DataProxy(o)
 	if err != nil {
 		t.Fatal(err)
@@ -370,7 +377,6 @@ func newProxyEnv(t *testing.T, mod func(o *DataProxyConfig)) *proxyEnv {
 	mux.Handle("/auth/data/", http.StripPrefix("/auth", p))
 	mux.Handle("/auth/", http.StripPrefix("/auth", e.h))
 	e.srv.Config.Handler = mux
-	return &proxyEnv{testEnv: e, api: api, data: data}
 }
 
 func cookie(tok string) map[string]string {

@@ -149,6 +149,7 @@ func (sv *ObjectsService) saveAtomic(ctx context.Context, objs []*parse.Object) 
 			out[it.index] = err
 		}
 	}
+	sv.readBackAll(ctx, objs, out)
 	for i, o := range objs {
 		if j := first[o]; j != i {
 			out[i] = out[j]

@@ -126,7 +126,9 @@ func describe(o *parse.Object) string {
 //
 // The object is created (POST) when it has no id, or sends only its changed fields (PUT). The server's answer
 // (id, timestamps, values the server computed such as the result of Increment) is merged into it, so after Save
-// its fields equal what the server stored.
+// its fields equal what the server stored. An answer to AddUnique or Remove that may be parse-server's stand-in
+// (under a beforeSave trigger, an op that changed nothing is answered with the op applied to an empty array) is
+// not taken: the field is read back in one GET after the save; if that fails, the error says the object was saved.
 //
 // Save is exactly-once at the default config (see the package doc): a create carries no objectId (cloud code
 // sees a create) and a request id, and is sent again after an ambiguous failure only where the server
@@ -162,7 +164,11 @@ func (sv *ObjectsService) Save(ctx context.Context, s Saver) error {
 	}
 	root := g.inputs[0]
 	if g.onlyInputs() && !g.linked() {
-		return sv.saveOne(ctx, s) // nothing nested to save: one call, as before
+		// Nothing nested to save: one call, as before.
+		if err := sv.saveOne(ctx, s); err != nil {
+			return err
+		}
+		return sv.readBack(ctx, o)
 	}
 	if ctx == nil {
 		return errors.New("moralis: nil context")
@@ -171,6 +177,7 @@ func (sv *ObjectsService) Save(ctx context.Context, s Saver) error {
 		return err
 	}
 	sv.run(ctx, g, root, s)
+	sv.readBackNodes(ctx, g)
 	return g.result(root)
 }
 
@@ -214,6 +221,7 @@ func (sv *ObjectsService) SaveAll(ctx context.Context, objs []*parse.Object, opt
 	if g.onlyInputs() && !g.linked() {
 		// Only the given objects, none pointing to another unsaved one: one flat save, as before.
 		flat := sv.saveFlat(ctx, valid)
+		sv.readBackAll(ctx, valid, flat)
 		k := 0
 		for i := range objs {
 			if errs[i] == nil {
@@ -227,6 +235,7 @@ func (sv *ObjectsService) SaveAll(ctx context.Context, objs []*parse.Object, opt
 		return err
 	}
 	sv.run(ctx, g, nil, nil)
+	sv.readBackNodes(ctx, g)
 	for i, o := range objs {
 		if errs[i] == nil {
 			errs[i] = g.result(g.index[o])

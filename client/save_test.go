@@ -563,12 +563,7 @@ func TestEditsAfterACreateInDoubtAreSaved(t *testing.T) {
 			m := &memServer{loseClass: "Thing", loseOne: via == "save"}
 			c, _ := memClient(t, m)
 			ctx := context.Background()
-			save := func(o *parse.Object) error {
-				if via == "save" {
-					return c.Objects.Save(ctx, o)
-				}
-				return c.Objects.SaveAll(ctx, []*parse.Object{o})
-			}
+			save := saverVia(ctx, c, via)
 			o := parse.NewObject("Thing")
 			require.NoError(t, o.Set("tag", "A"))
 			require.NoError(t, o.Increment("k", 1))
@@ -596,5 +591,15 @@ func TestEditsAfterACreateInDoubtAreSaved(t *testing.T) {
 			assert.Len(t, m.rows["Thing"], 1)
 			assert.Equal(t, "B", o.String("tag"))
 		})
+	}
+}
+
+// saverVia saves one object through Save when via is "save", else through SaveAll.
+func saverVia(ctx context.Context, c *Client, via string) func(*parse.Object) error {
+	return func(o *parse.Object) error {
+		if via == "save" {
+			return c.Objects.Save(ctx, o)
+		}
+		return c.Objects.SaveAll(ctx, []*parse.Object{o})
 	}
 }

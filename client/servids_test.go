@@ -67,12 +67,7 @@ func TestCreateInDoubtWithoutIDIsHeldUntilSettled(t *testing.T) {
 			m := &memServer{serverIDs: true, loseOne: true}
 			c, srv := memClient(t, m)
 			ctx := context.Background()
-			save := func(o *parse.Object) error {
-				if via == "save" {
-					return c.Objects.Save(ctx, o)
-				}
-				return c.Objects.SaveAll(ctx, []*parse.Object{o})
-			}
+			save := saverVia(ctx, c, via)
 			o := parse.NewObject("Thing")
 			require.NoError(t, o.Set("tag", "A"))
 			err := save(o)

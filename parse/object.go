@@ -29,6 +29,9 @@ type Object struct {
 	server    map[string]any // the last values the server sent (or that a save stored)
 	pending   map[string]Op  // one merged change per key
 	est       map[string]any // for pending keys: the value after the change (absent: the field is deleted)
+	// unconfirmed holds the array fields whose save answer was not trusted (see distrusted): the client reads
+	// them back after the save (Confirm).
+	unconfirmed map[string]bool
 }
 
 // Reserved field names that are not ordinary fields.
@@ -421,19 +424,98 @@ func (o *Object) pendingValues() []any {
 // applySaved records a successful save: the changes that were sent (sent is the snapshot taken before the save)
 // become the server's values, then the save answer (objectId, createdAt, updatedAt and the values the server
 // computed, such as the result of Increment or Add) is merged over them.
+//
+// An answer to AddUnique or Remove that may be parse-server's stand-in rather than the stored array (see
+// distrusted) does not replace the local result: the field is marked unconfirmed, for the client to read back.
 func (o *Object) applySaved(resp map[string]any, sent map[string]Op) error {
 	o.ensure()
 	defer o.settled()
+	known := map[string]bool{}
 	for k, op := range sent {
+		if op.Kind == opAddUnique || op.Kind == opRemove {
+			_, known[k] = o.server[k]
+		}
 		o.takeSent(k, op)
+	}
+	local := make(map[string]any, len(known))
+	for k := range known {
+		local[k] = o.server[k]
 	}
 	if err := o.setFromServer(resp); err != nil {
 		return err
+	}
+	for k, had := range known {
+		if answer, ok := resp[k]; ok && distrusted(sent[k], Decode(answer), local[k], had) {
+			o.server[k] = local[k]
+			if o.unconfirmed == nil {
+				o.unconfirmed = map[string]bool{}
+			}
+			o.unconfirmed[k] = true
+		}
 	}
 	for k := range sent {
 		o.refresh(k)
 	}
 	return nil
+}
+
+// distrusted reports whether answer, the server's answer for a field an AddUnique or Remove op was sent for, may
+// not be the stored array. With a beforeSave trigger on the class, parse-server (9.10, PostgreSQL) answers such an
+// op that changed nothing (AddUnique of items all present, Remove of items all absent) with the op applied to an
+// empty array (the op's items; []) instead of the array it kept. An answer of that shape is distrusted when it
+// differs from the local result (the op applied to the value the object last had from the server; known says
+// whether it had one). An object that never had the field (a new user, NewObjectWithID) cannot tell the stand-in
+// from the truth and takes the answer: reading every such field back would cost every sign-up a request.
+func distrusted(op Op, answer, local any, known bool) bool {
+	blank, err := op.applyTo(nil, false)
+	if err != nil || !known || !sameValue(answer, blank) {
+		return false
+	}
+	return !sameValue(answer, local)
+}
+
+// sameValue reports whether two field values have the same wire form (an empty array and none count as equal).
+func sameValue(a, b any) bool {
+	ja, err1 := wireJSON(a)
+	jb, err2 := wireJSON(b)
+	return err1 == nil && err2 == nil && ja == jb
+}
+
+func wireJSON(v any) (string, error) {
+	if arr, ok := asArray(v); ok && len(arr) == 0 {
+		return "[]", nil
+	}
+	e, err := Encode(v)
+	if err != nil {
+		return "", err
+	}
+	j, err := json.Marshal(e)
+	return string(j), err
+}
+
+// unconfirmedKeys lists the fields to read back after a save, sorted.
+func (o *Object) unconfirmedKeys() []string {
+	keys := make([]string, 0, len(o.unconfirmed))
+	for k := range o.unconfirmed {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// confirm merges a read back of the unconfirmed fields (resp, from a GET with keys): each takes the value read, or
+// none when the server has none.
+func (o *Object) confirm(resp map[string]any) error {
+	keys := o.unconfirmedKeys()
+	o.unconfirmed = nil
+	o.ensure()
+	for _, k := range keys {
+		if _, ok := resp[k]; !ok {
+			delete(o.server, k)
+			o.refresh(k)
+		}
+	}
+	return o.setFromServer(resp)
 }
 
 // dropSent gives up the changes that were sent by a save whose outcome is unknown: they are no longer pending (so
@@ -464,6 +546,7 @@ func sameOp(a, b Op) bool {
 // top of it.
 func (o *Object) mergeServer(resp map[string]any) error {
 	defer o.settled()
+	o.unconfirmed = nil
 	o.server = make(map[string]any, len(resp))
 	if err := o.setFromServer(resp); err != nil {
 		return err

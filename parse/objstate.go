@@ -52,6 +52,8 @@ func (s objState) MergeServer(resp map[string]any) error { return s.o.mergeServe
 func (s objState) SetProposedID(id string)               { s.o.setProposedID(id) }
 func (s objState) Forget(key string)                     { s.o.forget(key) }
 func (s objState) SetLocalID(id string)                  { s.o.setLocalID(id) }
+func (s objState) Unconfirmed() []string                 { return s.o.unconfirmedKeys() }
+func (s objState) Confirm(resp map[string]any) error     { return s.o.confirm(resp) }
 
 // sentOps reads a snapshot made by Snapshot (nil: no changes).
 func sentOps(sent objstate.Sent) map[string]Op {

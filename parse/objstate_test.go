@@ -14,7 +14,7 @@ import (
 func TestObjectMethodSetHasNoSaveMachinery(t *testing.T) {
 	typ := reflect.TypeOf(&Object{})
 	for _, name := range []string{"ApplySaved", "DropSent", "PendingSnapshot", "SaveBody", "MergeServer",
-		"SetProposedID", "Forget", "EncodeParse", "SetLocalID", "PendingValues", "Snapshot"} {
+		"SetProposedID", "Forget", "EncodeParse", "SetLocalID", "PendingValues", "Snapshot", "Unconfirmed", "Confirm"} {
 		_, ok := typ.MethodByName(name)
 		assert.False(t, ok, "(*parse.Object).%s is public", name)
 	}

@@ -37,6 +37,13 @@ type State interface {
 	// ReleaseCreate lifts the hold of a create in doubt (the app knows it was not stored): the next save sends
 	// the first attempt again as a new create, then the changes made since as an update.
 	ReleaseCreate()
+	// Unconfirmed lists the fields whose save answer was not taken (an AddUnique or Remove answered with what may
+	// be parse-server's stand-in under a beforeSave trigger, not the stored array): they show the local result
+	// until Confirm, and the client reads them back after the save. MergeServer clears them too.
+	Unconfirmed() []string
+	// Confirm merges a read back of the Unconfirmed fields (a GET with those keys); a field the answer lacks has
+	// no value on the server.
+	Confirm(resp map[string]any) error
 	// MergeServer replaces the server state with a full server answer (a fetch), keeping unsaved changes on top.
 	MergeServer(resp map[string]any) error
 	// SetProposedID records the id a create was sent with ("" clears it).

@@ -55,6 +55,10 @@ type goneRef struct {
 	seq uint64
 }
 
+// subscribeWait is how long Subscribe, and the catch-up after a reconnect, wait for the server to confirm a
+// subscription ('subscribed') before giving up with an error.
+const subscribeWait = 15 * time.Second
+
 // SubscribeOptions are the optional settings of Subscribe; nil means the defaults. Subscribe copies them.
 type SubscribeOptions struct {
 	// Keys limits the fields sent in events (nil: all fields).
@@ -118,7 +122,7 @@ func (c *Client) Subscribe(ctx context.Context, className string, where map[stri
 		}
 	case <-ctx.Done():
 		return fail(ctx.Err())
-	case <-time.After(15 * time.Second):
+	case <-time.After(subscribeWait):
 		return fail(errors.New("live: the server did not confirm the subscription"))
 	}
 	if c.cfg.Runner != nil {
@@ -356,7 +360,7 @@ func (s *Subscription) catchUp(ctx context.Context, wait <-chan error, lost <-ch
 		return
 	case <-ctx.Done():
 		return
-	case <-time.After(15 * time.Second):
+	case <-time.After(subscribeWait):
 		s.emit(Event{Kind: Error, Err: errors.New("live: catch-up after reconnect: the server did not confirm the subscription")})
 		return
 	}
