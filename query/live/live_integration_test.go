@@ -33,18 +33,6 @@ func setup(t *testing.T) (devstack.Env, *client.Client) {
 	return env, c
 }
 
-func next(t *testing.T, s *live.Subscription) live.Event {
-	t.Helper()
-	select {
-	case ev, ok := <-s.Events():
-		require.True(t, ok, "events channel closed")
-		return ev
-	case <-time.After(10 * time.Second):
-		t.Fatal("no event within 10 s")
-	}
-	return live.Event{}
-}
-
 func TestEveryEventKind(t *testing.T) {
 	ctx := context.Background()
 	env, c := setup(t)
