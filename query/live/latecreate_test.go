@@ -69,6 +69,11 @@ func (s *pushServer) event(t *testing.T, kind string, obj map[string]any) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("no subscription reached the server")
 	}
+	s.push(kind, obj)
+}
+
+// push sends one event of kind for obj to the subscription, which must have reached the server.
+func (s *pushServer) push(kind string, obj map[string]any) {
 	s.mu.Lock()
 	send, id := s.send, s.reqID
 	s.mu.Unlock()

@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gorilla/websocket"
-
 	"github.com/c13f5054/moralis-go/query/live"
 )
 
@@ -27,37 +25,27 @@ type scripted struct {
 
 var base = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
-// scriptServer is a LiveQuery server that confirms the subscription, then sends its script's events in order.
+// scriptServer is a LiveQuery server (a pushServer) that confirms the subscription, then sends its script's events
+// in order.
 func scriptServer(t *testing.T, script []scripted) string {
 	t.Helper()
-	up := websocket.Upgrader{}
-	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		conn, err := up.Upgrade(w, r, nil)
-		if err != nil {
-			return
-		}
-		defer conn.Close()
-		for {
-			var m map[string]any
-			if err := conn.ReadJSON(&m); err != nil {
-				return
-			}
-			switch m["op"] {
-			case "connect":
-				_ = conn.WriteJSON(map[string]any{"op": "connected", "clientId": 1})
-			case "subscribe":
-				_ = conn.WriteJSON(map[string]any{"op": "subscribed", "clientId": 1, "requestId": m["requestId"]})
-				for _, e := range script {
-					obj := map[string]any{"className": "Thing", "objectId": e.id, "seq": e.seq}
-					if e.at >= 0 {
-						obj["updatedAt"] = base.Add(time.Duration(e.at) * time.Millisecond).Format("2006-01-02T15:04:05.000Z")
-					}
-					_ = conn.WriteJSON(map[string]any{"op": e.op, "clientId": 1, "requestId": m["requestId"], "object": obj})
-				}
-			}
-		}
-	}))
+	srv := newPushServer()
+	hs := httptest.NewServer(srv)
 	t.Cleanup(hs.Close)
+	go func() {
+		select {
+		case <-srv.subd:
+		case <-time.After(10 * time.Second):
+			return // the test fails waiting for its events
+		}
+		for _, e := range script {
+			obj := map[string]any{"className": "Thing", "objectId": e.id, "seq": e.seq}
+			if e.at >= 0 {
+				obj["updatedAt"] = base.Add(time.Duration(e.at) * time.Millisecond).Format("2006-01-02T15:04:05.000Z")
+			}
+			srv.push(e.op, obj)
+		}
+	}()
 	return "ws" + strings.TrimPrefix(hs.URL, "http")
 }
 
