@@ -311,6 +311,12 @@ else
 	bad "_Idempotency purge: $out"
 fi
 
+if out=$(node "$DEVSTACK_SRC/server/tools/session-index-check.js" "$MORALIS_PG_URL" 2>&1); then
+	ok "_Session indexes ($out)"
+else
+	bad "_Session indexes: $out"
+fi
+
 # ---- node unit tests of the adapters ----
 if out=$(cd "$DEVSTACK_SRC/server" && node --test test/ 2>&1); then
 	ok "node --test server/test ($(printf '%s\n' "$out" | grep -E '^# pass' | tr -d '#'))"
