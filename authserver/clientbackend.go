@@ -38,11 +38,12 @@ type BackendConfig struct {
 	// then is the backend given a ticket marked for a contract account (as auth.TicketOptions.Chain). Give it the same
 	// chain as Config.Chain. nil (default): EOA signatures only.
 	Chain auth.ContractCaller
-	// DirectSignIn, with a master key, signs a returning wallet in without parse-server's login: the endpoint finds
-	// the user by its authData id, checks the signature itself (as the adapter would) and creates the session and its
-	// record in one /batch: 2 backend requests, as many as the login's (login, record), at about half parse-server's
-	// CPU. parse-server's beforeLogin trigger does not run for those sign-ins, and a new wallet costs one lookup more.
-	// false (default): every sign-in goes through the login, as moralis-v1's do, so beforeLogin sees them all.
+	// DirectSignIn, with a master key, signs a returning wallet in without parse-server's login or the backend's
+	// SignInFunction: the endpoint finds the user by its authData id, checks the signature itself (as the adapter
+	// would) and creates the session and its record in one /batch (2 backend requests). parse-server's beforeLogin
+	// trigger does not run for those sign-ins, and a new wallet costs one lookup more. false (default): a returning
+	// wallet signs in with one call of SignInFunction, which runs beforeLogin as the login does, where the backend
+	// has it; every other sign-in goes through parse-server's login.
 	DirectSignIn bool
 }
 
@@ -63,6 +64,18 @@ type BackendConfig struct {
 // that loses a race with a concurrent first sign-in of the same wallet is retried with a new ticket (auth.SignIn).
 // Without a master key no ticket is sent (for backends whose adapters do not ask for one).
 //
+// # One round trip for a returning wallet
+//
+// With a master key, a wallet whose user exists and needs no write signs in with one call of the backend's
+// SignInFunction (this project's cloud/authsignin.js) once the endpoint has verified its signature: the function
+// finds the user, runs the app's beforeLogin trigger as parse-server's login does (same user object, a request
+// that is not master, the sign-in's own installation id), creates the session through parse-server's own session
+// write (so _Session triggers run) and records it. It costs parse-server about half the CPU of the login and
+// the record call it replaces, as it skips the adapter's second signature check, the ticket's insert and the second
+// request. It leaves the sign-in to the login whenever the login would do more: a first sign-in (one call more
+// than before), a user the SDK must write, an app with an afterSave trigger or LiveQuery on _User (a login with
+// authData fires them), and a backend without the function (asked once).
+//
 // # Sessions of this endpoint only
 //
 // A backend session made anywhere else (an SDK client signing in against the backend directly, with a ticket of
@@ -72,7 +85,7 @@ type BackendConfig struct {
 // session token keyed by the master key, so nobody without the master key can record one), and Me, Link and Unlink
 // accept a session token only when the backend confirms it (users/me) and its record exists: any other session is
 // refused as "Invalid session token" (code 209, 401). The record is checked alongside users/me, so it adds no
-// latency; a sign-in makes one more call (RecordSessionFunction). A record lives as long as its session: sessions roll (sliding expiry up
+// latency; a sign-in through the login makes one more call (RecordSessionFunction). A record lives as long as its session: sessions roll (sliding expiry up
 // to a cap, bound to the wallet that signed in: sessions.go, and Config.SessionIdleTTL and SessionMaxAge through a
 // Handler), records are deleted at sign-out, and expired ones are purged by the local stack's server. Without a
 // master key nothing is recorded, sessions do not roll (the backend's own session length applies) and any session
@@ -95,6 +108,8 @@ type ClientBackend struct {
 	direct  bool        // BackendConfig.DirectSignIn
 	// noRecordFunc is set once the backend answered that it has no RecordSessionFunction (shared by copies).
 	noRecordFunc *atomic.Bool
+	// noSignInFunc is set once the backend answered that it has no SignInFunction (shared by copies).
+	noSignInFunc *atomic.Bool
 	noIdem       *client.Client // base without X-Parse-Request-Id (recordSessionByFunction)
 }
 
@@ -129,7 +144,7 @@ func NewClientBackend(cfg BackendConfig) (*ClientBackend, error) {
 	}
 	flow := cfg.Flow
 	return &ClientBackend{noIdem: noIdem, cfg: cfg.Client, base: base, opts: &flow, chain: cfg.Chain, wallets: &keyedMutex{},
-		life: defaultLife(), direct: cfg.DirectSignIn, noRecordFunc: &atomic.Bool{}}, nil
+		life: defaultLife(), direct: cfg.DirectSignIn, noRecordFunc: &atomic.Bool{}, noSignInFunc: &atomic.Bool{}}, nil
 }
 
 // directSignIn reports whether a returning wallet signs in without parse-server's login (BackendConfig.DirectSignIn).
@@ -152,6 +167,12 @@ func (b *ClientBackend) SignIn(ctx context.Context, m auth.SignedMessage) (*Sess
 	if b.directSignIn() {
 		// A returning wallet whose user needs no write: no ticket, no login, two round trips (sessions.go).
 		s, ok, err := b.signInKnown(ctx, m, bind)
+		if err != nil || ok {
+			return s, mapClientError(err)
+		}
+	} else if b.base.HasMasterKey() && !b.noSignInFunc.Load() {
+		// A returning wallet whose user needs no write: the login in one round trip, its triggers run (signInByFunction).
+		s, ok, err := b.signInByFunction(ctx, m, bind)
 		if err != nil || ok {
 			return s, mapClientError(err)
 		}
@@ -266,15 +287,7 @@ func (b *ClientBackend) recordSessionByFunction(ctx context.Context, tok string,
 	if b.noRecordFunc.Load() {
 		return false, nil
 	}
-	body := map[string]any{}
-	for k, v := range rec {
-		if d, ok := v.(map[string]any); ok && d["__type"] == "Date" {
-			v = d["iso"] // the function takes ISO dates
-		}
-		if k != "ACL" && k != "expiresAt" {
-			body[k] = v
-		}
-	}
+	body := recordParams(rec)
 	var resp struct {
 		Result struct {
 			Session string `json:"session"`
@@ -302,6 +315,97 @@ func (b *ClientBackend) recordSessionByFunction(ctx context.Context, tok string,
 		return false, errors.New("authserver: " + RecordSessionFunction + " answered no session")
 	}
 	return true, nil
+}
+
+// recordParams is a new record (newRecord) as the backend's functions take it: ISO dates, no ACL, no end (given
+// apart).
+func recordParams(rec map[string]any) map[string]any {
+	body := map[string]any{}
+	for k, v := range rec {
+		if d, ok := v.(map[string]any); ok && d["__type"] == "Date" {
+			v = d["iso"] // the function takes ISO dates
+		}
+		if k != "ACL" && k != "expiresAt" {
+			body[k] = v
+		}
+	}
+	return body
+}
+
+// SignInFunction is the backend's cloud function (master key only) that signs a returning wallet in with one round
+// trip: it finds the user, runs the app's beforeLogin trigger, creates the session and its record, as parse-server's
+// login followed by RecordSessionFunction would (the devstack's cloud/authsignin.js; see ClientBackend). It
+// answers "use the login" when the login would do more (a first sign-in, a user to write, an afterSave trigger or
+// LiveQuery on _User). A backend without it is sent the login.
+const SignInFunction = "moralisGoSignIn"
+
+// signInByFunction signs in a returning wallet with SignInFunction: ok is false, without an error, when the backend
+// has no such function or answers that the login must do it, and when the signature does not verify here (the login
+// then refuses it as it always has). The signature is checked here first because the function trusts its caller
+// (it takes the master key): ecrecover, or ERC-1271/6492 on Chain; ed25519.
+func (b *ClientBackend) signInByFunction(ctx context.Context, m auth.SignedMessage, bind sessionBinding) (*Session, bool, error) {
+	if m.Chain == "" {
+		m.Chain = auth.ChainEVM
+	}
+	var err error
+	if m.Chain == auth.ChainSolana {
+		err = auth.VerifySolSignature(m.Address, []byte(m.Message), m.Signature)
+	} else {
+		if m.Address, err = auth.NormalizeEthAddress(m.Address); err == nil {
+			err = auth.VerifyEthSignatureContext(ctx, b.chain, m.Address, []byte(m.Message), m.Signature)
+		}
+	}
+	if err != nil {
+		return nil, false, nil
+	}
+	now := b.life.now()
+	until := minTime(now.Add(b.life.idle), now.Add(b.life.max))
+	params := map[string]any{"provider": m.Chain.Provider(), "id": m.Address, "installationId": uuid.NewString(),
+		"until": parseDate(until)["iso"]}
+	var tok string
+	var resp struct {
+		Result struct {
+			UseLogin string         `json:"useLogin"`
+			User     map[string]any `json:"user"`
+			Session  string         `json:"session"`
+		} `json:"result"`
+	}
+	// Without an X-Parse-Request-Id (an _Idempotency row less). A call in doubt is made again with a new token and
+	// "again": the function first deletes the sessions of the same installation id, so a session the lost answer
+	// held does not outlive it (as parse-server's login does for a repeated installation id).
+	for attempt := 1; ; attempt++ {
+		var raw [16]byte
+		if _, err := rand.Read(raw[:]); err != nil {
+			return nil, false, err
+		}
+		tok = "r:" + hex.EncodeToString(raw[:]) // as parse-server makes them
+		params["sessionToken"] = tok
+		params["record"] = recordParams(b.newRecord(tok, now, until, bind))
+		err = b.noIdem.WithMasterKey().Request(ctx, http.MethodPost, "functions/"+SignInFunction, params, &resp)
+		if err == nil || !errors.Is(err, parse.ErrWriteInDoubt) || attempt == inDoubtAttempts || ctx.Err() != nil {
+			break
+		}
+		params["again"] = true
+	}
+	var pe *parse.Error
+	if errors.As(err, &pe) && pe.Code == parse.CodeScriptFailed && strings.Contains(pe.Message, "Invalid function") {
+		b.noSignInFunc.Store(true)
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	if resp.Result.UseLogin != "" {
+		return nil, false, nil
+	}
+	if resp.Result.Session == "" || resp.Result.User == nil {
+		return nil, false, errors.New("authserver: " + SignInFunction + " answered no session")
+	}
+	o, err := parse.ObjectFromServer(client.UserClass, resp.Result.User)
+	if err != nil {
+		return nil, false, fmt.Errorf("authserver: reading the wallet's user: %w", err)
+	}
+	return &Session{User: PublicUserOf(client.UserFromObject(o)), SessionToken: tok, ExpiresAt: until}, true, nil
 }
 
 // sessionRecords returns tok's live records (none: errForeignSession), live by the endpoint's clock and rule.

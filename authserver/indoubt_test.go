@@ -55,6 +55,8 @@ func (f *flakyBackend) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		_, _ = io.WriteString(w, `{"result":{"session":"s1"}}`)
+	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/functions/"+SignInFunction):
+		_, _ = io.WriteString(w, `{"result":{"useLogin":"no single user"}}`) // a first sign-in: the login does it
 	default:
 		w.WriteHeader(http.StatusNotFound)
 		_, _ = io.WriteString(w, `{"code":101,"error":"unexpected"}`)
@@ -107,8 +109,9 @@ func TestSignInRetriesWritesInDoubt(t *testing.T) {
 	}
 }
 
-// A backend without RecordSessionFunction (141 "Invalid function") gets the session recorded the other way (its
-// _Session found, record and end in one /batch), and is not asked for the function again.
+// A backend without SignInFunction and RecordSessionFunction (141 "Invalid function") gets the login, and the
+// session recorded the other way (its _Session found, record and end in one /batch); it is not asked for either
+// function again.
 func TestSignInWithoutRecordFunction(t *testing.T) {
 	nf := &noFunctionBackend{}
 	srv := httptest.NewServer(nf)
@@ -123,7 +126,7 @@ func TestSignInWithoutRecordFunction(t *testing.T) {
 	}
 	m := auth.SignedMessage{Chain: auth.ChainEVM, Address: ethAddr(s), Message: "sign in", Signature: ethSign(t, s, "sign in")}
 	want := [][]string{
-		{"POST users", "POST functions/" + RecordSessionFunction, "GET classes/_Session", "POST batch"},
+		{"POST functions/" + SignInFunction, "POST users", "POST functions/" + RecordSessionFunction, "GET classes/_Session", "POST batch"},
 		{"POST users", "GET classes/_Session", "POST batch"},
 	}
 	for i, w := range want {
@@ -171,9 +174,9 @@ func (nf *noFunctionBackend) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case path == "users":
 		_, _ = io.WriteString(w, `{"objectId":"u1","sessionToken":"r:tok","ethAddress":"`+ethAddrOf(v)+`","accounts":["`+ethAddrOf(v)+`"],"ACL":{"u1":{"read":true,"write":true}}}`)
-	case path == "functions/"+RecordSessionFunction:
+	case strings.HasPrefix(path, "functions/"):
 		w.WriteHeader(http.StatusBadRequest)
-		_, _ = io.WriteString(w, `{"code":141,"error":"Invalid function: \"`+RecordSessionFunction+`\""}`)
+		_, _ = io.WriteString(w, `{"code":141,"error":"Invalid function: \"`+strings.TrimPrefix(path, "functions/")+`\""}`)
 	case path == "classes/_Session" && method == http.MethodGet:
 		_, _ = io.WriteString(w, `{"results":[{"objectId":"s1"}]}`)
 	case path == "batch":

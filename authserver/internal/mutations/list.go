@@ -113,6 +113,10 @@ var mutations = []mutation{
 	{id: "conn-per-client", desc: "one address opens more connections than ConnectionsPerClient",
 		file: "authserver/connlimit.go", from: "if g.perClient > 0 && n >= g.perClient {", to: "if false {",
 		tests: serverTests},
+	// --- the one-call sign-in trusts its caller: the endpoint verifies first
+	{id: "signin-function-verify", desc: "SignInFunction is called for a signature that does not verify",
+		file: "authserver/clientbackend.go", from: "\tif err != nil {\n\t\treturn nil, false, nil\n\t}\n\tnow := b.life.now()", to: "\tnow := b.life.now()",
+		tests: "^TestSignInFunction"},
 	// --- strict JSON of the sign-in body
 	{id: "json-case", desc: "sign-in field names match case-insensitively (\"Chain\")",
 		file: "authserver/strictjson.go", from: "\t\tswitch key {\n\t\tcase \"chain\":", to: "\t\tswitch string(bytes.ToLower([]byte(key))) {\n\t\tcase \"chain\":",

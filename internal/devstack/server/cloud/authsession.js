@@ -10,17 +10,7 @@ const tickets = require('../tickets');
 
 const OPTIONAL = ['chain', 'address', 'chainId'];
 
-function invalid(message) {
-  return new Parse.Error(Parse.Error.INVALID_JSON, `moralisGoRecordSession: ${message}`);
-}
-
-// isoDate returns s when it is an ISO 8601 date parse-server would store, else throws.
-function isoDate(s, what) {
-  if (typeof s !== 'string' || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/.test(s) || Number.isNaN(Date.parse(s))) {
-    throw invalid(`${what} must be an ISO date in UTC`);
-  }
-  return s;
-}
+const { invalid, isoDate } = require('../params').paramChecks('moralisGoRecordSession');
 
 Parse.Cloud.define(
   'moralisGoRecordSession',

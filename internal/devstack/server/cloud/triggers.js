@@ -29,3 +29,31 @@ for (const cls of ['TriggerProbe']) {
   Parse.Cloud.beforeSave(cls, req => record('beforeSave', req));
   Parse.Cloud.afterSave(cls, req => record('afterSave', req));
 }
+
+// beforeLogin, as an app would have one (issue 32: the endpoint's one-call sign-in must run it as parse-server's
+// login does): a user whose loginRefused is true is refused with 119 (the endpoint answers what the login would), and
+// a user carrying a string triggerRun gets one TriggerLog row per login with what the trigger saw (its id, the
+// sign-in's installation id, whether the request was master, whether it had the client's address). Other users
+// cost one field read.
+Parse.Cloud.beforeLogin(async req => {
+  const u = req.object;
+  if (u.get('loginRefused') === true) {
+    throw new Parse.Error(Parse.Error.OPERATION_FORBIDDEN, 'beforeLogin: this account is suspended');
+  }
+  const run = u.get('triggerRun');
+  if (typeof run !== 'string' || run === '') {
+    return;
+  }
+  const row = new Parse.Object('TriggerLog');
+  row.set({
+    run,
+    phase: 'beforeLogin',
+    cls: u.className,
+    label: String(u.get('ethAddress') || u.get('solAddress') || ''),
+    seenId: u.id || '',
+    installationId: req.installationId || '',
+    master: req.master === true,
+    hasIp: typeof req.ip === 'string' && req.ip !== '',
+  });
+  await row.save(null, { useMasterKey: true });
+});
