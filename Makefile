@@ -150,9 +150,10 @@ lint:
 bench: up
 	$(GO) run ./bench
 	$(GO) run ./bench/signinload -rate 100 -seconds 10
+	$(GO) run ./bench/signinload -rate 100 -seconds 10 -shape burst
 	$(GO) run ./bench/signinload -target lb1 -rate 20 -seconds 10
 	$(GO) run ./bench/signinload -target lb2 -rate 20 -seconds 10
-	$(GO) run ./bench/signinload -target haproxy -rate 20 -seconds 10
+	$(GO) run ./bench/signinload -target haproxy -rate 100 -seconds 10
 	$(GO) test $(GOTESTFLAGS) -tags integration -run '^$$' -bench BenchmarkLiveDelivery -benchtime 1x ./internal/scaletest/
 	@echo "bench: telemetry off (the default) vs on, one client call against a local server (allocs/op, B/op)"
 	$(GO) test $(GOTESTFLAGS) -run '^$$' -bench '^BenchmarkTelemetry$$' -benchmem ./client/

@@ -6,6 +6,11 @@
 // answer does not slow the next start. Afterwards every accepted sign-in is replayed once: a nonce must never sign
 // in twice.
 //
+// -shape picks the mix: "steady" (default) signs every browser's wallet in once before the measured load (from
+// other addresses, eight at a time, not measured), so the load meets returning wallets and a warm server, and one
+// sign-in in ten, spread evenly, is by a wallet never seen (a first sign-in, its user created); "burst" starts
+// with every wallet new, all in the first second, which measures a sign-up stampede more than a steady rate.
+//
 // -target picks the endpoint: "inproc" (default) the handler in this process, as above; "lb1" and "lb2" the stack's
 // endpoint instances (examples/authserver on MORALIS_ENDPOINT_ADDR_1/2, their guards in Redis) behind a round-robin
 // proxy in this process over one or both of them; "haproxy" both behind the stack's HAProxy
@@ -30,6 +35,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"sort"
 	"strings"
 	"sync"
@@ -46,6 +52,7 @@ import (
 type summary struct {
 	At              string         `json:"at"`
 	Target          string         `json:"target"`
+	Shape           string         `json:"shape"`
 	OfferedPerSec   int            `json:"offeredPerSec"`
 	Seconds         int            `json:"seconds"`
 	Attempted       int            `json:"attempted"`
@@ -77,10 +84,28 @@ type outcome struct {
 func main() {
 	rate := flag.Int("rate", 100, "sign-ins started per second (one simulated browser each)")
 	seconds := flag.Int("seconds", 10, "how long to offer the load")
-	out := flag.String("out", "bench/results", "folder for signin-load.json (signin-load-TARGET.json for the other targets)")
+	out := flag.String("out", "bench/results", "folder for signin-load.json (signin-load-TARGET.json for the other targets, -burst added for that shape)")
 	target := flag.String("target", "inproc", `the endpoint: "inproc", "lb1", "lb2" or "haproxy" (see the package doc)`)
+	flag.StringVar(&shape, "shape", "steady", `"steady": every browser's wallet signed in once before the measured load (not measured), and during it one sign-in in ten, spread evenly, by a wallet never seen; "burst": every wallet new in the first second`)
+	cpuProfile := flag.String("cpuprofile", "", "write this process's CPU profile (the load generator and, with -target inproc, the endpoint) to this file")
 	flag.Parse()
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "signinload:", err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
+	}
+	if shape != "steady" && shape != "burst" {
+		fmt.Fprintln(os.Stderr, "signinload: -shape must be steady or burst")
+		os.Exit(2)
+	}
 	if err := run(*rate, *seconds, *out, *target); err != nil {
+		pprof.StopCPUProfile()
 		fmt.Fprintln(os.Stderr, "signinload:", err)
 		os.Exit(1)
 	}
@@ -88,6 +113,12 @@ func main() {
 
 // origin is the Origin the browsers send with POST /signin: the endpoint's own (its URI's).
 var origin = "http://127.0.0.1"
+
+// shape is -shape: how new and returning wallets mix.
+var shape = "steady"
+
+// newEvery is how often, in the steady shape, a sign-in is a new wallet's (one in newEvery).
+const newEvery = 10
 
 func run(rate, seconds int, outDir, target string) error {
 	if rate < 1 || rate > 250 || seconds < 1 || seconds > 60 {
@@ -128,20 +159,50 @@ func run(rate, seconds int, outDir, target string) error {
 		return fmt.Errorf("unknown -target %q", target)
 	}
 	net2 := byte(10 + rand.IntN(240))
+	browserAt := func(third, i int) *http.Client {
+		local := &net.TCPAddr{IP: net.IPv4(127, net2, byte(third), 1+byte(i%250))}
+		if target == "inproc" {
+			local.IP = net.IPv4(127, 0, 1+byte(third), 1+byte(i%250))
+		}
+		tr := &http.Transport{DialContext: (&net.Dialer{LocalAddr: local, Timeout: 5 * time.Second}).DialContext, MaxIdleConnsPerHost: 2}
+		return &http.Client{Transport: tr, Timeout: 30 * time.Second}
+	}
 	browsers := make([]*http.Client, rate)
 	wallets := make([]*signer.Key, rate)
 	for i := range browsers {
-		local := &net.TCPAddr{IP: net.IPv4(127, net2, byte(i/250), 1+byte(i%250))}
-		if target == "inproc" {
-			local.IP = net.IPv4(127, 0, 1+byte(i/250), 1+byte(i%250))
-		}
-		tr := &http.Transport{DialContext: (&net.Dialer{LocalAddr: local, Timeout: 5 * time.Second}).DialContext, MaxIdleConnsPerHost: 2}
-		browsers[i] = &http.Client{Transport: tr, Timeout: 30 * time.Second}
+		browsers[i] = browserAt(i/250, i)
 		if wallets[i], err = signer.GenerateKey(); err != nil {
 			return err
 		}
 	}
+	if shape == "steady" {
+		// Each wallet signs in once before the load, from addresses of its own (the browsers' limits stay whole),
+		// eight at a time: the load then meets returning wallets, as a running app does, and a warm server.
+		if err := register(base, wallets, func(i int) *http.Client { return browserAt(100+i/250, i) }); err != nil {
+			return err
+		}
+	}
 	return load(rate, seconds, outDir, target, base, browsers, wallets)
+}
+
+// register signs each wallet in once through the endpoint (not measured), from browser(i).
+func register(base string, wallets []*signer.Key, browser func(i int) *http.Client) error {
+	sem := make(chan struct{}, 8)
+	errs := make(chan error, len(wallets))
+	for i, w := range wallets {
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem }()
+			if r := signIn(context.Background(), browser(i), base, w, i); r.status != "200" {
+				errs <- fmt.Errorf("registering wallet %d: %s", i, r.status)
+			}
+		}()
+	}
+	for range cap(sem) {
+		sem <- struct{}{}
+	}
+	close(errs)
+	return <-errs // nil when none failed
 }
 
 // inProcess serves the hardened endpoint in this process over both parse-servers behind a round-robin proxy,
@@ -201,10 +262,19 @@ func load(rate, seconds int, outDir, target, base string, browsers []*http.Clien
 		for i := 0; i < rate; i++ {
 			at := start.Add(time.Duration(k)*time.Second + time.Duration(i)*time.Second/time.Duration(rate))
 			time.Sleep(time.Until(at))
+			w := wallets[i]
+			if shape == "steady" && (k*rate+i)%newEvery == newEvery-1 {
+				// A wallet never seen: a first sign-in (the user created), spread evenly through the load.
+				nw, err := signer.GenerateKey()
+				if err != nil {
+					return err
+				}
+				w = nw
+			}
 			wg.Add(1)
 			go func(i int) {
 				defer wg.Done()
-				results <- signIn(ctx, browsers[i], base, wallets[i], i)
+				results <- signIn(ctx, browsers[i], base, w, i)
 			}(i)
 		}
 	}
@@ -216,7 +286,7 @@ func load(rate, seconds int, outDir, target, base string, browsers []*http.Clien
 		cpuErr = err
 	}
 
-	s := summary{At: time.Now().UTC().Format(time.RFC3339), Target: target, OfferedPerSec: rate, Seconds: seconds,
+	s := summary{At: time.Now().UTC().Format(time.RFC3339), Target: target, Shape: shape, OfferedPerSec: rate, Seconds: seconds,
 		Statuses: map[string]int{}, BackendCPUMSPerSignIn: -1, LoadAverage: loadAverage()}
 	var lat []float64
 	nonces := map[string]bool{}
@@ -253,16 +323,20 @@ func load(rate, seconds int, outDir, target, base string, browsers []*http.Clien
 		}
 	}
 	line, _ := json.Marshal(s)
-	fmt.Printf("signin-load [%s]: offered %d/s for %d s: %d of %d signed in (%.1f/s), p50 %.0f ms, p90 %.0f ms, p99 %.0f ms, max %.0f ms; statuses %v; %d distinct nonces; replays accepted %d; parse-server CPU %.1f ms per sign-in; load average %.1f\n",
-		target, rate, seconds, s.Succeeded, s.Attempted, s.AchievedPerSec, s.P50MS, s.P90MS, s.P99MS, s.MaxMS, s.Statuses, s.DistinctNonces, s.ReplaysAccepted,
+	fmt.Printf("signin-load [%s, %s]: offered %d/s for %d s: %d of %d signed in (%.1f/s), p50 %.0f ms, p90 %.0f ms, p99 %.0f ms, max %.0f ms; statuses %v; %d distinct nonces; replays accepted %d; parse-server CPU %.1f ms per sign-in; load average %.1f\n",
+		target, shape, rate, seconds, s.Succeeded, s.Attempted, s.AchievedPerSec, s.P50MS, s.P90MS, s.P99MS, s.MaxMS, s.Statuses, s.DistinctNonces, s.ReplaysAccepted,
 		s.BackendCPUMSPerSignIn, s.LoadAverage)
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return err
 	}
-	name := "signin-load.json"
+	name := "signin-load"
 	if target != "inproc" {
-		name = "signin-load-" + target + ".json"
+		name += "-" + target
 	}
+	if shape != "steady" {
+		name += "-" + shape
+	}
+	name += ".json"
 	if err := os.WriteFile(filepath.Join(outDir, name), append(line, '\n'), 0o644); err != nil {
 		return err
 	}
