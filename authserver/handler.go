@@ -328,7 +328,7 @@ func NewHandler(backend Backend, cfg Config) (*Handler, error) {
 	h.nonceQuota = limit{newNonceQuota(o.NoncesPerClient, o.NonceTTL, o.Now), o.RateLimit.ClientKey}
 	if h.redis != nil {
 		if nonceDefault {
-			h.o.Nonces = redisNonceStore{s: h.redis, now: o.Now, newValue: auth.NewNonceValue}
+			h.o.Nonces = redisNonceStore{s: h.redis, max: DefaultMaxOutstandingNonces, now: o.Now, newValue: auth.NewNonceValue}
 		}
 		if o.NoncesPerClient > 0 {
 			h.nonceQuota.store = redisQuota{s: h.redis, max: o.NoncesPerClient, ttl: o.NonceTTL}

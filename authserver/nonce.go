@@ -75,7 +75,9 @@ type memoryNonce struct {
 	b     NonceBinding
 }
 
-// DefaultMaxOutstandingNonces caps how many unexpired nonces a MemoryNonceStore keeps.
+// DefaultMaxOutstandingNonces caps how many unexpired nonces a MemoryNonceStore keeps, and how many the Redis store
+// (the default with Config.Redis or RedisURL) keeps over all the instances together; beyond it GET /message answers
+// 503 "Nonce store unavailable" until nonces are used or expire.
 const DefaultMaxOutstandingNonces = 100000
 
 // ErrTooManyNonces is returned by MemoryNonceStore.Issue when the cap of outstanding nonces is reached.

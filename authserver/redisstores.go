@@ -307,9 +307,11 @@ func revocationWatch(ctx context.Context, s *redislimit.Store, sessions memorySe
 // redisNonceStore is the NonceStore over the Handler's Redis (the default when Config.Redis or RedisURL is set and
 // Config.Nonces is not): a nonce issued by one instance is accepted by every other, and consumed at most once over
 // them all (one atomic script). Each nonce is one key that Redis expires with the nonce; what it is bound to is kept
-// as the binding's JSON, compared whole.
+// as the binding's JSON, compared whole. At most DefaultMaxOutstandingNonces are live over all the instances
+// together (Issue answers ErrTooManyNonces beyond), so many client addresses cannot grow Redis without bound.
 type redisNonceStore struct {
 	s        *redislimit.Store
+	max      int // live nonces over every instance (DefaultMaxOutstandingNonces)
 	now      func() time.Time
 	newValue func() (string, error)
 }
@@ -324,7 +326,10 @@ func (r redisNonceStore) Issue(ctx context.Context, ttl time.Duration) (Nonce, e
 			return Nonce{}, err
 		}
 		exp := r.now().Add(ttl)
-		ok, err := r.s.IssueNonce(ctx, v, ttl)
+		ok, err := r.s.IssueNonce(ctx, v, ttl, r.max)
+		if errors.Is(err, redislimit.ErrNoncesFull) {
+			return Nonce{}, ErrTooManyNonces
+		}
 		if err != nil {
 			return Nonce{}, err
 		}

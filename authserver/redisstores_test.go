@@ -154,3 +154,16 @@ func TestRedisConfig(t *testing.T) {
 		t.Fatalf("Close without Redis: %v", err)
 	}
 }
+
+// With Redis, the default nonce store is Redis's, capped at DefaultMaxOutstandingNonces live nonces over all the
+// instances (TestRedisNonceCapFromManyAddresses shows the cap at work against the stack's Redis).
+func TestRedisNonceStoreIsCappedByDefault(t *testing.T) {
+	e := newTestEnv(t, func(o *Config) { o.RedisURL = deadRedisURL(t) })
+	s, ok := e.h.o.Nonces.(redisNonceStore)
+	if !ok {
+		t.Fatalf("nonce store %T, want the Redis store", e.h.o.Nonces)
+	}
+	if s.max != DefaultMaxOutstandingNonces {
+		t.Fatalf("cap %d, want %d", s.max, DefaultMaxOutstandingNonces)
+	}
+}

@@ -3,6 +3,7 @@
 package redislimit
 
 import (
+	"errors"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -16,11 +17,11 @@ import (
 func TestNonceIssuedOnOneInstanceConsumedOnceOverBoth(t *testing.T) {
 	a, b := twoInstances(t)
 	ctx := t.Context()
-	ok, err := a.IssueNonce(ctx, "nonceAAAA1", time.Minute)
+	ok, err := a.IssueNonce(ctx, "nonceAAAA1", time.Minute, 0)
 	if err != nil || !ok {
 		t.Fatalf("issue: %v %v", ok, err)
 	}
-	if ok, _ := b.IssueNonce(ctx, "nonceAAAA1", time.Minute); ok {
+	if ok, _ := b.IssueNonce(ctx, "nonceAAAA1", time.Minute, 0); ok {
 		t.Fatal("a nonce was issued twice")
 	}
 	if res, err := b.ConsumeNonce(ctx, "nonceAAAA1", "x"); err != nil || res != NonceUnknown {
@@ -63,7 +64,7 @@ func TestNonceIssuedOnOneInstanceConsumedOnceOverBoth(t *testing.T) {
 	}
 
 	// Redis expires a nonce with its TTL.
-	if ok, _ := a.IssueNonce(ctx, "nonceBBBB2", 50*time.Millisecond); !ok {
+	if ok, _ := a.IssueNonce(ctx, "nonceBBBB2", 50*time.Millisecond, 0); !ok {
 		t.Fatal("issue")
 	}
 	if ok, _ := a.BindNonce(ctx, "nonceBBBB2", "for-me"); !ok {
@@ -72,5 +73,69 @@ func TestNonceIssuedOnOneInstanceConsumedOnceOverBoth(t *testing.T) {
 	time.Sleep(120 * time.Millisecond)
 	if res, _ := b.ConsumeNonce(ctx, "nonceBBBB2", "for-me"); res != NonceUnknown {
 		t.Fatalf("an expired nonce: %v", res)
+	}
+}
+
+// The cap of live nonces holds over both instances together: with a cap of 6, four issued through one instance and
+// two through the other fill it, and a seventh through either is refused (ErrNoncesFull) until one is consumed or
+// expires; the index of live nonces never holds more than the cap and expires itself. Fails when the cap is not
+// checked (tried: the ZCARD test removed: the seventh was issued) or a consumed nonce keeps its place (tried: the
+// ZREM removed: still full after the consume).
+func TestNonceCapOverBothInstances(t *testing.T) {
+	a, b := twoInstances(t)
+	ctx := t.Context()
+	const limit = 6
+	issue := func(s *Store, n string, ttl time.Duration) error {
+		ok, err := s.IssueNonce(ctx, n, ttl, limit)
+		if err == nil && !ok {
+			t.Fatalf("nonce %s exists already", n)
+		}
+		return err
+	}
+	for i, n := range []string{"capA00001", "capA00002", "capA00003", "capA00004", "capB00001", "capB00002"} {
+		s, ttl := a, time.Minute
+		if i >= 4 {
+			s = b
+		}
+		if i < 2 {
+			ttl = 150 * time.Millisecond // these two expire below
+		}
+		if err := issue(s, n, ttl); err != nil {
+			t.Fatalf("nonce %d of %d: %v", i+1, limit, err)
+		}
+	}
+	for _, s := range []*Store{a, b} {
+		if err := issue(s, "capFull01", time.Minute); !errors.Is(err, ErrNoncesFull) {
+			t.Fatalf("a nonce beyond the cap: %v, want ErrNoncesFull", err)
+		}
+	}
+	if n, err := a.rdb.ZCard(ctx, a.nonceIndexKey()).Result(); err != nil || n != limit {
+		t.Fatalf("index holds %d (%v), want %d", n, err, limit)
+	}
+	if ttl, err := a.rdb.PTTL(ctx, a.nonceIndexKey()).Result(); err != nil || ttl <= 0 || ttl > time.Minute {
+		t.Fatalf("index TTL %v (%v), want (0, 1m]", ttl, err)
+	}
+	// A consumed nonce frees its place at once.
+	if ok, err := b.BindNonce(ctx, "capA00003", "for-me"); err != nil || !ok {
+		t.Fatalf("bind: %v %v", ok, err)
+	}
+	if res, err := b.ConsumeNonce(ctx, "capA00003", "for-me"); err != nil || res != NonceConsumed {
+		t.Fatalf("consume: %v %v", res, err)
+	}
+	if err := issue(b, "capC00001", time.Minute); err != nil {
+		t.Fatalf("after a consume: %v", err)
+	}
+	if err := issue(a, "capC00002", time.Minute); !errors.Is(err, ErrNoncesFull) {
+		t.Fatalf("full again: %v, want ErrNoncesFull", err)
+	}
+	// Expired nonces free theirs.
+	time.Sleep(250 * time.Millisecond)
+	for _, n := range []string{"capC00002", "capC00003"} {
+		if err := issue(a, n, time.Minute); err != nil {
+			t.Fatalf("after two expired: %v", err)
+		}
+	}
+	if err := issue(b, "capC00004", time.Minute); !errors.Is(err, ErrNoncesFull) {
+		t.Fatalf("full after the expired were replaced: %v, want ErrNoncesFull", err)
 	}
 }
