@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/c13f5054/moralis-go/internal/stacktest"
+	"github.com/c13f5054/moralis-go/signer"
 )
 
 // countingTransport counts the requests a backend client sends (method and path, in order).
@@ -44,6 +45,32 @@ func TestSignInBackendRequests(t *testing.T) {
 	// query and a /batch), and costs a new wallet that query more.
 	t.Run("default", func(t *testing.T) { signInCost(t, false, 4, 1) })
 	t.Run("direct", func(t *testing.T) { signInCost(t, true, 4, 2) })
+	t.Run("solana", func(t *testing.T) { signInCostSolana(t) })
+}
+
+// signInCostSolana: a Solana wallet's returning sign-in takes the same one request (the function's moralisSol way:
+// solAddress and solAccounts), and the session works.
+func signInCostSolana(t *testing.T) {
+	_, e, ct := functionEnv(t)
+	s, err := signer.GenerateEd25519Key()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []int{4, 1} {
+		msg, _ := e.getMessage("solana", s.PublicKey())
+		ct.take()
+		a := e.postJSON("/signin", body("solana", s.PublicKey(), msg, solSign(t, s, msg)), nil)
+		got := ct.take()
+		if a.status != 200 {
+			t.Fatalf("sign-in %d: %d %s", i+1, a.status, a.raw)
+		}
+		if len(got) != want {
+			t.Fatalf("sign-in %d: %d backend requests (%s); want %d", i+1, len(got), strings.Join(got, ", "), want)
+		}
+		if r := e.me(sessionOf(a)); r.status != 200 {
+			t.Fatalf("sign-in %d: /me: %d %s", i+1, r.status, r.raw)
+		}
+	}
 }
 
 func signInCost(t *testing.T, direct bool, first, returning int) {
