@@ -371,8 +371,8 @@ func (b *ClientBackend) signInByFunction(ctx context.Context, m auth.SignedMessa
 		} `json:"result"`
 	}
 	// Without an X-Parse-Request-Id (an _Idempotency row less). A call in doubt is made again with a new token and
-	// "again": the function first deletes the sessions of the same installation id, so a session the lost answer
-	// held does not outlive it (as parse-server's login does for a repeated installation id).
+	// the same installation id: parse-server's session write deletes the user's earlier sessions of that
+	// installation id, so a session the lost answer held does not outlive it (as for a repeated login).
 	for attempt := 1; ; attempt++ {
 		var raw [16]byte
 		if _, err := rand.Read(raw[:]); err != nil {
@@ -388,8 +388,8 @@ func (b *ClientBackend) signInByFunction(ctx context.Context, m auth.SignedMessa
 		params["again"] = true
 	}
 	var pe *parse.Error
-	if errors.As(err, &pe) && pe.Code == parse.CodeScriptFailed && strings.Contains(pe.Message, "Invalid function") {
-		b.noSignInFunc.Store(true)
+	if errors.As(err, &pe) && pe.Code == parse.CodeScriptFailed && pe.Message == `Invalid function: "`+SignInFunction+`"` {
+		b.noSignInFunc.Store(true) // exactly parse-server's answer: a trigger's error that mentions it does not count
 		return nil, false, nil
 	}
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/c13f5054/moralis-go/auth"
 	"github.com/c13f5054/moralis-go/client"
 	"github.com/c13f5054/moralis-go/internal/stacktest"
 )
@@ -119,9 +120,9 @@ func TestSignInFunctionRunsBeforeLogin(t *testing.T) {
 	}
 }
 
-// SignInFunction against parse-server itself: a call made again ("again", after a lost answer) ends the session the
-// first call made for the same installation id, so at most one of them lives; without the master key the function
-// does nothing.
+// SignInFunction against parse-server itself: a call made again (after a lost answer) with the same installation
+// id ends the session the first call made (parse-server's session write deletes the user's earlier sessions of
+// that installation id), so at most one of them lives; without the master key the function does nothing.
 func TestSignInFunctionAgainEndsTheLostSession(t *testing.T) {
 	be, e, _ := functionEnv(t)
 	s := mustEthKey(t)
@@ -166,5 +167,57 @@ func TestSignInFunctionAgainEndsTheLostSession(t *testing.T) {
 	}
 	if r := e.me(tok1); r.status == 200 {
 		t.Fatal("the first (lost) session still works")
+	}
+}
+
+// A ClientBackend used without a Handler (no chain ids for the record) signs a returning wallet in through the
+// function too, and a user whose ACL is not exactly its own (here: public read) is left to the login, which makes it
+// private again, as it always has.
+func TestSignInFunctionWithoutAHandlerAndForeignACL(t *testing.T) {
+	_, cfg, env := stacktest.Client(t)
+	cfg.MasterKey = env.MasterKey
+	ct := &countingTransport{}
+	cfg.HTTPClient = &http.Client{Transport: ct}
+	be, err := NewClientBackend(BackendConfig{Client: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	s := mustEthKey(t)
+	signIn := func(what string) *Session {
+		t.Helper()
+		msg := fmt.Sprintf("sign in %d", rand.Uint64())
+		sess, err := be.SignIn(ctx, auth.SignedMessage{Chain: auth.ChainEVM, Address: ethAddr(s), Message: msg, Signature: ethSign(t, s, msg)})
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		return sess
+	}
+	first := signIn("first sign-in")
+	ct.take()
+	signIn("returning sign-in")
+	if got := ct.take(); len(got) != 1 || got[0] != "POST /parse/functions/"+SignInFunction {
+		t.Fatalf("returning sign-in without a Handler sent %v; want the one function call", got)
+	}
+	uid := first.User.ObjectID
+	master := be.Client().WithMasterKey()
+	public := map[string]any{"*": map[string]any{"read": true}, uid: map[string]any{"read": true, "write": true}}
+	if err := master.Request(ctx, http.MethodPut, "classes/_User/"+uid, map[string]any{"ACL": public}, nil); err != nil {
+		t.Fatal(err)
+	}
+	msg := fmt.Sprintf("sign in %d", rand.Uint64())
+	ct.take()
+	if _, err := be.SignIn(ctx, auth.SignedMessage{Chain: auth.ChainEVM, Address: ethAddr(s), Message: msg, Signature: ethSign(t, s, msg)}); err != nil {
+		t.Fatal(err)
+	}
+	if got := ct.take(); len(got) < 2 || got[0] != "POST /parse/functions/"+SignInFunction || got[1] != "POST /parse/users" {
+		t.Fatalf("a user with a public ACL signed in with %v; want the function's refusal, then the login", got)
+	}
+	var u map[string]any
+	if err := master.Request(ctx, http.MethodGet, "classes/_User/"+uid, nil, &u); err != nil {
+		t.Fatal(err)
+	}
+	if acl, _ := u["ACL"].(map[string]any); len(acl) != 1 || acl[uid] == nil {
+		t.Fatalf("ACL after the login: %v; want the user's own only", u["ACL"])
 	}
 }

@@ -115,6 +115,17 @@ const options = {
       ? { pubSubAdapter: safeRedisPubSub(redisURL, { onSubscriberResume: () => resumeLiveQueryClients() }) }
       : undefined,
   logLevel: process.env.DEVSTACK_LOG_LEVEL || 'info',
+  // A cloud function's parameters and result are logged at cloudFunctionSuccess: the endpoint's sign-in and record
+  // functions carry a new session's token, so their success goes to verbose, where parse-server logs the login's
+  // bodies (the other levels are parse-server's defaults, given whole).
+  logLevels: {
+    cloudFunctionError: 'error',
+    cloudFunctionSuccess: 'verbose',
+    signupUsernameTaken: 'info',
+    triggerAfter: 'info',
+    triggerBeforeError: 'error',
+    triggerBeforeSuccess: 'info',
+  },
 };
 
 // The LiveQuery server, once started (main).

@@ -15,8 +15,8 @@ const { invalid, isoDate } = require('../params').paramChecks('moralisGoRecordSe
 Parse.Cloud.define(
   'moralisGoRecordSession',
   async req => {
-    if (!req.master) {
-      throw new Parse.Error(Parse.Error.OPERATION_FORBIDDEN, 'moralisGoRecordSession needs the master key');
+    if (!req.master || req.isReadOnly) {
+      throw new Parse.Error(Parse.Error.OPERATION_FORBIDDEN, 'moralisGoRecordSession needs the master key (not the read-only one)');
     }
     const { sessionToken, until, record } = req.params || {};
     if (typeof sessionToken !== 'string' || sessionToken === '' || sessionToken.length > 200) {

@@ -15,14 +15,18 @@
 //
 // It answers {useLogin: <reason>} and does nothing when the login would do more than the above, so the endpoint
 // sends the real login: no user or several for the address (a first sign-in), a user whose authData for the
-// provider is not exactly {id} (the adapter would write it), whose ACL is empty (the login filters it out), whose
-// ethAddress/accounts (solAddress/solAccounts) do not hold the address yet (the SDK writes them), or an app with an
-// afterSave trigger or LiveQuery on _User (a login with authData fires them).
+// provider is not exactly {id} (the adapter would write it), whose ACL is not exactly {user: read+write} or whose
+// ethAddress/accounts (solAddress/solAccounts) do not hold the address yet (the SDK writes them), an app with an
+// afterSave trigger or LiveQuery on _User (a login with authData fires them), a provider that is disabled or has
+// another adapter than this project's, and a _User class whose create permission the public lacks (the login
+// checks it). The read-only master key is refused. parse-server logs a function's parameters and result (at
+// logLevels.cloudFunctionSuccess): the stack sets that to verbose, as the login's bodies are, since the parameters
+// hold the new session's token (DEPLOY.md).
 //
 // params: provider (moralisEth | moralisSol), id (the address as stored), installationId, sessionToken ("r:" and
 // 32 hex digits, made by the endpoint), until (ISO date: the session's end), record (as moralisGoRecordSession's),
-// again (optional: this call repeats one whose answer was lost; earlier sessions of the same installation id are
-// deleted first, as the login's destroyDuplicatedSessions does).
+// again (optional, informational: this call repeats one whose answer was lost). A session the lost call made is
+// deleted by parse-server's own session write (destroyDuplicatedSessions: the same user and installation id).
 const tickets = require('../tickets');
 
 const PROVIDERS = {
@@ -43,8 +47,8 @@ function shortString(v, what, max = 200) {
 Parse.Cloud.define(
   'moralisGoSignIn',
   async req => {
-    if (!req.master) {
-      throw new Parse.Error(Parse.Error.OPERATION_FORBIDDEN, 'moralisGoSignIn needs the master key');
+    if (!req.master || req.isReadOnly) {
+      throw new Parse.Error(Parse.Error.OPERATION_FORBIDDEN, 'moralisGoSignIn needs the master key (not the read-only one)');
     }
     const p = req.params || {};
     const fields = PROVIDERS[p.provider];
@@ -64,7 +68,8 @@ Parse.Cloud.define(
     }
     const rec = { key: record.key, expiresAt: { __type: 'Date', iso: until }, startedAt: { __type: 'Date', iso: isoDate(record.startedAt, 'record.startedAt') } };
     for (const f of OPTIONAL) {
-      if (record[f] !== undefined) {
+      // Empty is as absent (a ClientBackend without a Handler knows no chain id), as moralisGoRecordSession takes it.
+      if (record[f] !== undefined && record[f] !== '') {
         rec[f] = shortString(record[f], `record.${f}`);
       }
     }
@@ -79,6 +84,14 @@ Parse.Cloud.define(
     ) {
       return { useLogin: 'user triggers' };
     }
+    // The login runs the provider's configured adapter, and refuses a disabled provider: only this project's own
+    // adapter, enabled, is one whose work the endpoint has done.
+    const validator = config.authDataManager && config.authDataManager.getValidatorForProvider(p.provider);
+    const providerOptions = (config.auth || {})[p.provider] || {};
+    const ours = require('../auth')[p.provider];
+    if (!validator || !validator.adapter || validator.adapter.validateAuthData !== ours.validateAuthData || providerOptions.enabled === false) {
+      return { useLogin: 'provider configuration' };
+    }
     const found = await config.database.find('_User', { $or: [{ [`authData.${p.provider}.id`]: id }] }, { limit: 2 });
     if (found.length !== 1) {
       return { useLogin: 'no single user' };
@@ -88,12 +101,22 @@ Parse.Cloud.define(
     if (!stored || typeof stored !== 'object' || stored.id !== id || Object.keys(stored).length !== 1) {
       return { useLogin: 'authData to write' };
     }
+    // The SDK's login makes the user's ACL exactly {user: read+write} when it is anything else: leave that to it.
     const acl = user.ACL;
-    if (!acl || typeof acl !== 'object' || Object.keys(acl).length === 0) {
-      return { useLogin: 'ACL' };
+    const own = acl && typeof acl === 'object' ? acl[user.objectId] : undefined;
+    if (!own || Object.keys(acl).length !== 1 || own.read !== true || own.write !== true) {
+      return { useLogin: 'ACL to write' };
     }
     if (user[fields.address] !== id || !Array.isArray(user[fields.list]) || !user[fields.list].includes(id)) {
       return { useLogin: 'fields to write' };
+    }
+    // parse-server's authData login checks the class-level create permission of _User even for a login (an app
+    // that closed sign-ups refuses it): the login gives the same answer.
+    const schema = await config.database.loadSchema();
+    try {
+      await schema.validatePermission('_User', ['*'], 'create');
+    } catch (err) {
+      return { useLogin: 'create permission' };
     }
     delete user.password;
 
@@ -106,10 +129,6 @@ Parse.Cloud.define(
     }
     Auth.checkIfUserHasProvidedConfiguredProvidersForLogin({ config, auth }, { [p.provider]: { id } }, user.authData, config);
 
-    if (p.again === true) {
-      // The login's destroyDuplicatedSessions: a session an earlier, lost answer held.
-      await config.database.destroy('_Session', { installationId, sessionToken: { $ne: sessionToken } }, {});
-    }
     const { sessionData, createSession } = RestWrite.createSession(config, {
       userId: user.objectId,
       createdWith: { action: 'login', authProvider: p.provider },
@@ -123,11 +142,17 @@ Parse.Cloud.define(
       throw new Parse.Error(Parse.Error.INTERNAL_SERVER_ERROR, 'moralisGoSignIn: the session was not created');
     }
     const now = new Date().toISOString();
-    await config.database.create(
-      tickets.SESSION_CLASS,
-      { objectId: tickets.randomAlnum(10), ...rec, session, ACL: {}, createdAt: now, updatedAt: now },
-      {}
-    );
+    try {
+      await config.database.create(
+        tickets.SESSION_CLASS,
+        { objectId: tickets.randomAlnum(10), ...rec, session, ACL: {}, createdAt: now, updatedAt: now },
+        {}
+      );
+    } catch (err) {
+      // A session the endpoint has no record of is of no use: end it before answering the error.
+      await config.database.destroy('_Session', { objectId: session }, {}).catch(() => {});
+      throw err;
+    }
     // The user as the login answers it: no password hash, no internal (underscore) fields.
     const answer = {};
     for (const [k, v] of Object.entries(user)) {
@@ -135,8 +160,7 @@ Parse.Cloud.define(
         answer[k] = v;
       }
     }
-    answer.sessionToken = sessionToken;
-    return { user: answer, session };
+    return { user: answer, session }; // no token: the endpoint chose it, and parse-server logs function results
   },
   { requireMaster: true }
 );
