@@ -44,6 +44,42 @@ function shortString(v, what, max = 200) {
   return v;
 }
 
+// providerIsOurs reports whether parse-server runs this project's adapter, enabled, for provider. The answer depends
+// on the server's configuration only, which is fixed for the life of the process: it is worked out once per app and
+// provider (parse-server builds a new adapter object on each lookup, comparing function texts).
+const providerChecks = new Map();
+function providerIsOurs(config, provider) {
+  const key = `${config.applicationId}\0${provider}`;
+  if (!providerChecks.has(key)) {
+    const validator = config.authDataManager && config.authDataManager.getValidatorForProvider(provider);
+    const options = (config.auth || {})[provider] || {};
+    const ours = require('../auth')[provider];
+    providerChecks.set(key, !!validator && !!validator.adapter && validator.adapter.validateAuthData === ours.validateAuthData && options.enabled !== false);
+  }
+  return providerChecks.get(key);
+}
+
+// publicMayCreateUsers reports whether _User's class-level permissions let the public create (what parse-server's
+// authData login checks), remembered for CREATE_CHECK_MS per app: a change of those permissions reaches the one-call
+// sign-in within that time (loading the schema on every sign-in cost about a millisecond of CPU).
+const CREATE_CHECK_MS = 10000;
+const createChecks = new Map();
+async function publicMayCreateUsers(config) {
+  const seen = createChecks.get(config.applicationId);
+  if (seen && Date.now() - seen.at < CREATE_CHECK_MS) {
+    return seen.ok;
+  }
+  const schema = await config.database.loadSchema();
+  let ok = true;
+  try {
+    await schema.validatePermission('_User', ['*'], 'create');
+  } catch (err) {
+    ok = false;
+  }
+  createChecks.set(config.applicationId, { ok, at: Date.now() });
+  return ok;
+}
+
 Parse.Cloud.define(
   'moralisGoSignIn',
   async req => {
@@ -86,10 +122,7 @@ Parse.Cloud.define(
     }
     // The login runs the provider's configured adapter, and refuses a disabled provider: only this project's own
     // adapter, enabled, is one whose work the endpoint has done.
-    const validator = config.authDataManager && config.authDataManager.getValidatorForProvider(p.provider);
-    const providerOptions = (config.auth || {})[p.provider] || {};
-    const ours = require('../auth')[p.provider];
-    if (!validator || !validator.adapter || validator.adapter.validateAuthData !== ours.validateAuthData || providerOptions.enabled === false) {
+    if (!providerIsOurs(config, p.provider)) {
       return { useLogin: 'provider configuration' };
     }
     const found = await config.database.find('_User', { $or: [{ [`authData.${p.provider}.id`]: id }] }, { limit: 2 });
@@ -112,10 +145,7 @@ Parse.Cloud.define(
     }
     // parse-server's authData login checks the class-level create permission of _User even for a login (an app
     // that closed sign-ups refuses it): the login gives the same answer.
-    const schema = await config.database.loadSchema();
-    try {
-      await schema.validatePermission('_User', ['*'], 'create');
-    } catch (err) {
+    if (!(await publicMayCreateUsers(config))) {
       return { useLogin: 'create permission' };
     }
     delete user.password;
