@@ -62,10 +62,10 @@
 //
 // # Tickets: the backend's one door
 //
-// A signature alone would let a captured authData sign in again forever. This project's backend adapters
-// (internal/devstack/server/auth.js) also require a one-time ticket issued by the deployment for exactly that
-// chain, address and text, and consume it with one database DELETE (one winner on every instance; expired tickets
-// are refused). SDK clients get theirs with the message (RequestMessage); the endpoint's authserver.ClientBackend
+// A signature alone would let a captured authData sign in again forever. This project's backend adapters (the
+// moralis-go-server package, server/lib/auth.js) also require a one-time ticket issued by the deployment for
+// exactly that chain, address and text, and consume it with one database DELETE (one winner on every instance;
+// expired tickets are refused). SDK clients get theirs with the message (RequestMessage); the endpoint's authserver.ClientBackend
 // issues one per sign-in or link with the master key (IssueTicket), after its own checks and nonce, marking it for
 // a contract account only after verifying the signature on the chain (TicketOptions.Chain).
 package auth

@@ -14,10 +14,10 @@ import (
 )
 
 // One-time sign-in tickets. A valid signature alone would let whoever captured a signed message (stored authData,
-// a log) sign in again forever, so this project's backend adapters (moralisEth and moralisSol in
-// internal/devstack/server/auth.js) also require authData.ticket: a one-time value that the deployment issued for
-// exactly that chain, address and message text, unexpired. The adapter consumes it with one database DELETE, so it
-// signs in at most once, on every backend instance. Tickets come from two places:
+// a log) sign in again forever, so this project's backend adapters (moralisEth and moralisSol of the
+// moralis-go-server package, server/lib/auth.js) also require authData.ticket: a one-time value that the
+// deployment issued for exactly that chain, address and message text, unexpired. The adapter consumes it with one
+// database DELETE, so it signs in at most once, on every backend instance. Tickets come from two places:
 //
 //   - the sign-in endpoint (package authserver): after it has verified a signature and consumed its own nonce,
 //     its ClientBackend issues a ticket for that message with the master key (IssueTicket) and hands it to the

@@ -67,7 +67,7 @@ type BackendConfig struct {
 // # One round trip for a returning wallet
 //
 // With a master key, a wallet whose user exists and needs no write signs in with one call of the backend's
-// SignInFunction (this project's cloud/authsignin.js) once the endpoint has verified its signature: the function
+// SignInFunction (server/cloud/authsignin.js) once the endpoint has verified its signature: the function
 // finds the user, runs the app's beforeLogin trigger as parse-server's login does (same user object, a request
 // that is not master, the sign-in's own installation id), creates the session through parse-server's own session
 // write (so _Session triggers run) and records it. It costs parse-server about half the CPU of the login and
@@ -248,7 +248,7 @@ func (b *ClientBackend) recordSession(ctx context.Context, tok string, bind sess
 	now := b.life.now()
 	until := minTime(now.Add(b.life.idle), now.Add(b.life.max))
 	rec := b.newRecord(tok, now, until, bind)
-	// One round trip where the backend has this project's cloud function (the devstack's cloud/authsession.js):
+	// One round trip where the backend has this project's cloud function (server/cloud/authsession.js):
 	// it finds the _Session, writes the record and sets the end.
 	ok, err := b.recordSessionByFunction(ctx, tok, rec, until)
 	if err != nil {
@@ -276,7 +276,7 @@ func (b *ClientBackend) recordSession(ctx context.Context, tok string, bind sess
 const inDoubtAttempts = 3
 
 // RecordSessionFunction is the backend's cloud function (master key only) that records a session in one round
-// trip: it finds the token's _Session, creates its record and sets its end (the devstack's cloud/authsession.js).
+// trip: it finds the token's _Session, creates its record and sets its end (server/cloud/authsession.js).
 // ClientBackend calls it with the master key when it made a session, and takes two round trips (a query and a
 // /batch) on a backend that answers 141 "Invalid function".
 const RecordSessionFunction = "moralisGoRecordSession"
@@ -334,7 +334,7 @@ func recordParams(rec map[string]any) map[string]any {
 
 // SignInFunction is the backend's cloud function (master key only) that signs a returning wallet in with one round
 // trip: it finds the user, runs the app's beforeLogin trigger, creates the session and its record, as parse-server's
-// login followed by RecordSessionFunction would (the devstack's cloud/authsignin.js; see ClientBackend). It
+// login followed by RecordSessionFunction would (server/cloud/authsignin.js; see ClientBackend). It
 // answers "use the login" when the login would do more (a first sign-in, a user to write, an afterSave trigger or
 // LiveQuery on _User). A backend without it is sent the login.
 const SignInFunction = "moralisGoSignIn"
@@ -506,7 +506,7 @@ func (b *ClientBackend) withTicket(ctx context.Context, m auth.SignedMessage) (a
 
 // endpointTicket returns a one-time ticket for m (chain, canonical address, exact message; a contract account's
 // when contract) that expires at exp: "e1." + a random id of 10 alphanumerics + "." + exp in Unix ms + "." + the
-// HMAC-SHA256 keyed by the master key over a fixed label and those fields (the devstack's tickets.js,
+// HMAC-SHA256 keyed by the master key over a fixed label and those fields (server/lib/tickets.js,
 // endpointTicketMAC, checks the same). No one without the master key can make one; the backend's adapter consumes it
 // by inserting a row keyed by its id, so it signs in at most once, on every instance.
 func (b *ClientBackend) endpointTicket(m auth.SignedMessage, contract bool, exp time.Time) (string, error) {

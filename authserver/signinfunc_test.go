@@ -15,7 +15,7 @@ import (
 	"github.com/c13f5054/moralis-go/signer"
 )
 
-// signInFuncBackend answers SignInFunction as the devstack's cloud/authsignin.js does for a returning wallet, except
+// signInFuncBackend answers SignInFunction as server/cloud/authsignin.js does for a returning wallet, except
 // that the first fail calls get a 502 (a proxy that lost the answer), and refuse, when set, is answered as a
 // beforeLogin trigger's error. Every other request is unexpected (a 404 with code 101).
 type signInFuncBackend struct {

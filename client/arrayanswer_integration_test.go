@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TriggerProbe has a beforeSave trigger in the local stack (internal/devstack/server/cloud/triggers.js). With it,
+// TriggerProbe has a beforeSave trigger in the local stack (internal/devstack/app/cloud/triggers.js). With it,
 // parse-server answers an AddUnique or Remove that changed nothing with the op applied to an empty array (the
 // op's items; []) instead of the stored array; the SDK reads such a field back, so after Save, SaveAll (flat,
 // nested, atomic) an object that had the array from the server shows the stored array.

@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The local stack's cloud code (internal/devstack/server/cloud/atomicbatch.js) refuses saves of AtomicBatch objects
+// The local stack's cloud code (internal/devstack/app/cloud/atomicbatch.js) refuses saves of AtomicBatch objects
 // with reject = true and deletes of ones with keep = true. Each test marks its rows with its own "run" value.
 const atomicClass = "AtomicBatch"
 

@@ -17,7 +17,7 @@ import (
 )
 
 // triggerSeen is one TriggerLog row: what a beforeSave or afterSave trigger of the local stack saw
-// (internal/devstack/server/cloud/triggers.js).
+// (internal/devstack/app/cloud/triggers.js).
 type triggerSeen struct {
 	Phase       string `json:"phase"`
 	ClassName   string `json:"cls"`

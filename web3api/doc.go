@@ -38,7 +38,7 @@
 // realistic bodies, optionally from a real (simulated) chain.
 //
 // The endpoint methods, parameter structs and response types (endpoints_gen.go), the per-endpoint test
-// (endpoints_gen_test.go) and the backend's cloud code (internal/devstack/server/cloud/web3.js) are generated from
+// (endpoints_gen_test.go) and the backend's cloud code (server/cloud/web3.gen.js, in the server package) are generated from
 // internal/ref/endpoints.json, itself merged from the shared reference by internal/ref/merge.py:
 //
 //	python3 web3api/internal/ref/merge.py /work/shared/reference > web3api/internal/ref/endpoints.json

@@ -1,3 +1,3 @@
 package web3api
 
-//go:generate go run ./internal/gen -out endpoints_gen.go -test endpoints_gen_test.go -js ../internal/devstack/server/cloud/web3.js
+//go:generate go run ./internal/gen -out endpoints_gen.go -test endpoints_gen_test.go -js ../server/cloud/web3.gen.js

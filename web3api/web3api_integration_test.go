@@ -2,10 +2,10 @@
 
 package web3api_test
 
-// The no-key path end to end: web3api client -> real parse-server (internal/devstack) -> cloud/web3.js ->
+// The no-key path end to end: web3api client -> real parse-server (internal/devstack) -> server/cloud/web3.gen.js ->
 // web3apitest (with a simulated chain) -> back. Needs the local stack with the current cloud code:
 //
-//	make up   # or: bash internal/devstack/up.sh (restarts parse-server when cloud code changed)
+//	make up   # or: bash internal/devstack/up.sh (reinstalls the server package and restarts parse-server when it changed)
 //	go test ./web3api/ -run Integration
 //
 // parse-server's cloud code calls WEB3API_URL with WEB3API_KEY (defaults http://127.0.0.1:18090 and

@@ -2,6 +2,10 @@
 # Paths are computed from this file's location so the stack works from any clone.
 DEVSTACK_SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO_ROOT=$(cd "$DEVSTACK_SRC/../.." && pwd)
+# The stack's parse-server app (the user's app: launcher, test cloud code, dev adapters) and the server package it
+# installs and mounts (moralis-go-server, at the top of the repository).
+APP_SRC=$DEVSTACK_SRC/app
+PKG_SRC=$REPO_ROOT/server
 STATE=${MORALIS_DEVSTACK_STATE:-$REPO_ROOT/.devstack}
 PGBIN=/usr/lib/postgresql/15/bin
 PGDATA=$STATE/pg

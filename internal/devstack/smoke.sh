@@ -5,8 +5,8 @@
 # real signatures; then that the second parse-server instance shares everything that matters with the
 # first (objects, sessions, files, idempotency, schema changes, wallet users), that LiveQuery reaches across
 # instances and through the balancer, and that expired _Idempotency rows are purged. It also runs the
-# adapters' node unit tests. Prints "N passed, N failed" and
-# exits non-zero on any mismatch.
+# node unit tests of the server package (server/test) and of the stack's app (app/test). Prints "N passed,
+# N failed" and exits non-zero on any mismatch.
 set -uo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -17,6 +17,7 @@ URL=$MORALIS_SERVER_URL
 URL2=${MORALIS_SERVER_URL_2:-}
 [ -n "$URL2" ] || die "no MORALIS_SERVER_URL_2 in $STATE/env (a stack from an older up.sh): run internal/devstack/up.sh again"
 export NODE_PATH=$SERVER_DIR/node_modules
+DEVSTACK_TOOLS=$DEVSTACK_SRC/tools
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 RUN=$(od -An -N4 -tx1 /dev/urandom | tr -d ' \n')
@@ -166,7 +167,7 @@ post classes/Place "{\"_method\":\"GET\",\"where\":{\"name\":\"here-$RUN\",\"loc
 check "\$nearSphere query" 200 "j.results.length===1 && j.results[0].name==='here-$RUN' && j.results[0].location.latitude===40"
 
 # ---- LiveQuery ----
-if out=$(node "$DEVSTACK_SRC/server/tools/livequery-check.js" "$URL" "$MORALIS_LIVEQUERY_URL" "$MORALIS_APP_ID" "$MORALIS_JS_KEY" LiveItem 2>&1); then
+if out=$(node "$DEVSTACK_TOOLS/livequery-check.js" "$URL" "$MORALIS_LIVEQUERY_URL" "$MORALIS_APP_ID" "$MORALIS_JS_KEY" LiveItem 2>&1); then
 	ok "LiveQuery create event ($out)"
 else
 	bad "LiveQuery: $out"
@@ -175,7 +176,7 @@ fi
 # ---- wallet auth ----
 # The adapters accept a signature only with a one-time ticket this deployment issued for that chain, address and
 # exact text (moralisAuthRequestMessage for SDK clients, the Go endpoint's ClientBackend for browsers).
-SIGN="$DEVSTACK_SRC/server/tools/sign.js"
+SIGN="$DEVSTACK_TOOLS/sign.js"
 # signed KIND KEY CHAIN [ENC] [URLVAR]: a message and ticket from the server (instance 1, or $URL2 with URLVAR=2)
 # for KEY's address, signed; prints authData {id, signature, data, ticket}.
 signed() {
@@ -291,7 +292,7 @@ check "instance 2 refuses a ticket used on instance 1" 404 'j.code===101 && j.er
 # the other, and through the balancer (websocket upgrade passed through) too.
 lq_across() {
 	local name=$1 save=$2 lq=$3 out
-	if out=$(node "$DEVSTACK_SRC/server/tools/livequery-check.js" "$save" "$lq" "$MORALIS_APP_ID" "$MORALIS_JS_KEY" LiveItem 2>&1); then
+	if out=$(node "$DEVSTACK_TOOLS/livequery-check.js" "$save" "$lq" "$MORALIS_APP_ID" "$MORALIS_JS_KEY" LiveItem 2>&1); then
 		ok "$name ($out)"
 	else
 		bad "$name: $out"
@@ -305,25 +306,31 @@ lq_across "LiveQuery through the balancer hears a save through it" "${MORALIS_LB
 STATUS=$(curl -sS -o "$TMP/body" -w '%{http_code}' "${MORALIS_LB_URL:-http://unset}/health") || STATUS=000
 BODY=$(cat "$TMP/body")
 check "balancer: GET health" 200 'j.status==="ok"'
-if out=$(node "$DEVSTACK_SRC/server/tools/idempotency-purge-check.js" "$MORALIS_PG_URL" 2>&1); then
+if out=$(node "$DEVSTACK_TOOLS/idempotency-purge-check.js" "$MORALIS_PG_URL" 2>&1); then
 	ok "_Idempotency purge ($out)"
 else
 	bad "_Idempotency purge: $out"
 fi
 
-if out=$(node "$DEVSTACK_SRC/server/tools/session-index-check.js" "$MORALIS_PG_URL" 2>&1); then
+if out=$(node "$DEVSTACK_TOOLS/session-index-check.js" "$MORALIS_PG_URL" 2>&1); then
 	ok "_Session indexes ($out)"
 else
 	bad "_Session indexes: $out"
 fi
 
-# ---- node unit tests of the adapters ----
-if out=$(cd "$DEVSTACK_SRC/server" && node --test test/ 2>&1); then
-	ok "node --test server/test ($(printf '%s\n' "$out" | grep -E '^# pass' | tr -d '#'))"
-else
-	printf '%s\n' "$out" | tail -n 40
-	bad "node --test server/test"
-fi
+# ---- node unit tests of the server package and of the stack's app ----
+# node_test NAME DIR: node --test over DIR (NODE_PATH: the installed app, with the package's dependencies).
+node_test() {
+	local out
+	if out=$(cd "$2" && node --test test/ 2>&1); then
+		ok "node --test $1 ($(printf '%s\n' "$out" | grep -E '^# pass' | tr -d '#'))"
+	else
+		printf '%s\n' "$out" | tail -n 40
+		bad "node --test $1"
+	fi
+}
+node_test server/test "$PKG_SRC"
+node_test internal/devstack/app/test "$APP_SRC"
 
 echo "smoke: $passed passed, $failed failed"
 [ "$failed" = 0 ]

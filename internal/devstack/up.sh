@@ -4,18 +4,19 @@
 #   - a throwaway PostgreSQL 15 + PostGIS cluster;
 #   - Redis (Debian's redis-server, no persistence): parse-server's LiveQuery pub/sub between the
 #     instances, and the store of the endpoints' shared limits;
-#   - parse-server 9.10 with Moralis v1 settings, cloud code and the moralisEth/moralisSol auth
-#     adapters, run as TWO instances over the one database (same app id and keys, own ports and PID
+#   - parse-server 9.10 with Moralis v1 settings (the stack's app, internal/devstack/app), which mounts the
+#     server package (server/: the moralisEth/moralisSol auth adapters and its cloud code) as a user's app
+#     does, installed from its npm pack tarball by deps.sh; run as TWO instances over the one database (same app id and keys, own ports and PID
 #     files), each with its own LiveQuery server; a save through either reaches the subscribers of
-#     both through Redis. Each purges expired _Idempotency rows on a schedule (server/index.js);
+#     both through Redis. Each purges expired _Idempotency rows on a schedule (app/index.js);
 #   - HAProxy in front of them (round robin, health checks, websockets and SSE passed through), and
 #     a second HAProxy front for two endpoint instances (examples/authserver, built once into
 #     .devstack/bin and rebuilt only when a Go file changed) on MORALIS_ENDPOINT_ADDR_1/2 behind
 #     MORALIS_ENDPOINT_LB_URL, sharing their guards in Redis (-redis) and their nonces in the backend.
 # All state lives in <repo>/.devstack (git-ignored by its own .gitignore). Idempotent: when the
 # recorded processes are alive and healthy it only rewrites .devstack/env and returns; it restarts
-# an instance when a file under internal/devstack/server changed since it started (cloud code) or
-# when Redis moved, and starts only what is missing otherwise (after a kill -9 of one parse-server or
+# an instance when a file of the stack's app (internal/devstack/app) changed since it started, when the
+# server package (server/) was installed again (deps.sh reinstalls it when a file of it changed) or when Redis moved, and starts only what is missing otherwise (after a kill -9 of one parse-server or
 # of Redis, running up.sh again restarts just that, on its old port).
 # Writes .devstack/env (MORALIS_SERVER_URL, MORALIS_SERVER_URL_2, MORALIS_APP_ID, MORALIS_JS_KEY,
 # MORALIS_MASTER_KEY, MORALIS_LIVEQUERY_URL, MORALIS_LIVEQUERY_URL_2, MORALIS_MAIL_FILE,
@@ -148,14 +149,14 @@ write_env() {
 	mv "$tmp" "$STATE/env"
 }
 
-# server_changed PIDFILE prints a file of the server's code (not its tests or tools) newer than the
-# start of the instance that wrote PIDFILE.
+# server_changed PIDFILE prints a file of the stack's app (not its tests) newer than the start of the instance that
+# wrote PIDFILE. The server package is installed (deps.sh), so a change of it shows as a newer .installed.
 server_changed() {
-	find "$DEVSTACK_SRC/server" \( -name test -o -name tools -o -name node_modules \) -prune -o \
+	find "$APP_SRC" \( -name test -o -name node_modules \) -prune -o \
 		-type f -newer "$1" -print -quit
 }
 
-# instance_ok N: instance N is alive, healthy, and started after the packages and the server code.
+# instance_ok N: instance N is alive, healthy, and started after the packages and the app's code.
 instance_ok() {
 	local pf
 	pf=$(pid_file_of "$1")
@@ -336,8 +337,8 @@ for n in 1 2; do
 	to_start+=("$n")
 	pf=$(pid_file_of "$n")
 	if pid_alive "$pf"; then
-		# Alive but unhealthy, older than the installed packages or than a file under
-		# internal/devstack/server (cloud code edited): restart it (it is ours, by PID).
+		# Alive but unhealthy, older than the installed packages (the server package included) or than a file
+		# under internal/devstack/app (cloud code edited): restart it (it is ours, by PID).
 		pid=$(head -n 1 "$pf")
 		log "restarting parse-server $n (pid $pid)"
 		stop_pid "$pid"
@@ -376,7 +377,7 @@ start_instance() {
 			DEVSTACK_MASTER_KEY="$MASTER_KEY" \
 			DEVSTACK_DATABASE_URI="postgres://postgres@127.0.0.1:$PG_PORT/$DB_NAME" \
 			DEVSTACK_MAIL_FILE="$MAIL_FILE" DEVSTACK_PID_FILE="$pf" DEVSTACK_REDIS_URL="$(redis_url)" \
-			setsid node "$DEVSTACK_SRC/server/index.js" </dev/null >>"$lf" 2>&1
+			setsid node "$APP_SRC/index.js" </dev/null >>"$lf" 2>&1
 	) &
 	eval "launcher_$n=\$!"
 }

@@ -203,7 +203,7 @@ type epGen struct {
 func main() {
 	out := flag.String("out", "endpoints_gen.go", "output file")
 	testOut := flag.String("test", "endpoints_gen_test.go", "output test file")
-	jsOut := flag.String("js", "", "also write the backend's cloud-code module (internal/devstack/server/cloud/web3.js) here")
+	jsOut := flag.String("js", "", "also write the backend's cloud-code module (server/cloud/web3.gen.js) here")
 	flag.Parse()
 	o, err := generate()
 	if err != nil {

@@ -14,9 +14,9 @@ func TestGeneratedFilesAreCurrent(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, want := range map[string][]byte{
-		"../../endpoints_gen.go":                          o.code,
-		"../../endpoints_gen_test.go":                     o.test,
-		"../../../internal/devstack/server/cloud/web3.js": o.js,
+		"../../endpoints_gen.go":            o.code,
+		"../../endpoints_gen_test.go":       o.test,
+		"../../../server/cloud/web3.gen.js": o.js,
 	} {
 		got, err := os.ReadFile(name)
 		if err != nil {

@@ -7,7 +7,7 @@ const crypto = require('crypto');
 const { secp256k1 } = require('@noble/curves/secp256k1');
 const { keccak_256 } = require('@noble/hashes/sha3');
 const bs58 = require('bs58').default;
-const { hashPersonalMessage } = require('../auth');
+const { hashPersonalMessage } = require('moralis-go-server');
 
 function usage() {
   console.error('usage: sign.js eth <keyhex|random> <message> | sign.js sol <seedhex|random> <message> <base58|hex|base64>');

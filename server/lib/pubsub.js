@@ -12,7 +12,9 @@
 // catches it; node-redis rejects the commands in flight when the connection resets, Node turns the rejection
 // into an uncaught exception, and parse-server's handler exits the process: a Redis restart killed the
 // instance (seen in internal/scaletest's Redis outage test). Everything else is parse-server's adapter.
-const { RedisPubSub } = require('parse-server/lib/Adapters/PubSub/RedisPubSub');
+// parse-server's RedisPubSub, loaded when an adapter is made (not when the package is: loading parse-server's modules
+// starts its logger, which makes ./logs in the working directory of any script that requires the package).
+const redisPubSub = () => require('parse-server/lib/Adapters/PubSub/RedisPubSub').RedisPubSub;
 
 // RESUME_CHANNEL carries "some published messages were lost": every LiveQuery server subscribed with
 // onSubscriberResume resumes its clients when a message arrives on it.
@@ -29,7 +31,7 @@ const RESUME_CHANNEL = 'moralis-devstack:livequery-resume';
 function safeRedisPubSub(redisURL, { onSubscriberResume } = {}) {
   return {
     createPublisher(config = {}) {
-      const client = RedisPubSub.createPublisher({ redisURL, redisOptions: config.redisOptions });
+      const client = redisPubSub().createPublisher({ redisURL, redisOptions: config.redisOptions });
       const publish = client.publish.bind(client);
       let lostSinceReady = false;
       const announceLoss = () =>
@@ -55,7 +57,7 @@ function safeRedisPubSub(redisURL, { onSubscriberResume } = {}) {
       return client;
     },
     createSubscriber(config = {}) {
-      const client = RedisPubSub.createSubscriber({ redisURL, redisOptions: config.redisOptions });
+      const client = redisPubSub().createSubscriber({ redisURL, redisOptions: config.redisOptions });
       let lost = false;
       let listening = false;
       let settleTimer;

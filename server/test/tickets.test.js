@@ -2,7 +2,7 @@
 // The public ticket function's bounds (tickets.js): the scheduled purge and the count of outstanding tickets.
 const test = require('node:test');
 const assert = require('node:assert');
-const tickets = require('../tickets');
+const tickets = require('../lib/tickets');
 
 test('startPurging purges on its schedule, without any sign-in', async () => {
   const classes = [];

@@ -1,19 +1,15 @@
 'use strict';
-// Unit tests of the wallet auth adapters and the mail adapter, against published vectors and
-// signatures made here with fixed keys. Run: NODE_PATH=.devstack/server/node_modules node --test
+// Unit tests of the wallet auth adapters, against published vectors and signatures made here with fixed keys.
+// Run: NODE_PATH=.devstack/server/node_modules node --test server/test/
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const crypto = require('crypto');
-const fs = require('fs');
-const os = require('os');
-const path = require('path');
 const { secp256k1 } = require('@noble/curves/secp256k1');
 const { keccak_256 } = require('@noble/hashes/sha3');
 const bs58 = require('bs58').default;
 const { ed25519, ED25519_TORSION_SUBGROUP } = require('@noble/curves/ed25519');
-const { makeAdapters, recoverPersonalSigner, hashPersonalMessage, verifySolana, solanaPublicKey } = require('../auth');
-const { consumeTicket, purgeExpired } = require('../tickets');
-const { JsonLineMailAdapter } = require('../mail');
+const { makeAdapters, recoverPersonalSigner, hashPersonalMessage, verifySolana, solanaPublicKey } = require('../lib/auth');
+const { consumeTicket, purgeExpired } = require('../lib/tickets');
 
 // fakeTickets stands in for the database: issue(chain, address, message, contract) returns a ticket that consume
 // accepts once, for exactly that chain, address and message; a consume that asks for a contract-account ticket
@@ -351,21 +347,4 @@ test('purgeExpired deletes expired tickets, nonces and session records at most o
   assert.equal(wheres.length, 3);
   const none = { async destroy() { throw Object.assign(new Error('Object not found.'), { code: 101 }); } };
   assert.equal(await purgeExpired(none, new Date(t0.getTime() + 61000)), 0);
-});
-
-test('mail adapter appends one JSON line per mail', async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'devstack-mail-'));
-  const file = path.join(dir, 'mail.jsonl');
-  const adapter = new JsonLineMailAdapter(file);
-  const user = { get: k => ({ username: 'alice', email: 'alice@example.com' })[k] };
-  await adapter.sendMail({ to: 'x@example.com', subject: 's', text: 't' });
-  await adapter.sendPasswordResetEmail({ link: 'http://127.0.0.1/reset?token=abc', appName: 'app', user });
-  await adapter.sendVerificationEmail({ link: 'http://127.0.0.1/verify?token=def', appName: 'app', user });
-  const lines = fs.readFileSync(file, 'utf8').trim().split('\n').map(l => JSON.parse(l));
-  assert.deepEqual(lines.map(l => l.kind), ['mail', 'passwordReset', 'verifyEmail']);
-  assert.equal(lines[1].to, 'alice@example.com');
-  assert.equal(lines[1].link, 'http://127.0.0.1/reset?token=abc');
-  assert.match(lines[1].text, /your username is 'alice'/);
-  assert.equal(lines[2].subject, 'Please verify your e-mail for app');
-  fs.rmSync(dir, { recursive: true });
 });

@@ -27,7 +27,7 @@
 // 32 hex digits, made by the endpoint), until (ISO date: the session's end), record (as moralisGoRecordSession's),
 // again (optional, informational: this call repeats one whose answer was lost). A session the lost call made is
 // deleted by parse-server's own session write (destroyDuplicatedSessions: the same user and installation id).
-const tickets = require('../tickets');
+const tickets = require('../lib/tickets');
 
 const PROVIDERS = {
   moralisEth: { address: 'ethAddress', list: 'accounts' },
@@ -35,7 +35,7 @@ const PROVIDERS = {
 };
 const OPTIONAL = ['chain', 'address', 'chainId'];
 
-const { invalid, isoDate } = require('../params').paramChecks('moralisGoSignIn');
+const { invalid, isoDate } = require('../lib/params').paramChecks('moralisGoSignIn');
 
 function shortString(v, what, max = 200) {
   if (typeof v !== 'string' || v === '' || v.length > max) {
@@ -53,7 +53,7 @@ function providerIsOurs(config, provider) {
   if (!providerChecks.has(key)) {
     const validator = config.authDataManager && config.authDataManager.getValidatorForProvider(provider);
     const options = (config.auth || {})[provider] || {};
-    const ours = require('../auth')[provider];
+    const ours = require('../lib/auth')[provider];
     providerChecks.set(key, !!validator && !!validator.adapter && validator.adapter.validateAuthData === ours.validateAuthData && options.enabled !== false);
   }
   return providerChecks.get(key);

@@ -38,7 +38,7 @@ test.before(async () => {
   await new Promise(r => api.listen(0, '127.0.0.1', r));
   process.env.WEB3API_URL = `http://127.0.0.1:${api.address().port}/`;
   process.env.WEB3API_KEY = 'test-key';
-  web3 = require('../cloud/web3');
+  web3 = require('../cloud/web3.gen');
 });
 test.after(() => api.close());
 

@@ -1,5 +1,7 @@
 'use strict';
-// Local parse-server for moralis-go tests, configured like a Moralis v1 server.
+// The local stack's parse-server app for moralis-go tests, configured like a Moralis v1 server. It mounts the
+// moralis-go-server package (server/ at the repository root, installed into node_modules from its npm pack tarball
+// by deps.sh) as a user's app does: its auth adapters in `auth`, its cloud code from cloud/main.js.
 // Started by internal/devstack/up.sh, which passes everything through environment variables:
 //   DEVSTACK_PORT, DEVSTACK_APP_ID, DEVSTACK_JS_KEY, DEVSTACK_MASTER_KEY, DEVSTACK_DATABASE_URI,
 //   DEVSTACK_MAIL_FILE, DEVSTACK_PID_FILE (optional), DEVSTACK_LIVEQUERY_CLASSES (comma list,
@@ -16,22 +18,20 @@
 //   others' schema caches (Postgres LISTEN/NOTIFY) instead of waiting for their restart;
 // - LiveQuery publishes and subscribes through Redis (liveQuery for the publisher in the API,
 //   liveQueryServerOptions for the LiveQuery server's subscriber; parse-server's RedisPubSub, what redisURL
-//   selects, with its publish failures caught: see pubsub.js): with the default in-process pub/sub a save
-//   through instance 2 never reaches a subscriber of instance 1;
-// - expired _Idempotency rows are purged on a schedule (idempotency.js): parse-server's Postgres adapter
-//   creates idempotency_delete_expired_records() but never calls it, so the table grows by one row per write;
+//   selects, with its publish failures caught: the package's safeRedisPubSub): with the default in-process
+//   pub/sub a save through instance 2 never reaches a subscriber of instance 1;
+// - expired _Idempotency rows are purged on a schedule (the package's scheduleIdempotencyPurge): parse-server's
+//   Postgres adapter creates idempotency_delete_expired_records() but never calls it, so the table grows by one
+//   row per write;
 // - the start-up initialisation (tables, indexes, CREATE OR REPLACE FUNCTION) runs under a
 //   Postgres advisory lock, one instance at a time: run concurrently, two instances can fail
 //   with "tuple concurrently updated" and exit.
 const fs = require('fs');
 const path = require('path');
 const { ParseServer } = require('parse-server');
-const { moralisEth, moralisSol } = require('./auth');
-const { ensureClasses } = require('./tickets');
+const moralisGo = require('moralis-go-server');
 const { JsonLineMailAdapter } = require('./mail');
 const { DevFilesAdapter, ipfsMiddleware } = require('./files');
-const { scheduleIdempotencyPurge } = require('./idempotency');
-const { safeRedisPubSub } = require('./pubsub');
 
 function required(name) {
   const v = process.env[name];
@@ -77,11 +77,11 @@ const options = {
   port,
   host,
   mountPath,
-  // Cloud code, then the wallet sign-in classes (tickets.js) with master-key-only permissions: parse-server runs
-  // this function while it starts, before it listens, so no request can create those classes first.
+  // Cloud code, then the wallet sign-in classes (the package's ensureClasses) with master-key-only permissions:
+  // parse-server runs this function while it starts, before it listens, so no request can create those classes first.
   cloud: async () => {
     require(path.join(__dirname, 'cloud', 'main.js'));
-    await ensureClasses(require('parse-server/lib/Config').get(options.appId));
+    await moralisGo.ensureClasses(require('parse-server/lib/Config').get(options.appId));
   },
   allowClientClassCreation: true,
   // A Moralis server accepts client-chosen object ids: _EthAddress/_SolAddress objects are keyed by the address.
@@ -100,19 +100,16 @@ const options = {
   emailAdapter: new JsonLineMailAdapter(required('DEVSTACK_MAIL_FILE')),
   verifyUserEmails: process.env.DEVSTACK_VERIFY_EMAILS !== '0',
   preventLoginWithUnverifiedEmail: false,
-  auth: {
-    moralisEth: { module: moralisEth },
-    moralisSol: { module: moralisSol },
-  },
+  auth: moralisGo.authAdapters(),
   // The publisher (every instance's API publishes its saves) and the LiveQuery server's subscriber share Redis:
-  // parse-server's RedisPubSub (what liveQuery.redisURL selects) with publish failures caught (pubsub.js).
+  // parse-server's RedisPubSub (what liveQuery.redisURL selects) with publish failures caught (safeRedisPubSub).
   liveQuery: liveQueryEnabled
-    ? { classNames: liveQueryClasses, ...(redisURL ? { pubSubAdapter: safeRedisPubSub(redisURL) } : {}) }
+    ? { classNames: liveQueryClasses, ...(redisURL ? { pubSubAdapter: moralisGo.safeRedisPubSub(redisURL) } : {}) }
     : undefined,
   startLiveQueryServer: liveQueryEnabled,
   liveQueryServerOptions:
     liveQueryEnabled && redisURL
-      ? { pubSubAdapter: safeRedisPubSub(redisURL, { onSubscriberResume: () => resumeLiveQueryClients() }) }
+      ? { pubSubAdapter: moralisGo.safeRedisPubSub(redisURL, { onSubscriberResume: () => resumeLiveQueryClients() }) }
       : undefined,
   logLevel: process.env.DEVSTACK_LOG_LEVEL || 'info',
   // A cloud function's parameters and result are logged at cloudFunctionSuccess: the endpoint's sign-in and record
@@ -187,14 +184,14 @@ async function main() {
     process.on(sig, () => setTimeout(() => process.exit(0), 1000).unref());
   }
   if (purgeSeconds > 0) {
-    scheduleIdempotencyPurge(options.databaseURI, purgeSeconds * 1000);
+    moralisGo.scheduleIdempotencyPurge(options.databaseURI, purgeSeconds * 1000);
   }
   if (process.env.DEVSTACK_PID_FILE) {
     // Line 2 is the Redis the instance was started with: up.sh restarts an instance whose Redis moved.
     fs.writeFileSync(process.env.DEVSTACK_PID_FILE, `${process.pid}\n${redisURL}\n`);
   }
   console.log(
-    `devstack server: parse-server ${require('parse-server/package.json').version} on ${serverURL}, ` +
+    `devstack server: parse-server ${require('parse-server/package.json').version} with moralis-go-server ${moralisGo.version} on ${serverURL}, ` +
       (liveQueryEnabled
         ? `LiveQuery classes ${liveQueryClasses.join(',')} (pub/sub ${redisURL ? 'through ' + redisURL : 'in process'})`
         : 'no LiveQuery server') +

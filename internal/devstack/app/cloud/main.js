@@ -1,11 +1,12 @@
 'use strict';
-// Cloud code of the local devstack server. parse-server loads this file; it loads every other *.js
-// file in this folder too (in name order), so features can add their own module, e.g. cloud/web3.js.
-// `Parse` is the global that parse-server installs before loading cloud code.
+// Cloud code of the local stack's app. parse-server loads this file; it mounts the moralis-go-server package's cloud
+// code as a user's app does (one require from the app's own cloud file), then loads every other *.js file in this
+// folder (in name order): the app's own functions and triggers the tests use. `Parse` is the global that
+// parse-server installs before loading cloud code.
 const fs = require('fs');
 const path = require('path');
 
-Parse.Cloud.define('getServerTime', () => ({ dateTime: new Date().toISOString() }));
+require('moralis-go-server/cloud');
 
 Parse.Cloud.define('echo', req => ({
   params: req.params,

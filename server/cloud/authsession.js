@@ -6,11 +6,11 @@
 // until and reads its objectId back (one UPDATE ... RETURNING), creates the record (empty ACL, holding that
 // objectId), and answers {session: objectId}. No _Session for the token: 101. It is what the endpoint otherwise does
 // with a query and a /batch; an endpoint whose backend lacks the function (141 "Invalid function") takes that way.
-const tickets = require('../tickets');
+const tickets = require('../lib/tickets');
 
 const OPTIONAL = ['chain', 'address', 'chainId'];
 
-const { invalid, isoDate } = require('../params').paramChecks('moralisGoRecordSession');
+const { invalid, isoDate } = require('../lib/params').paramChecks('moralisGoRecordSession');
 
 Parse.Cloud.define(
   'moralisGoRecordSession',

@@ -1,5 +1,5 @@
 'use strict';
-// Checks the scheduled purge of _Idempotency (server/idempotency.js) on the running stack: it inserts a row that
+// Checks the scheduled purge of _Idempotency (the server package's scheduleIdempotencyPurge) on the running stack: it inserts a row that
 // expired an hour ago and one that expires in five minutes, waits for the purge to delete the first (up to 30 s;
 // the stack purges every 5 s) and checks that the second stays. Exits 0 on success, 1 with a reason otherwise.
 //   node idempotency-purge-check.js <postgres URL>

@@ -1,5 +1,5 @@
 'use strict';
-// Checks that the running stack finds sessions by an index (tickets.js, ensureSessionIndexes): the query plans of a
+// Checks that the running stack finds sessions by an index (the server package's ensureSessionIndexes): the query plans of a
 // _Session lookup by sessionToken, by installationId and by user must use the index made for it, not a scan of the
 // table (parse-server on PostgreSQL makes none of them). Sequential scans are switched off for the check, so a small
 // table cannot hide a missing index. Exits 0 on success, 1 with a reason otherwise.

@@ -15,8 +15,8 @@
 // every minute (tickets.startPurging). Calls with the master key are not metered. Its tickets are marked public
 // (with the client address): the sessions they give work at the backend, and are refused by the Go endpoint, which
 // accepts only the sessions it made (authserver.ClientBackend).
-const tickets = require('../tickets');
-const { solanaPublicKey } = require('../auth');
+const tickets = require('../lib/tickets');
+const { solanaPublicKey } = require('../lib/auth');
 
 const DEFAULT_TEXT = 'Moralis Authentication';
 const MAX_TEXT = 1024;
