@@ -2,6 +2,16 @@
 // accounts), the backend's one-time tickets, and the sign-in, link and unlink flows against the backend. The
 // browser-facing HTTP endpoint built on it is package authserver; keys and signing are package signer.
 //
+// A Go program signs a wallet in against the backend with a *client.Client and a key (or any signer.Ethereum):
+//
+//	key, err := signer.NewKeyFromHex(hexKey)        // or a keystore file, a hardware wallet, a remote signer
+//	u, err := auth.SignInEthereum(ctx, c, key, nil) // signed up the first time, logged in after
+//	me := c.WithSessionToken(u.SessionToken())      // a client acting as the wallet's user
+//	err = auth.LinkSolana(ctx, me, u, solKey, nil)  // one more address on the same user
+//
+// A server that checks signatures itself uses the verifiers (VerifyEthSignature, VerifySolSignature, ParseSIWE and
+// SIWEMessage.Verify, VerifySIWS, VerifyTypedData) without a backend.
+//
 // # Sign-in from Go
 //
 // The flows follow the original client, with one-time tickets. SignInEthereum asks the backend for the message to

@@ -1,6 +1,21 @@
 // Package authserver is the thin sign-in endpoint for browsers (the React hooks): an http.Handler over the
 // sign-in flow of package auth, hardened by default, and a server to run it.
 //
+// Give it the backend's keys (the master key stays on this server), mount it, and serve it:
+//
+//	backend, err := authserver.NewClientBackend(authserver.BackendConfig{Client: client.Config{
+//		ServerURL: serverURL, AppID: appID, JavaScriptKey: jsKey, MasterKey: masterKey}})
+//	h, err := authserver.NewHandler(backend, authserver.Config{AppID: appID, Domain: "app.example.com"})
+//	defer h.Close()
+//	mux := http.NewServeMux()
+//	mux.Handle("/auth/", http.StripPrefix("/auth", h)) // the React hooks' default endpoint path
+//	srv, err := authserver.NewServer(mux, authserver.ServerConfig{})
+//	srv.Addr = ":8080"
+//	err = srv.ListenAndServeTLS(certFile, keyFile)
+//
+// The browser side is the npm package in react-hooks/; examples/authserver is this wiring with the live-query
+// bridge and the data proxy, as make demo runs it.
+//
 // # The endpoint
 //
 // NewHandler(backend, Config{...}) returns a *Handler for GET /message, POST /signin, /link, /unlink, /signout and

@@ -1,6 +1,20 @@
 // Package client is the backend REST client of moralis-go: objects and their field operations, batches, users
 // and the current user, cloud functions and jobs, roles, sessions, schemas with class-level permissions, and files.
 //
+// Make one Client for the program and hand it (or a per-user view of it) to what needs the backend:
+//
+//	c, err := client.New(client.Config{ServerURL: "https://example.com/parse", AppID: appID, JavaScriptKey: jsKey})
+//	score := parse.NewObject("GameScore")
+//	score.Set("player", "Ann")
+//	err = c.Objects.Save(ctx, score)                              // a create: score.ID() is the server's id now
+//	n, err := query.New[*parse.Object]("GameScore").Count(ctx, c) // queries are package query's, run by c
+//	u, err := c.Users.LogIn(ctx, "alice", "secret")
+//	alice := c.WithSessionToken(u.SessionToken())                 // a view that acts as alice
+//	err = alice.Objects.Save(ctx, score)
+//
+// Errors from the backend are *parse.Error values (errors.Is(err, parse.ErrObjectNotFound)); a write whose outcome
+// is unknown matches parse.ErrWriteInDoubt (see "Exactly-once writes" below). Wallet sign-in is package auth.
+//
 // Every call is sent the way the original Moralis v1 JavaScript client sends it: a POST to {ServerURL}/{path}
 // whose JSON body carries the real method in _method plus the application id, the JavaScript key (or the master
 // key), the client version, the installation id and the session token.
