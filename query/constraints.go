@@ -176,7 +176,8 @@ func (q *Query[T]) ContainsAll(key string, values any) *Query[T] {
 }
 
 // ContainsAllStartingWith requires the array field key to hold, for each prefix, an element starting with it
-// ($all of anchored, quoted $regex).
+// ($all of anchored, quoted $regex). parse-server on PostgreSQL counts the elements that match any prefix and
+// compares that count with the number of prefixes, so one prefix that two elements start with does not match.
 func (q *Query[T]) ContainsAllStartingWith(key string, prefixes ...string) *Query[T] {
 	regs := make([]any, len(prefixes))
 	for i, p := range prefixes {
@@ -292,7 +293,8 @@ func TextOptionsFromMap(m map[string]any) ([]TextOption, error) {
 }
 
 // FullText requires the string field key to match the full-text search term ($text: {$search: {$term, ...}}).
-// Sort by relevance with SortByTextScore.
+// Sort by relevance with SortByTextScore. parse-server on PostgreSQL reads the term as tsquery syntax ("a | b" is
+// either word) and refuses WithCaseSensitive(true); see those options.
 func (q *Query[T]) FullText(key, term string, opts ...TextOption) *Query[T] {
 	if key == "" {
 		return q.fail(fmt.Errorf("query: FullText: %w", ErrKeyRequired))
