@@ -77,10 +77,11 @@ test-siws:
 
 ## test-go: Go unit tests and the integration tests against the local stack (build tag "integration"), race detector on
 ## except for NORACE_PKGS: tests that spend their time in one goroutine, where the detector has nothing to find and
-## multiplies the cost (web3apitest mines 10,000 transactions on a simulated EVM: 62 CPU s with -race, 12 without).
+## multiplies the cost (web3apitest mines 10,000 transactions on a simulated EVM: 62 CPU s with -race, 12 without;
+## doccheck type-checks README's Go blocks in one goroutine, and with -race a fresh cache first builds go/types for it).
 ## -parallel 4: the tests that call t.Parallel (client's fault runs) spend their time waiting (retry backoff, round
 ## trips), so four at a time on two cores overlap their waits rather than their work.
-NORACE_PKGS := ./web3api/web3apitest
+NORACE_PKGS := ./web3api/web3apitest ./internal/doccheck
 MODULE := $(shell $(GO) list -m)
 test-go:
 	$(GO) test $(GOTESTFLAGS) -race -parallel 4 -tags integration $$($(GO) list -tags integration ./... | grep -v -x -F $(foreach p,$(NORACE_PKGS),-e $(MODULE)/$(p:./%=%)))
