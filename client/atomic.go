@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 
 	"github.com/c13f5054/moralis-go/internal/objstate"
+	"github.com/c13f5054/moralis-go/internal/settle"
 	"github.com/c13f5054/moralis-go/parse"
 )
 
@@ -42,13 +42,38 @@ func batchOpts(opts []BatchOption) batchOptions {
 //     transaction waits for the field, so such a batch never answers and holds the table's lock until
 //     parse-server is restarted. Create the fields first (Schemas, or one plain Save).
 //
-// Outcomes: on success every object is updated as SaveAll updates it. A batch the server rolls back (a trigger or
-// a class permission refused one item) is answered by parse-server with a bare "Internal server error." (500)
-// that is also what a failure after the commit would look like, so the call is never sent twice and every item's
-// error matches ErrWriteInDoubt: all of the batch or none of it was applied (Fetch one object to learn which).
-// A definite refusal of the whole call (a 4xx) leaves every item's changes pending. An update in doubt is no
-// longer pending (as for Save); a create in doubt keeps its changes and has no id, so saving it again makes a
-// second object if the batch was in fact applied: look for it first (a query on a field you set).
+// Every save path settles the same way (see the package doc, "Writes in doubt"): a held create (in doubt, its id
+// unknown) is refused before anything is sent, with an error naming the item that matches ErrCreateHeld; a
+// create released with Settle(ctx, obj, "") sends its first attempt in the transaction, and its changes made
+// since go out in one more atomic batch once that one committed; a create in doubt with a client-chosen id
+// (Config.ClientObjectIDs, from an earlier plain save) is first looked up by that id (found, it is settled and its
+// later changes are an update in the batch; not found, it is created in the batch under that id).
+//
+// Outcomes. On success every object is updated as SaveAll updates it. A definite refusal of the whole call (a
+// 4xx) leaves every item's changes pending. parse-server answers a batch it rolled back (a trigger, a class-level
+// permission or a field of the wrong type refused one item) with a bare 500 "Internal server error.", which is
+// also what a failure after the commit would look like; and an answer can be lost. The call is never sent twice;
+// instead the SDK proves what happened where it can, cheaply:
+//   - when the backend runs moralis-go-server with its txMark feature (moralisGoServerInfo lists it; learned once
+//     per Client, again every 10 minutes), each atomic batch carries one more create, a MoralisGoTxMark row (so
+//     an atomic batch costs one more row, purged by the server after a while, and no extra request), and an
+//     ambiguous answer costs one call of moralisGoTxApplied, which tells applied or rolled back for good, a lost
+//     answer included;
+//   - else, after parse-server's own 500 only (its transaction has ended), one read of an updated object's
+//     updatedAt (unchanged: rolled back) or of a deleted object (still there: rolled back); a change or a
+//     disappearance could be another writer's, so the items stay in doubt and the error says so.
+//
+// Proven rolled back, every item's error is a *RolledBackError (errors.Is(err, ErrRolledBack); not in doubt):
+// nothing was applied and every object keeps its changes pending, so fixing the refused item and saving again is
+// safe. It names the refused item where that can be learned: a field of the wrong type for its column (with the
+// master key the client reads the class schemas, else it asks moralisGoCheckWrites; the refusal is parse-server's
+// own, code 111 "schema mismatch for C.f; expected X but got Y"), a delete of an object that is not there (101);
+// a refusal by a trigger, a permission or an ACL is not told by the server, and the error says so. Proven
+// applied, every update and delete succeeded (the objects are read back, as the answer with the server's values
+// was lost), and a create whose id the server chose is held with an *AtomicDoubtError whose Applied is set: its
+// row exists under an id only the lost answer held, so find it and Settle. Not proven, every item's error is an
+// *AtomicDoubtError saying why (errors.Is(err, ErrWriteInDoubt)): a create is held until settled, an update's
+// changes are no longer pending, as for any write in doubt.
 //
 // The call asks the server to close its connection once it has answered: parse-server (9.x) destroys the
 // connection after answering a rolled-back transaction, and a call the client wrote onto it in that moment would
@@ -70,14 +95,6 @@ func (e *AtomicLimitError) Error() string {
 	return fmt.Sprintf("moralis: an atomic batch holds at most %d writes (one /batch call), got %d: nothing was sent", e.Limit, e.Writes)
 }
 
-// atomicItem is one write of an atomic batch, and where its outcome goes.
-type atomicItem struct {
-	batchItem
-	o     *parse.Object
-	index int // in the caller's slice
-	sent  objstate.Sent
-}
-
 // saveAtomic is SaveAll with Atomic.
 func (sv *ObjectsService) saveAtomic(ctx context.Context, objs []*parse.Object) error {
 	c := sv.client
@@ -94,8 +111,7 @@ func (sv *ObjectsService) saveAtomic(ctx context.Context, objs []*parse.Object) 
 		return ErrAtomicNested
 	}
 	first := map[*parse.Object]int{}
-	var todo []*parse.Object
-	var at []int
+	var todo []int
 	for i, o := range objs {
 		if _, seen := first[o]; seen {
 			continue
@@ -104,49 +120,63 @@ func (sv *ObjectsService) saveAtomic(ctx context.Context, objs []*parse.Object) 
 		if o.ID() != "" && len(o.DirtyKeys()) == 0 {
 			continue
 		}
-		todo = append(todo, o)
-		at = append(at, i)
+		todo = append(todo, i)
 	}
 	if len(todo) > c.cfg.BatchSize {
 		return &AtomicLimitError{Writes: len(todo), Limit: c.cfg.BatchSize}
 	}
-	if len(todo) == 0 {
+	// Held creates are refused before anything is sent; creates in doubt with a proposed id are settled first.
+	for _, i := range todo {
+		o := objs[i]
+		if o.ID() != "" {
+			continue
+		}
+		if _, held := objstate.Of(o).CreateDoubt(); held {
+			return fmt.Errorf("moralis: atomic SaveAll: item %d: %w; nothing was sent", i, heldCreate(o))
+		}
+		if o.ProposedID() != "" {
+			if err := sv.settleProposed(ctx, o); err != nil {
+				return fmt.Errorf("moralis: atomic SaveAll: item %d: %w; nothing was sent", i, err)
+			}
+		}
+	}
+	var ws []*write
+	for _, i := range todo {
+		o := objs[i]
+		w, err := c.prepare(o, o.ID() == "" && o.ProposedID() != "")
+		if err != nil {
+			return err
+		}
+		if w != nil {
+			w.index = i
+			ws = append(ws, w)
+		}
+	}
+	if len(ws) == 0 {
 		return nil
 	}
-	items := make([]atomicItem, 0, len(todo))
-	for k, o := range todo {
-		if o.ID() != "" {
-			it, snap, err := updateItem(o)
-			if err != nil {
-				return err
-			}
-			items = append(items, atomicItem{batchItem: it, o: o, index: at[k], sent: snap})
-			continue
-		}
-		if c.cfg.DefaultACL != nil && o.ACL() == nil {
-			o.SetACL(c.cfg.DefaultACL.Clone())
-		}
-		snap := objstate.Of(o).Snapshot()
-		body, err := objstate.Of(o).SaveBody()
-		if err != nil {
-			return fmt.Errorf("moralis: save %s: %w", o.ClassName(), err)
-		}
-		items = append(items, atomicItem{batchItem: batchItem{method: http.MethodPost, path: classPath(o.ClassName()), body: body, className: o.ClassName()}, o: o, index: at[k], sent: snap})
-	}
-	answers, errs := sv.client.sendAtomic(ctx, items)
+	answers, errs, applied := c.runAtomic(ctx, ws)
 	out := make([]error, len(objs))
-	for k, it := range items {
-		if it.method == http.MethodPut {
-			out[it.index] = settleUpdate(it.o, answers[k], it.sent, errs[k])
-			continue
+	var since []*write
+	var reread []*write
+	for k, w := range ws {
+		var more bool
+		out[w.index], more = w.settle(answers[k], errs[k])
+		if more {
+			since = append(since, w)
 		}
-		switch err := errs[k]; {
-		case err == nil:
-			out[it.index] = objstate.Of(it.o).ApplySaved(answers[k], it.sent)
-		case errors.Is(err, parse.ErrWriteInDoubt):
-			out[it.index] = fmt.Errorf("moralis: save new %s: %w", it.o.ClassName(), err)
-		default:
-			out[it.index] = err
+		if applied && out[w.index] == nil {
+			reread = append(reread, w)
+		}
+	}
+	sv.reread(ctx, reread, out)
+	if len(since) > 0 {
+		savers := make([]Saver, len(since))
+		for j, w := range since {
+			savers[j] = w.o
+		}
+		for j, err := range sv.sendSince(ctx, savers, true) {
+			out[since[j].index] = err
 		}
 	}
 	sv.readBackAll(ctx, objs, out)
@@ -158,9 +188,56 @@ func (sv *ObjectsService) saveAtomic(ctx context.Context, objs []*parse.Object) 
 	return batchResult(out)
 }
 
+// settleProposed settles, before an atomic batch, an object whose create with a client-chosen id is in doubt (an
+// earlier plain save with Config.ClientObjectIDs): read by that id, found, the object takes the stored row (its
+// later changes become an update); not found, it stays a create, sent with that id. Nothing is written.
+func (sv *ObjectsService) settleProposed(ctx context.Context, o *parse.Object) error {
+	stored, err := sv.client.lookup(ctx, o.ClassName(), o.ProposedID(), "")
+	switch {
+	case err == nil:
+		return mergeFetched(o, stored)
+	case errors.Is(err, parse.ErrObjectNotFound):
+		return nil
+	}
+	return fmt.Errorf("moralis: reading back new %s %s, whose earlier create is in doubt: %w", o.ClassName(), o.ProposedID(), err)
+}
+
+// reread reads back, after an atomic batch proven applied whose answer was lost, the objects its updates and
+// creates with known ids saved (the server's values, such as an Increment's result and updatedAt, were in that
+// answer): one query per class. A failure becomes the item's error, saying the object was saved.
+func (sv *ObjectsService) reread(ctx context.Context, ws []*write, out []error) {
+	c := sv.client
+	byClass := map[string][]*write{}
+	for _, w := range ws {
+		if w.kind != settle.Delete && w.o.ID() != "" {
+			byClass[w.o.ClassName()] = append(byClass[w.o.ClassName()], w)
+		}
+	}
+	for cls, group := range byClass {
+		ids := make([]any, len(group))
+		for j, w := range group {
+			ids[j] = w.o.ID()
+		}
+		rows, err := c.rowsByID(ctx, cls, ids, "")
+		for _, w := range group {
+			row, ok := rows[w.o.ID()]
+			switch {
+			case err != nil:
+				out[w.index] = fmt.Errorf("moralis: %s %s was saved (its atomic batch is proven applied), but reading it back failed: %w", cls, w.o.ID(), err)
+			case !ok:
+				out[w.index] = fmt.Errorf("moralis: %s %s was saved (its atomic batch is proven applied), but reading it back found nothing (deleted since, or hidden by its ACL)", cls, w.o.ID())
+			default:
+				if merr := mergeFetched(w.o, row); merr != nil {
+					out[w.index] = merr
+				}
+			}
+		}
+	}
+}
+
 // destroyAtomic is DestroyAll with Atomic.
 func (sv *ObjectsService) destroyAtomic(ctx context.Context, objs []*parse.Object) error {
-	items := make([]atomicItem, 0, len(objs))
+	var ws []*write
 	first := map[string]int{} // an object listed twice is deleted once (a second delete would fail the batch)
 	for i, o := range objs {
 		if o == nil || o.ID() == "" {
@@ -170,31 +247,58 @@ func (sv *ObjectsService) destroyAtomic(ctx context.Context, objs []*parse.Objec
 		if _, seen := first[path]; seen {
 			continue
 		}
-		first[path] = len(items)
-		items = append(items, atomicItem{batchItem: batchItem{method: http.MethodDelete, path: path}, o: o, index: i})
+		first[path] = len(ws)
+		w := deleteWrite(o)
+		w.index = i
+		ws = append(ws, w)
 	}
-	if len(items) > sv.client.cfg.BatchSize {
-		return &AtomicLimitError{Writes: len(items), Limit: sv.client.cfg.BatchSize}
+	if len(ws) > sv.client.cfg.BatchSize {
+		return &AtomicLimitError{Writes: len(ws), Limit: sv.client.cfg.BatchSize}
 	}
-	if len(items) == 0 {
+	if len(ws) == 0 {
 		return nil
 	}
-	_, errs := sv.client.sendAtomic(ctx, items)
+	answers, errs, _ := sv.client.runAtomic(ctx, ws)
+	done := make([]error, len(ws))
+	for k, w := range ws {
+		done[k], _ = w.settle(answers[k], errs[k])
+	}
 	out := make([]error, len(objs))
 	for i, o := range objs {
-		out[i] = errs[first[objectPath(o.ClassName(), o.ID())]]
+		out[i] = done[first[objectPath(o.ClassName(), o.ID())]]
 	}
 	return batchResult(out)
 }
 
-// sendAtomic sends items (at most one chunk) as one /batch call with "transaction": true, never twice after an
-// ambiguous failure, and returns each item's answer or error in order.
-func (c *Client) sendAtomic(ctx context.Context, items []atomicItem) ([]map[string]any, []error) {
-	plain := make([]batchItem, len(items))
-	for k, it := range items {
-		plain[k] = it.batchItem
+// runAtomic sends ws (at most one chunk) as one /batch call with "transaction": true, with the batch's mark when
+// the backend offers txMark, never twice after an ambiguous failure, and returns each write's answer and error in
+// order, for write.settle. An ambiguous answer is resolved by proveAtomic into errors that say what is known;
+// applied reports that the batch is known applied only by that proof (the answer with the server's values was
+// lost).
+func (c *Client) runAtomic(ctx context.Context, ws []*write) (answers []map[string]any, errs []error, applied bool) {
+	items := make([]batchItem, len(ws), len(ws)+1)
+	for k, w := range ws {
+		items[k] = w.item()
 	}
-	answers, errs := make([]map[string]any, len(items)), make([]error, len(items))
-	c.batchChunk(ctx, plain, answers, errs, batchMode{once: true, atomic: true})
-	return answers, errs
+	mark := ""
+	if c.hasFeature(ctx, featureTxMark) {
+		if m, err := newTxMark(); err == nil {
+			mark = m
+			items = append(items, txMarkItem(mark))
+		}
+	}
+	answers, errs = make([]map[string]any, len(items)), make([]error, len(items))
+	c.batchChunk(ctx, items, answers, errs, batchMode{once: true, atomic: true})
+	answers, errs = answers[:len(ws)], errs[:len(ws)]
+	answer := errs[0]
+	for _, err := range errs {
+		if err != nil && !errors.Is(err, parse.ErrWriteInDoubt) {
+			return answers, errs, false // a definite answer: applied, or refused as a whole
+		}
+		if err == nil || err != answer {
+			return answers, errs, false // per-item answers: the call was answered
+		}
+	}
+	out := c.proveAtomic(ctx, ws, mark, answer)
+	return answers, atomicErrors(ws, out, answer), out.verdict == settle.Applied
 }

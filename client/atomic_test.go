@@ -24,6 +24,9 @@ import (
 func TestAtomicFailureClosesItsConnection(t *testing.T) {
 	c, mux := setup(t)
 	var atomicAsked, resets, plainCalls atomic.Int32
+	mux.HandleFunc("/parse/functions/moralisGoServerInfo", func(w http.ResponseWriter, r *http.Request) {
+		reply(w, http.StatusBadRequest, `{"code":141,"error":"Invalid function: \"moralisGoServerInfo\""}`) // a stock server
+	})
 	mux.HandleFunc("/parse/batch", func(w http.ResponseWriter, r *http.Request) {
 		call := expect(t, r, http.MethodPost)
 		reqs, _ := call.Params["requests"].([]any)

@@ -117,7 +117,7 @@ func batchChunk(tb testing.TB, srv *httptest.Server) func() {
 	ctx := context.Background()
 	items := make([]batchItem, 20)
 	for i := range items {
-		items[i] = batchItem{method: http.MethodPost, path: "classes/GameScore", body: map[string]any{"n": i, "objectId": "abcdefghij"}, newID: "abcdefghij", className: "GameScore"}
+		items[i] = batchItem{method: http.MethodPost, path: "classes/GameScore", body: map[string]any{"n": i, "objectId": "abcdefghij"}}
 	}
 	answers, errs := make([]map[string]any, 20), make([]error, 20)
 	return func() {

@@ -152,6 +152,8 @@ type Client struct {
 type serverTraits struct {
 	// noCustomIDs is set once the server refused a client-chosen object id (allowCustomObjectId off).
 	noCustomIDs atomic.Bool
+	// info is what the backend's moralis-go-server package said it offers (moralisGoServerInfo).
+	info serverInfo
 }
 
 // New checks cfg and makes a Client. A missing ServerURL or AppID is an error.

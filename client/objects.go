@@ -15,6 +15,7 @@ import (
 	"github.com/c13f5054/moralis-go/internal/objstate"
 	"github.com/c13f5054/moralis-go/internal/randid"
 	"github.com/c13f5054/moralis-go/internal/rest"
+	"github.com/c13f5054/moralis-go/internal/settle"
 	"github.com/c13f5054/moralis-go/internal/wirejson"
 	"github.com/c13f5054/moralis-go/parse"
 )
@@ -44,134 +45,51 @@ func objectPath(className, id string) string { return classPath(className) + "/"
 var errNoClass = errors.New("moralis: the object has no class name")
 
 // saveOne saves one object, without the objects it points to (see Save): a create (POST) when it has no id, else
-// its changed fields (PUT). Its class is set and ValidateSave has run.
+// its changed fields (PUT). Its class is set and ValidateSave has run. The outcome goes through the settle machine
+// (write.settle), and the changes made since a create sent again go out after it (sendSince).
 func (sv *ObjectsService) saveOne(ctx context.Context, s Saver) error {
 	c := sv.client
 	o := s.ParseObject()
-	if o.ID() != "" && len(o.DirtyKeys()) == 0 {
-		return nil
-	}
-	if o.ID() == "" {
-		if _, held := objstate.Of(o).CreateDoubt(); held {
-			return heldCreate(o)
-		}
-		if c.cfg.DefaultACL != nil && o.ACL() == nil {
-			o.SetACL(c.cfg.DefaultACL.Clone())
-		}
-	}
-	sent := objstate.Of(o).Snapshot()
-	body, err := objstate.Of(o).SaveBody()
-	if err != nil {
-		return fmt.Errorf("moralis: save %s: %w", o.ClassName(), err)
+	w, err := c.prepare(o, o.ID() == "" && c.chooseIDs(o.ClassName()))
+	if err != nil || w == nil {
+		return err
 	}
 	sessionToken := ""
 	if u, ok := s.(*User); ok {
 		sessionToken = u.SessionToken()
 	}
-	if o.ID() != "" {
-		rc := c.call(http.MethodPut, objectPath(o.ClassName(), o.ID()), body)
+	var resp map[string]any
+	switch {
+	case w.kind == settle.Update:
+		rc := c.call(http.MethodPut, objectPath(o.ClassName(), o.ID()), w.body)
 		c.userSession(&rc, sessionToken)
-		var resp map[string]any
-		if err := c.do(ctx, rc, &resp); err != nil {
-			if errors.Is(err, parse.ErrWriteInDoubt) {
-				objstate.Of(o).DropSent(sent)
-				return fmt.Errorf("moralis: save %s %s: %w", o.ClassName(), o.ID(), err)
-			}
-			return err
+		err = c.do(ctx, rc, &resp)
+	case w.id != "":
+		resp, err = c.createWithID(ctx, w, sessionToken)
+		if errors.Is(err, errCustomIDsRefused) {
+			// The server assigns ids itself: nothing was stored; send the create without one.
+			w.id = ""
+			resp, err = sv.createPlain(ctx, w, sessionToken)
 		}
-		return objstate.Of(o).ApplySaved(resp, sent)
+	default:
+		resp, err = sv.createPlain(ctx, w, sessionToken)
 	}
-	resending, _ := objstate.Of(o).CreateDoubt()
-	if c.chooseIDs(o.ClassName()) {
-		resp, id, err := c.createWithID(ctx, o, body, sessionToken)
-		if !errors.Is(err, errCustomIDsRefused) {
-			if err != nil {
-				if errors.Is(err, parse.ErrWriteInDoubt) && o.ProposedID() != "" {
-					objstate.Of(o).CreateInDoubt(sent)
-				}
-				return err
-			}
-			o.SetID(id)
-			if err := objstate.Of(o).ApplySaved(resp, sent); err != nil {
-				return err
-			}
-			return sv.updateAfterResend(ctx, s, resending)
-		}
+	ierr, since := w.settle(resp, err)
+	if ierr != nil || !since {
+		return ierr
 	}
-	// The server chooses the id: the create carries a request id (see Client.call), and is sent again after an
-	// ambiguous failure only where the server deduplicates it. In doubt, the object is held (see heldCreate).
-	rc := c.call(http.MethodPost, classPath(o.ClassName()), body)
+	return sv.sendSince(ctx, []Saver{s}, false)[0]
+}
+
+// createPlain sends a create whose id the server chooses: it carries a request id (see Client.call), and is sent
+// again after an ambiguous failure only where the server deduplicates it. In doubt, write.settle holds the object.
+func (sv *ObjectsService) createPlain(ctx context.Context, w *write, sessionToken string) (map[string]any, error) {
+	c := sv.client
+	rc := c.call(http.MethodPost, classPath(w.o.ClassName()), w.body)
 	c.userSession(&rc, sessionToken)
 	var resp map[string]any
-	if err := c.do(ctx, rc, &resp); err != nil {
-		if errors.Is(err, parse.ErrWriteInDoubt) {
-			objstate.Of(o).CreateInDoubt(sent)
-			return inDoubt("save new "+o.ClassName(), err, nil)
-		}
-		return err
-	}
-	if err := objstate.Of(o).ApplySaved(resp, sent); err != nil {
-		return err
-	}
-	return sv.updateAfterResend(ctx, s, resending)
-}
-
-// updateAfterResend sends, after a create in doubt was sent again and settled, the changes made since as an
-// update (the settled create was the first attempt's).
-func (sv *ObjectsService) updateAfterResend(ctx context.Context, s Saver, resending bool) error {
-	if resending && len(s.ParseObject().DirtyKeys()) > 0 {
-		return sv.saveOne(ctx, s)
-	}
-	return nil
-}
-
-// ErrCreateHeld is matched (errors.Is) by the refusal to save or fetch an object whose create is in doubt and
-// was sent without an id of the client's (the server chooses ids at the default config): the server may have
-// stored it under an id it did not tell, so sending the create again could make a second object. Nothing is
-// sent. Settle the object first with ObjectsService.Settle: with the id of the stored object once the app has
-// found it (a query on fields it set), or with "" once it knows nothing was stored.
-var ErrCreateHeld = errors.New("moralis: the object's create is in doubt and its id unknown; settle it first with Objects.Settle(ctx, obj, id) (id: the stored object's, found by a query; \"\" once nothing was stored)")
-
-// heldCreate is the refusal of an object whose create is held.
-func heldCreate(o *parse.Object) error {
-	return fmt.Errorf("moralis: save new %s: %w", o.ClassName(), ErrCreateHeld)
-}
-
-// Settle settles an object whose create is in doubt (its error matched ErrWriteInDoubt) when the SDK cannot: a
-// create the server chose the id of (the default) and whose answer was lost, or refused as a "Duplicate request"
-// when it was sent again (the first attempt was applied). Until then Save, SaveAll and Fetch refuse the object
-// with ErrCreateHeld, so it can never be stored twice silently.
-//
-// With id, the id of the stored object (found by the app, e.g. a query on fields it set): the object is read by
-// that id (as Fetch) and takes it; the changes made since the create stay pending and go out with the next Save
-// as an update. With "": the app knows nothing was stored; the next Save sends the first attempt's changes again
-// as a new create, then the changes made since as an update. An object without a create in doubt gives an
-// error and changes nothing. A create in doubt with a client-chosen id (Config.ClientObjectIDs) needs no
-// Settle: Save resends it under the same id and Fetch reads it by that id, but Settle works on it too.
-func (sv *ObjectsService) Settle(ctx context.Context, s Saver, id string) error {
-	if s == nil || isNil(s) || s.ParseObject() == nil {
-		return errNoClass
-	}
-	o := s.ParseObject()
-	if pending, _ := objstate.Of(o).CreateDoubt(); !pending {
-		return fmt.Errorf("moralis: settle %s: the object has no create in doubt", describe(o))
-	}
-	if id == "" {
-		objstate.Of(o).ReleaseCreate()
-		return nil
-	}
-	if ctx == nil {
-		return errors.New("moralis: nil context")
-	}
-	c := sv.client
-	var resp map[string]any
-	if err := c.do(ctx, c.call(http.MethodGet, objectPath(o.ClassName(), id), nil), &resp); err != nil {
-		return fmt.Errorf("moralis: settle %s with %s: %w", describe(o), id, err)
-	}
-	if got, _ := resp["objectId"].(string); got != id {
-		return fmt.Errorf("moralis: settle %s with %s: the server answered object %q", describe(o), id, got)
-	}
-	return mergeFetched(o, resp)
+	err := c.do(ctx, rc, &resp)
+	return resp, err
 }
 
 // userSession makes a save of a user object act as that user when the view has no session of its own.
@@ -212,28 +130,18 @@ func refusesCustomIDs(err error) bool {
 	return errors.As(err, &pe) && pe.Code == rest.CodeInvalidKeyName && strings.HasPrefix(pe.Message, "objectId is an invalid field name")
 }
 
-// createWithID creates o with body under an id the client chooses (proposeID), and returns the server's answer
-// or what the server stored. The id makes the create harmless to send again, so it is retried after any
-// ambiguous failure; when a retry is refused because the object exists ("duplicate value" or "duplicate
-// request"), or the attempts run out, the object is looked up by its id: found, the create succeeded; not found,
-// it is sent once more. If an attempt may have created it and that stays unsettled (an ACL can hide the object
-// from its creator), the result is in doubt, never a definite failure. It returns errCustomIDsRefused (after
-// remembering it for the client) when the server does not allow custom ids.
-func (c *Client) createWithID(ctx context.Context, o *parse.Object, body map[string]any, sessionToken string) (map[string]any, string, error) {
-	className := o.ClassName()
-	// An id proposed by an earlier save whose outcome stayed unknown may already be stored.
-	resending := o.ProposedID() != ""
-	id, err := proposeID(o)
-	if err != nil {
-		return nil, "", fmt.Errorf("moralis: save %s: %w", className, err)
-	}
-	b := make(map[string]any, len(body)+1)
-	for k, v := range body {
-		b[k] = v
-	}
-	b["objectId"] = id
+// createWithID sends w, a create with an id the client chose, and returns the server's answer or what the server
+// stored. The id makes the create harmless to send again, so it is retried after any ambiguous failure; its
+// answers are decided by internal/settle: when one leaves open that an attempt stored it (in doubt, or a retry
+// refused because the id or the request exists), the object is looked up by its id: found, the create
+// succeeded; not found with the id free, it is sent once more. If an attempt may have created it and that stays
+// unsettled (an ACL can hide the object from its creator), the result is in doubt, never a definite failure. It
+// returns errCustomIDsRefused (after remembering it for the client) when the server does not allow custom ids.
+func (c *Client) createWithID(ctx context.Context, w *write, sessionToken string) (map[string]any, error) {
+	className := w.o.ClassName()
+	b := w.item().body
+	rule := w.rule()
 	var last error
-	doubt := resending
 	for round := 0; round < 2; round++ {
 		rc := c.call(http.MethodPost, classPath(className), b)
 		c.userSession(&rc, sessionToken)
@@ -242,41 +150,31 @@ func (c *Client) createWithID(ctx context.Context, o *parse.Object, body map[str
 		var resp map[string]any
 		err := c.do(ctx, rc, &resp)
 		if err == nil {
-			return resp, id, nil
+			return resp, nil
 		}
-		if refusesCustomIDs(err) && !doubt {
+		if refusesCustomIDs(err) && !rule.Earlier {
 			c.server.noCustomIDs.Store(true)
-			objstate.Of(o).SetProposedID("")
-			return nil, "", errCustomIDsRefused
+			objstate.Of(w.o).SetProposedID("")
+			return nil, errCustomIDsRefused
 		}
-		if !mayHaveCreated(err) && !(doubt && errors.Is(err, parse.ErrDuplicateValue)) {
-			if doubt {
-				return nil, "", inDoubt(fmt.Sprintf("save new %s %s", className, id), err, nil)
-			}
-			objstate.Of(o).SetProposedID("") // definitely not stored: a later save may choose afresh
-			return nil, "", err
+		if settle.Of(rule, err) != settle.ReadBack {
+			return nil, err // refused: write.settle drops the id when nothing can have been stored
 		}
-		doubt = true
-		stored, gerr := c.lookup(ctx, className, id, sessionToken)
-		if gerr == nil {
-			return stored, id, nil
+		rule.Earlier = true
+		stored, gerr := c.lookup(ctx, className, w.id, sessionToken)
+		switch settle.AfterReadBack(rule, err, gerr) {
+		case settle.Applied:
+			return stored, nil
+		case settle.SendAgain:
+			last = err
+			continue
 		}
-		if !errors.Is(gerr, parse.ErrObjectNotFound) {
-			return nil, "", inDoubt(fmt.Sprintf("save new %s %s", className, id), err, gerr)
+		if errors.Is(gerr, parse.ErrObjectNotFound) {
+			gerr = nil
 		}
-		last = err
+		return nil, inDoubt(w.op(), err, gerr)
 	}
-	return nil, "", inDoubt(fmt.Sprintf("save new %s %s", className, id), last, nil)
-}
-
-// mayHaveCreated reports whether a create's error leaves open that an attempt of it created the object: it is in
-// doubt, or a retry was refused as a duplicate.
-func mayHaveCreated(err error) bool {
-	if errors.Is(err, parse.ErrWriteInDoubt) {
-		return true
-	}
-	var pe *parse.Error
-	return errors.As(err, &pe) && pe.MaybeAppliedBefore && (pe.Code == rest.CodeDuplicateValue || pe.Code == rest.CodeDuplicateRequest)
+	return nil, inDoubt(w.op(), last, nil)
 }
 
 // lookup reads one object's stored fields.
@@ -288,29 +186,6 @@ func (c *Client) lookup(ctx context.Context, className, id, sessionToken string)
 		return nil, err
 	}
 	return stored, nil
-}
-
-// inDoubt makes the in-doubt error of a write that op names, from the write's error and, when a look-up could
-// not settle it, the look-up's error.
-func inDoubt(op string, err, lookupErr error) error {
-	e := &parse.Error{Code: rest.CodeConnectionFailed, Message: "the outcome of the write is unknown", Op: op, InDoubt: true, Err: err}
-	var pe *parse.Error
-	if errors.As(err, &pe) {
-		e.Code, e.Message, e.Status = pe.Code, pe.Message, pe.Status
-		if e.Code == rest.CodeDuplicateValue || e.Code == rest.CodeDuplicateRequest {
-			e.Code = 0 // a refusal of a retry, not of the write
-		}
-	}
-	if lookupErr != nil {
-		e.Message += " (reading it back failed: " + lookupErr.Error() + ")"
-	}
-	switch {
-	case strings.HasPrefix(op, "save new ") && strings.Contains(op[len("save new "):], " "):
-		e.Message += "; to settle it, Save the object again (it resends the same create under the same id) or Fetch it (it reads the object by that id)"
-	case strings.HasPrefix(op, "save new "):
-		e.Message += "; the server chose its id and did not tell it: to settle it, find the stored object and call Objects.Settle(ctx, obj, id), or Objects.Settle(ctx, obj, \"\") once you know nothing was stored; until then Save refuses the object (ErrCreateHeld)"
-	}
-	return e
 }
 
 // newObjectID makes a 10-character object id like the server's, from crypto/rand.
@@ -382,7 +257,9 @@ func mergeFetched(o *parse.Object, resp map[string]any) error {
 	return nil
 }
 
-// Destroy deletes the object on the server.
+// Destroy deletes the object on the server. A delete is harmless to send twice, so it is retried after an
+// ambiguous failure; "object not found" after such a retry is in doubt (an earlier attempt may have deleted it,
+// or the object was never visible to the caller).
 func (sv *ObjectsService) Destroy(ctx context.Context, s Saver) error {
 	c := sv.client
 	o := s.ParseObject()
@@ -390,11 +267,8 @@ func (sv *ObjectsService) Destroy(ctx context.Context, s Saver) error {
 		return fmt.Errorf("moralis: destroy %s: the object has no id", o.ClassName())
 	}
 	err := c.do(ctx, c.call(http.MethodDelete, objectPath(o.ClassName(), o.ID()), nil), nil)
-	var pe *parse.Error
-	if errors.As(err, &pe) && pe.Code == rest.CodeObjectNotFound && pe.MaybeAppliedBefore {
-		pe.InDoubt = true // an earlier attempt may have deleted it
-	}
-	return err
+	ierr, _ := deleteWrite(o).settle(nil, err)
+	return ierr
 }
 
 // RunQuery runs an encoded query against the backend; it makes *Client a parse.QueryRunner.
@@ -543,32 +417,48 @@ func (e *BatchError) InDoubtItems() []int {
 	return out
 }
 
-// batchItem is one sub-request of /batch. Every item SaveAll and DestroyAll put in a /batch is harmless to send
-// twice (parse-server does not deduplicate /batch), so the call is retried after any ambiguous failure.
+// batchItem is one sub-request of /batch: its method, its path (without the mount path) and its body.
 type batchItem struct {
 	method string
 	path   string
 	body   map[string]any
-	// newID and className are set for a create whose object id the client chose.
-	newID     string
-	className string
-	// resend is set for a create whose id an earlier save, whose outcome stayed unknown, was sent with: the
-	// object may already be stored under it.
-	resend bool
 }
 
 // maxQueryLimit is the largest page a find asks for.
 const maxQueryLimit = 1000
 
-// settleCreates settles the creates with client-chosen ids whose outcome a retry or a lost answer left open: a
+// rowsByID reads the rows of class cls whose ids are ids (at most maxQueryLimit) in one query, only keys when
+// keys is set, and returns them by id (an id the server does not return is missing: not there, or hidden).
+func (c *Client) rowsByID(ctx context.Context, cls string, ids []any, keys string) (map[string]map[string]any, error) {
+	var resp struct {
+		Results []map[string]any `json:"results"`
+	}
+	params := map[string]any{"where": map[string]any{"objectId": map[string]any{"$in": ids}}, "limit": len(ids)}
+	if keys != "" {
+		params["keys"] = keys
+	}
+	if err := c.do(ctx, c.call(http.MethodGet, classPath(cls), params), &resp); err != nil {
+		return nil, err
+	}
+	rows := make(map[string]map[string]any, len(resp.Results))
+	for _, r := range resp.Results {
+		if id, _ := r["objectId"].(string); id != "" {
+			rows[id] = r
+		}
+	}
+	return rows, nil
+}
+
+// settleCreates settles the creates with client-chosen ids (ws, sent as items of a /batch) whose answers
+// (answers, errs: aligned with ws) leave open that an attempt stored them, by the rule of internal/settle: a
 // retried /batch whose first attempt was applied has each of them refused as a duplicate id, and a /batch whose
-// attempts ran out leaves them in doubt. They are looked up by id, one query per class and 1,000 ids: found,
-// the create succeeded; not found, nothing was stored and the create is sent once more (its id keeps that safe).
-func (c *Client) settleCreates(ctx context.Context, items []batchItem, answers []map[string]any, errs []error) {
+// attempts ran out leaves them in doubt. They are looked up by id, one query per class and 1,000 ids: found, the
+// create succeeded; not found with the id free, it is sent once more (its id keeps that safe).
+func (c *Client) settleCreates(ctx context.Context, ws []*write, answers []map[string]any, errs []error) {
 	byClass := map[string][]int{}
-	for k, it := range items {
-		if it.newID != "" && errs[k] != nil && (mayHaveCreated(errs[k]) || it.resend && errors.Is(errs[k], parse.ErrDuplicateValue)) {
-			byClass[it.className] = append(byClass[it.className], k)
+	for k, w := range ws {
+		if errs[k] != nil && !refusesCustomIDs(errs[k]) && settle.Of(w.rule(), errs[k]) == settle.ReadBack {
+			byClass[w.o.ClassName()] = append(byClass[w.o.ClassName()], k)
 		}
 	}
 	var resend []int
@@ -577,29 +467,29 @@ func (c *Client) settleCreates(ctx context.Context, items []batchItem, answers [
 			part := ks[from:min(from+maxQueryLimit, len(ks))]
 			ids := make([]any, len(part))
 			for j, k := range part {
-				ids[j] = items[k].newID
+				ids[j] = ws[k].id
 			}
-			var resp struct {
-				Results []map[string]any `json:"results"`
-			}
-			params := map[string]any{"where": map[string]any{"objectId": map[string]any{"$in": ids}}, "limit": len(ids)}
-			if err := c.do(ctx, c.call(http.MethodGet, classPath(cls), params), &resp); err != nil {
+			stored, err := c.rowsByID(ctx, cls, ids, "")
+			if err != nil {
 				for _, k := range part {
-					errs[k] = inDoubt(fmt.Sprintf("save new %s %s", cls, items[k].newID), errs[k], err)
+					errs[k] = inDoubt(ws[k].op(), errs[k], err)
 				}
 				continue
 			}
-			stored := make(map[string]map[string]any, len(resp.Results))
-			for _, r := range resp.Results {
-				if id, _ := r["objectId"].(string); id != "" {
-					stored[id] = r
-				}
-			}
 			for _, k := range part {
-				if r, ok := stored[items[k].newID]; ok {
-					answers[k], errs[k] = r, nil
-				} else {
+				rule := ws[k].rule()
+				rule.Earlier = true
+				var readErr error = parse.ErrObjectNotFound
+				if _, ok := stored[ws[k].id]; ok {
+					readErr = nil
+				}
+				switch settle.AfterReadBack(rule, errs[k], readErr) {
+				case settle.Applied:
+					answers[k], errs[k] = stored[ws[k].id], nil
+				case settle.SendAgain:
 					resend = append(resend, k)
+				default:
+					errs[k] = inDoubt(ws[k].op(), errs[k], nil)
 				}
 			}
 		}
@@ -609,7 +499,7 @@ func (c *Client) settleCreates(ctx context.Context, items []batchItem, answers [
 	}
 	again := make([]batchItem, len(resend))
 	for j, k := range resend {
-		again[j] = items[k]
+		again[j] = ws[k].item()
 	}
 	a2, e2 := c.runBatch(ctx, again)
 	for j, k := range resend {
@@ -617,7 +507,7 @@ func (c *Client) settleCreates(ctx context.Context, items []batchItem, answers [
 		if e2[j] != nil {
 			// An earlier attempt may have stored it where the look-up could not see it (an ACL): whatever the
 			// resend answered, the outcome is unknown.
-			errs[k] = inDoubt(fmt.Sprintf("save new %s %s", items[k].className, items[k].newID), e2[j], nil)
+			errs[k] = inDoubt(ws[k].op(), e2[j], nil)
 		}
 	}
 }
@@ -776,12 +666,9 @@ func (c *Client) batchChunk(ctx context.Context, items []batchItem, answers []ma
 		case err != nil:
 			errs[i] = err
 		case resp[i].Error != nil:
-			e := &parse.Error{Code: parse.Code(resp[i].Error.Code), Message: resp[i].Error.Error, Op: items[i].method + " " + items[i].path, MaybeAppliedBefore: retried}
-			if retried && items[i].method == http.MethodDelete && e.Code == rest.CodeObjectNotFound {
-				// An earlier attempt may have deleted it, or it was never there for us (an ACL): in doubt.
-				e.InDoubt = true
-			}
-			errs[i] = e
+			// MaybeAppliedBefore: an earlier attempt of a retried call may have applied it (a delete refused as
+			// "object not found" is then in doubt: see write.settle).
+			errs[i] = &parse.Error{Code: parse.Code(resp[i].Error.Code), Message: resp[i].Error.Error, Op: items[i].method + " " + items[i].path, MaybeAppliedBefore: retried}
 		default:
 			answers[i] = resp[i].Success
 		}
@@ -791,25 +678,20 @@ func (c *Client) batchChunk(ctx context.Context, items []batchItem, answers []ma
 // saveFlat saves objs, without the objects they point to (see SaveAll), and returns each one's error (nil when
 // it was saved or had nothing to save), aligned with objs. Creates and updates go through /batch (see batchMode):
 // a call of creates with client-chosen ids may be sent again, one of creates without (the default) or of updates
-// never; held creates go to saveOne, which refuses them.
+// never; a lone create without an id goes as Save sends it. Held creates are refused (ErrCreateHeld) and nothing
+// is sent for them. Every outcome goes through write.settle; the changes made since a create sent again go out
+// after it (sendSince).
 func (s *ObjectsService) saveFlat(ctx context.Context, objs []*parse.Object) []error {
 	c := s.client
 	errs := make([]error, len(objs))
 	var (
-		items  []batchItem
-		index  []int
-		sent   []objstate.Sent
-		single []int                     // objects saved one by one
-		first  = map[*parse.Object]int{} // an object listed twice is saved once
-		dups   [][2]int                  // (repeat, first)
-		// updates, their indexes in objs and their snapshots
-		updates []batchItem
-		uindex  []int
-		usent   []objstate.Sent
-		// creates without an id of the client's (sent once), their indexes and snapshots
-		creates []batchItem
-		cindex  []int
-		csent   []objstate.Sent
+		withIDs []*write                  // creates with client-chosen ids: a /batch sent again freely
+		creates []*write                  // creates whose ids the server chooses: a /batch sent once
+		updates []*write                  // a /batch sent once
+		single  []int                     // saved one by one (saveOne)
+		first   = map[*parse.Object]int{} // an object listed twice is saved once
+		dups    [][2]int                  // (repeat, first)
+		since   []int                     // settled creates sent again, with changes made since
 	)
 	for i, o := range objs {
 		if o == nil || o.ClassName() == "" {
@@ -821,121 +703,72 @@ func (s *ObjectsService) saveFlat(ctx context.Context, objs []*parse.Object) []e
 			continue
 		}
 		first[o] = i
-		if o.ID() != "" && len(o.DirtyKeys()) == 0 {
+		w, err := c.prepare(o, o.ID() == "" && c.chooseIDs(o.ClassName()))
+		if err != nil || w == nil {
+			errs[i] = err
 			continue
 		}
-		if o.ID() == "" && c.cfg.DefaultACL != nil && o.ACL() == nil {
-			o.SetACL(c.cfg.DefaultACL.Clone())
-		}
-		if o.ID() != "" {
+		w.index = i
+		switch {
+		case w.kind == settle.Update:
 			// An update goes through /batch too, but such a call is never sent twice (see batchMode): an
 			// update sent twice can undo another writer's change made in between.
-			it, snap, err := updateItem(o)
-			if err != nil {
-				errs[i] = err
-				continue
-			}
-			updates = append(updates, it)
-			uindex = append(uindex, i)
-			usent = append(usent, snap)
-			continue
-		}
-		// A held create goes to saveOne, which refuses it.
-		if _, held := objstate.Of(o).CreateDoubt(); held {
-			single = append(single, i)
-			continue
-		}
-		if !c.chooseIDs(o.ClassName()) {
-			// The server chooses the id (the default, so cloud code sees a create): such a create goes through
-			// /batch too, but the call is never sent twice, as for updates; in doubt, the object is held.
-			if c.cfg.DefaultACL != nil && o.ACL() == nil {
-				o.SetACL(c.cfg.DefaultACL.Clone())
-			}
-			body, err := objstate.Of(o).SaveBody()
-			if err != nil {
-				errs[i] = fmt.Errorf("moralis: save %s: %w", o.ClassName(), err)
-				continue
-			}
-			creates = append(creates, batchItem{method: http.MethodPost, path: classPath(o.ClassName()), body: body, className: o.ClassName()})
-			cindex = append(cindex, i)
-			csent = append(csent, objstate.Of(o).Snapshot())
-			continue
-		}
-		if c.cfg.DefaultACL != nil && o.ACL() == nil {
-			o.SetACL(c.cfg.DefaultACL.Clone())
-		}
-		body, err := objstate.Of(o).SaveBody()
-		if err != nil {
-			errs[i] = fmt.Errorf("moralis: save %s: %w", o.ClassName(), err)
-			continue
-		}
-		it := batchItem{method: http.MethodPost, path: classPath(o.ClassName()), body: body, className: o.ClassName(), resend: o.ProposedID() != ""}
-		if it.newID, err = proposeID(o); err != nil {
-			errs[i] = fmt.Errorf("moralis: save %s: %w", o.ClassName(), err)
-			continue
-		}
-		body["objectId"] = it.newID
-		items = append(items, it)
-		index = append(index, i)
-		sent = append(sent, objstate.Of(o).Snapshot())
-	}
-	answers, berrs := c.runBatch(ctx, items)
-	c.settleCreates(ctx, items, answers, berrs)
-	for k, i := range index {
-		switch err := berrs[k]; {
-		case err == nil:
-			if items[k].newID != "" {
-				objs[i].SetID(items[k].newID)
-			}
-			if aerr := objstate.Of(objs[i]).ApplySaved(answers[k], sent[k]); aerr != nil {
-				errs[i] = aerr
-			} else if items[k].resend && len(objs[i].DirtyKeys()) > 0 {
-				// The settled create was the first attempt's; the changes made since go out as an update.
-				single = append(single, i)
-			}
-		case items[k].resend && !errors.Is(err, parse.ErrWriteInDoubt):
-			// An earlier save may have stored the object under this id (as for Save, see createWithID): whatever
-			// this attempt answered, the outcome is unknown, and the object keeps its proposed id.
-			errs[i] = inDoubt(fmt.Sprintf("save new %s %s", items[k].className, items[k].newID), err, nil)
-			objstate.Of(objs[i]).CreateInDoubt(sent[k])
-		case refusesCustomIDs(err):
-			// The server assigns ids itself: nothing was stored; save the object one by one.
-			c.server.noCustomIDs.Store(true)
-			objstate.Of(objs[i]).SetProposedID("")
-			single = append(single, i)
-		case errors.Is(err, parse.ErrWriteInDoubt):
-			errs[i] = err // the object keeps its proposed id: saving it again cannot make a second object
-			objstate.Of(objs[i]).CreateInDoubt(sent[k])
+			updates = append(updates, w)
+		case w.id != "":
+			withIDs = append(withIDs, w)
 		default:
-			objstate.Of(objs[i]).SetProposedID("")
-			errs[i] = err
+			// The server chooses the id (the default, so cloud code sees a create): the call is never sent
+			// twice, as for updates; in doubt, the object is held.
+			creates = append(creates, w)
 		}
+	}
+	settleAll := func(ws []*write, answers []map[string]any, berrs []error) {
+		for k, w := range ws {
+			var more bool
+			errs[w.index], more = w.settle(answers[k], berrs[k])
+			if more {
+				since = append(since, w.index)
+			}
+		}
+	}
+	if len(withIDs) > 0 {
+		items := make([]batchItem, len(withIDs))
+		for k, w := range withIDs {
+			items[k] = w.item()
+		}
+		answers, berrs := c.runBatch(ctx, items)
+		c.settleCreates(ctx, withIDs, answers, berrs)
+		var kept []*write
+		var ka []map[string]any
+		var ke []error
+		for k, w := range withIDs {
+			if refusesCustomIDs(berrs[k]) && !w.again {
+				// The server assigns ids itself: nothing was stored; save the object one by one.
+				c.server.noCustomIDs.Store(true)
+				objstate.Of(w.o).SetProposedID("")
+				single = append(single, w.index)
+				continue
+			}
+			kept, ka, ke = append(kept, w), append(ka, answers[k]), append(ke, berrs[k])
+		}
+		settleAll(kept, ka, ke)
 	}
 	if len(creates) == 1 {
 		// One create alone goes as Save sends it, with a request id: sent again after an ambiguous failure where
 		// the server deduplicates it, so it is less often left in doubt than in a /batch sent once.
-		single = append(single, cindex[0])
+		single = append(single, creates[0].index)
 		creates = nil
 	}
-	if len(creates) > 0 {
-		answers, cerrs := c.runBatchMode(ctx, creates, batchMode{once: true})
-		for k, i := range cindex {
-			switch err := cerrs[k]; {
-			case err == nil:
-				errs[i] = objstate.Of(objs[i]).ApplySaved(answers[k], csent[k])
-			case errors.Is(err, parse.ErrWriteInDoubt):
-				objstate.Of(objs[i]).CreateInDoubt(csent[k]) // held until the app settles it (ErrCreateHeld)
-				errs[i] = inDoubt("save new "+creates[k].className, err, nil)
-			default:
-				errs[i] = err // refused: nothing stored, the changes stay pending
-			}
+	for _, ws := range [][]*write{creates, updates} {
+		if len(ws) == 0 {
+			continue
 		}
-	}
-	if len(updates) > 0 {
-		answers, uerrs := c.runBatchMode(ctx, updates, batchMode{once: true})
-		for k, i := range uindex {
-			errs[i] = settleUpdate(objs[i], answers[k], usent[k], uerrs[k])
+		items := make([]batchItem, len(ws))
+		for k, w := range ws {
+			items[k] = w.item()
 		}
+		answers, berrs := c.runBatchMode(ctx, items, batchMode{once: true})
+		settleAll(ws, answers, berrs)
 	}
 	if len(single) > 0 {
 		tasks := make([]func(), len(single))
@@ -944,35 +777,19 @@ func (s *ObjectsService) saveFlat(ctx context.Context, objs []*parse.Object) []e
 		}
 		parallel(c.cfg.BatchConcurrency, tasks)
 	}
+	if len(since) > 0 {
+		savers := make([]Saver, len(since))
+		for j, i := range since {
+			savers[j] = objs[i]
+		}
+		for j, err := range s.sendSince(ctx, savers, false) {
+			errs[since[j]] = err
+		}
+	}
 	for _, d := range dups {
 		errs[d[0]] = errs[d[1]]
 	}
 	return errs
-}
-
-// updateItem is the /batch sub-request of an update of o (which has an id), and the snapshot of the changes it
-// sends (for settleUpdate).
-func updateItem(o *parse.Object) (batchItem, objstate.Sent, error) {
-	sent := objstate.Of(o).Snapshot()
-	body, err := objstate.Of(o).SaveBody()
-	if err != nil {
-		return batchItem{}, nil, fmt.Errorf("moralis: save %s: %w", o.ClassName(), err)
-	}
-	return batchItem{method: http.MethodPut, path: objectPath(o.ClassName(), o.ID()), body: body, className: o.ClassName()}, sent, nil
-}
-
-// settleUpdate records the outcome of an update of o sent through /batch, as Save does for one: saved, the
-// answer is merged; in doubt, the sent changes are no longer pending (a later save cannot apply them a second
-// time); refused, they stay pending. It returns the item's error.
-func settleUpdate(o *parse.Object, answer map[string]any, sent objstate.Sent, err error) error {
-	switch {
-	case err == nil:
-		return objstate.Of(o).ApplySaved(answer, sent)
-	case errors.Is(err, parse.ErrWriteInDoubt):
-		objstate.Of(o).DropSent(sent)
-		return fmt.Errorf("moralis: save %s %s: %w", o.ClassName(), o.ID(), err)
-	}
-	return err
 }
 
 // batchResult is nil when every item succeeded, else a *BatchError.
@@ -1004,20 +821,22 @@ func (s *ObjectsService) DestroyAll(ctx context.Context, objs []*parse.Object, o
 	if batchOpts(opts).atomic {
 		return s.destroyAtomic(ctx, objs)
 	}
+	ws := make([]*write, 0, len(objs))
 	items := make([]batchItem, 0, len(objs))
-	index := make([]int, 0, len(objs))
 	errs := make([]error, len(objs))
 	for i, o := range objs {
 		if o == nil || o.ID() == "" {
 			errs[i] = errors.New("moralis: destroy: the object has no id")
 			continue
 		}
-		items = append(items, batchItem{method: http.MethodDelete, path: objectPath(o.ClassName(), o.ID())})
-		index = append(index, i)
+		w := deleteWrite(o)
+		w.index = i
+		ws = append(ws, w)
+		items = append(items, w.item())
 	}
-	_, berrs := c.runBatch(ctx, items)
-	for k, i := range index {
-		errs[i] = berrs[k]
+	answers, berrs := c.runBatch(ctx, items)
+	for k, w := range ws {
+		errs[w.index], _ = w.settle(answers[k], berrs[k])
 	}
 	return batchResult(errs)
 }

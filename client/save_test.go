@@ -15,18 +15,69 @@ import (
 )
 
 // memServer is a small parse-server in memory: creates (with client-chosen ids, refusing a repeated one with
-// 137, or ids of its own), updates and finds by id, alone or in /batch. failClass refuses every write of a class; loseClass applies
-// a /batch holding a create of the class and then answers 502 (and refuses finds of it), so the create stays in
-// doubt.
+// 137, or ids of its own), updates, deletes and finds by id, alone or in /batch, and transactional /batch calls
+// (all or nothing; a rollback answered as parse-server answers it, a bare 500). failClass refuses every write of a
+// class; loseClass applies a /batch holding a create of the class and then answers 502 (and refuses finds of it),
+// so the create stays in doubt; dropClass answers a /batch holding a write of the class 502 without applying it.
+// With txMark it is a backend with moralis-go-server's txMark feature (moralisGoServerInfo, MoralisGoTxMark rows
+// named by their mark, moralisGoTxApplied with its fence); without, those functions are "Invalid function".
 type memServer struct {
-	mu        sync.Mutex
-	rows      map[string]map[string]map[string]any // class -> id -> fields
-	writes    []string                             // "POST Class" / "PUT Class id", in the order applied
-	failClass string
-	loseClass string
-	loseOne   bool // lose the answers of single (not /batch) writes, after applying them
-	serverIDs bool // the client leaves ids to the server (the default config); false: ClientObjectIDs
-	seenReq   map[string]bool
+	mu         sync.Mutex
+	rows       map[string]map[string]map[string]any // class -> id -> fields
+	writes     []string                             // "POST Class" / "PUT Class id" / "DELETE Class id", in the order applied
+	failClass  string
+	loseClass  string
+	dropClass  string
+	loseAtomic bool // apply a transactional /batch, then answer 502 (the answer lost)
+	txMark     bool
+	loseOne    bool // lose the answers of single (not /batch) writes, after applying them
+	serverIDs  bool // the client leaves ids to the server (the default config); false: ClientObjectIDs
+	seenReq    map[string]bool
+	clock      int // seconds of the next updatedAt
+}
+
+// stamp is a new, later updatedAt.
+func (m *memServer) stamp() string {
+	m.clock++
+	return fmt.Sprintf("2026-01-02T00:%02d:%02d.000Z", m.clock/60, m.clock%60)
+}
+
+// snapshot copies the rows (for a transaction's rollback).
+func (m *memServer) snapshot() map[string]map[string]map[string]any {
+	out := make(map[string]map[string]map[string]any, len(m.rows))
+	for cls, ids := range m.rows {
+		out[cls] = make(map[string]map[string]any, len(ids))
+		for id, row := range ids {
+			cp := make(map[string]any, len(row))
+			for k, v := range row {
+				cp[k] = v
+			}
+			out[cls][id] = cp
+		}
+	}
+	return out
+}
+
+// function answers a cloud function call.
+func (m *memServer) function(name string, params map[string]any) (int, any) {
+	if !m.txMark {
+		return 400, map[string]any{"code": 141, "error": "Invalid function: \"" + name + "\""}
+	}
+	switch name {
+	case "moralisGoServerInfo":
+		return 200, map[string]any{"result": map[string]any{"name": "moralis-go-server", "version": "0.0.0", "features": []any{"txMark"}}}
+	case "moralisGoTxApplied":
+		mark, _ := params["mark"].(string)
+		if m.rows["MoralisGoTxMark"] == nil {
+			m.rows["MoralisGoTxMark"] = map[string]map[string]any{}
+		}
+		if row := m.rows["MoralisGoTxMark"][mark]; row != nil {
+			return 200, map[string]any{"result": map[string]any{"applied": row["fence"] != true}}
+		}
+		m.rows["MoralisGoTxMark"][mark] = map[string]any{"mark": mark, "fence": true}
+		return 200, map[string]any{"result": map[string]any{"applied": false}}
+	}
+	return 400, map[string]any{"code": 141, "error": "Invalid function: \"" + name + "\""}
 }
 
 func (m *memServer) write(method, path string, body map[string]any) (int, map[string]any) {
@@ -47,6 +98,9 @@ func (m *memServer) write(method, path string, body map[string]any) (int, map[st
 	switch {
 	case method == "POST" && len(parts) == 2:
 		id, _ := body["objectId"].(string)
+		if cls == "MoralisGoTxMark" {
+			id, _ = body["mark"].(string) // the server's beforeSave makes the mark the row's id
+		}
 		if id == "" {
 			id = fmt.Sprintf("srv%d", len(m.writes))
 		}
@@ -55,9 +109,13 @@ func (m *memServer) write(method, path string, body map[string]any) (int, map[st
 		}
 		row := map[string]any{}
 		for k, v := range body {
+			if op, ok := v.(map[string]any); ok && op["__op"] == "Increment" {
+				v = op["amount"]
+			}
 			row[k] = v
 		}
 		row["objectId"] = id
+		row["createdAt"], row["updatedAt"] = "2026-01-01T00:00:00.000Z", "2026-01-01T00:00:00.000Z"
 		m.rows[cls][id] = row
 		m.writes = append(m.writes, "POST "+cls)
 		return 201, map[string]any{"objectId": id, "createdAt": "2026-01-01T00:00:00.000Z"}
@@ -66,11 +124,27 @@ func (m *memServer) write(method, path string, body map[string]any) (int, map[st
 		if row == nil {
 			return 404, map[string]any{"code": 101, "error": "Object not found."}
 		}
+		answer := map[string]any{}
 		for k, v := range body {
+			if op, ok := v.(map[string]any); ok && op["__op"] == "Increment" {
+				n, _ := row[k].(float64)
+				d, _ := op["amount"].(float64)
+				v = n + d
+				answer[k] = v
+			}
 			row[k] = v
 		}
+		row["updatedAt"] = m.stamp()
+		answer["updatedAt"] = row["updatedAt"]
 		m.writes = append(m.writes, "PUT "+cls+" "+parts[2])
-		return 200, map[string]any{"updatedAt": "2026-01-02T00:00:00.000Z"}
+		return 200, answer
+	case method == "DELETE" && len(parts) == 3:
+		if m.rows[cls][parts[2]] == nil {
+			return 404, map[string]any{"code": 101, "error": "Object not found."}
+		}
+		delete(m.rows[cls], parts[2])
+		m.writes = append(m.writes, "DELETE "+cls+" "+parts[2])
+		return 200, map[string]any{}
 	}
 	return 404, map[string]any{"code": 1, "error": "unexpected " + method + " " + path}
 }
@@ -89,7 +163,14 @@ func (m *memServer) reply(r idReq) (int, string) {
 	if r.Path == "batch" {
 		reqs, _ := r.Body["requests"].([]any)
 		answers := make([]map[string]any, len(reqs))
-		lose := false
+		lose, failed := false, false
+		tx := r.Body["transaction"] == true
+		before := m.snapshot()
+		for _, q := range reqs {
+			if path := q.(map[string]any)["path"].(string); m.dropClass != "" && strings.HasPrefix(path, "/parse/classes/"+m.dropClass) {
+				return 502, "bad gateway" // lost before the server saw it
+			}
+		}
 		for i, q := range reqs {
 			sub := q.(map[string]any)
 			body, _ := sub["body"].(map[string]any)
@@ -101,12 +182,27 @@ func (m *memServer) reply(r idReq) (int, string) {
 				answers[i] = map[string]any{"success": a}
 			} else {
 				answers[i] = map[string]any{"error": a}
+				failed = true
 			}
 		}
-		if lose {
+		if tx && failed {
+			m.rows = before
+			return 500, `{"code":1,"message":"Internal server error."}`
+		}
+		if lose || tx && m.loseAtomic {
 			return 502, "bad gateway"
 		}
 		return out(200, answers)
+	}
+	if name, ok := strings.CutPrefix(r.Path, "functions/"); ok {
+		params := map[string]any{}
+		for k, v := range r.Body {
+			if !strings.HasPrefix(k, "_") {
+				params[k] = v
+			}
+		}
+		status, a := m.function(name, params)
+		return out(status, a)
 	}
 	if method == "GET" {
 		cls := strings.TrimPrefix(r.Path, "classes/")
@@ -386,29 +482,42 @@ func TestSaveAllSavesNestedObjectsAndReportsEachItem(t *testing.T) {
 	assert.Len(t, m.rows["Post"], 3)
 }
 
-// After a SaveAll whose create stayed in doubt, saving the object again with SaveAll sends the same id; the
-// server refuses it as a duplicate (the first attempt was stored), the object is looked up and found: it
-// succeeds, and there is one row. (Refused duplicates of a first attempt are a definite failure.)
+// After a SaveAll whose create stayed in doubt, saving the object again with SaveAll sends the same id. Any answer
+// to that resend is settled by reading the object by its id (internal/settle): found, the first attempt is what is
+// stored, and the save succeeds with one row, even when the resend itself is refused; not found after a refusal,
+// it stays in doubt with its id kept (an ACL could hide it from its creator).
 func TestSaveAllResendsACreateInDoubtWithItsID(t *testing.T) {
-	m := &memServer{loseClass: "Thing"}
-	c, _ := memClient(t, m)
-	o := parse.NewObject("Thing")
-	o.Set("n", 1)
-	err := c.Objects.SaveAll(context.Background(), []*parse.Object{o})
-	require.ErrorIs(t, err, parse.ErrWriteInDoubt)
-	id := o.ProposedID()
-	require.Contains(t, m.rows["Thing"], id)
+	for _, stored := range []bool{true, false} {
+		t.Run(fmt.Sprintf("first attempt stored %v", stored), func(t *testing.T) {
+			m := &memServer{loseClass: "Thing"}
+			c, _ := memClient(t, m)
+			o := parse.NewObject("Thing")
+			o.Set("n", 1)
+			err := c.Objects.SaveAll(context.Background(), []*parse.Object{o})
+			require.ErrorIs(t, err, parse.ErrWriteInDoubt)
+			id := o.ProposedID()
+			require.Contains(t, m.rows["Thing"], id)
+			if !stored {
+				delete(m.rows["Thing"], id) // as if the lost call never reached the database
+			}
 
-	// Sent again, any refusal leaves it in doubt (the first attempt may be what is stored), with its id kept.
-	m.loseClass, m.failClass = "", "Thing"
-	err = c.Objects.SaveAll(context.Background(), []*parse.Object{o})
-	require.ErrorIs(t, err, parse.ErrWriteInDoubt)
-	assert.Equal(t, id, o.ProposedID())
+			m.loseClass, m.failClass = "", "Thing"
+			err = c.Objects.SaveAll(context.Background(), []*parse.Object{o})
+			if stored {
+				require.NoError(t, err, "the read back found the first attempt's row")
+				assert.Equal(t, id, o.ID())
+				assert.Len(t, m.rows["Thing"], 1)
+				return
+			}
+			require.ErrorIs(t, err, parse.ErrWriteInDoubt)
+			assert.Equal(t, id, o.ProposedID())
 
-	m.failClass = ""
-	require.NoError(t, c.Objects.SaveAll(context.Background(), []*parse.Object{o}))
-	assert.Equal(t, id, o.ID())
-	assert.Len(t, m.rows["Thing"], 1)
+			m.failClass = ""
+			require.NoError(t, c.Objects.SaveAll(context.Background(), []*parse.Object{o}))
+			assert.Equal(t, id, o.ID())
+			assert.Len(t, m.rows["Thing"], 1)
+		})
+	}
 }
 
 // FetchAll refuses mixed classes and objects without ids before any request, with the original's texts and

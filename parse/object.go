@@ -337,6 +337,11 @@ func (o *Object) saveBody() (map[string]any, error) {
 	if o.id == "" && o.doubt != nil {
 		ops = o.doubt // a create in doubt is sent again as it was first sent
 	}
+	return bodyOf(ops)
+}
+
+// bodyOf is the wire body of the changes ops.
+func bodyOf(ops map[string]Op) (map[string]any, error) {
 	body := make(map[string]any, len(ops))
 	for k, op := range ops {
 		if reserved[k] {

@@ -47,7 +47,11 @@ func (s objState) CreateInDoubt(sent objstate.Sent) {
 func (s objState) CreateDoubt() (inDoubt, held bool) {
 	return s.o.id == "" && s.o.doubt != nil, s.o.id == "" && s.o.held
 }
-func (s objState) ReleaseCreate()                        { s.o.held = false }
+func (s objState) ReleaseCreate() { s.o.held = false }
+func (s objState) Since() (objstate.Sent, map[string]any, error) {
+	body, err := bodyOf(s.o.pending)
+	return s.o.pendingSnapshot(), body, err
+}
 func (s objState) MergeServer(resp map[string]any) error { return s.o.mergeServer(resp) }
 func (s objState) SetProposedID(id string)               { s.o.setProposedID(id) }
 func (s objState) Forget(key string)                     { s.o.forget(key) }

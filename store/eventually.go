@@ -19,6 +19,7 @@ import (
 	"github.com/c13f5054/moralis-go/client"
 	"github.com/c13f5054/moralis-go/internal/objstate"
 	"github.com/c13f5054/moralis-go/internal/randid"
+	"github.com/c13f5054/moralis-go/internal/settle"
 	"github.com/c13f5054/moralis-go/parse"
 )
 
@@ -190,6 +191,12 @@ func NewQueue(s *Store, cfg QueueConfig) (*Queue, error) {
 // changed fields only. Either way the object's changes count as saved afterwards: o shows them as its values
 // (an Increment as the value it expects) and has no unsaved changes; the server's answer is not merged into o.
 //
+// A create in doubt follows the client's settle flow (see the client package doc, "Writes in doubt"): one held
+// (its id unknown: the server chose it) is refused with client.ErrCreateHeld and nothing is queued, until the
+// app settles it with client's Objects.Settle; one released with Settle(ctx, obj, "") or sent with an id of the
+// client's queues its first attempt as the create (under that id, or a new one) and the changes made since as an
+// update right after it, both in one transaction of the file.
+//
 // Classes whose name starts with "_" (users, roles, sessions, installations) are refused, as is an object
 // that points to an object without an id. An object with an id and no changes queues nothing.
 func (q *Queue) SaveEventually(ctx context.Context, s client.Saver) error {
@@ -204,6 +211,14 @@ func (q *Queue) SaveEventually(ctx context.Context, s client.Saver) error {
 		return nil
 	}
 	st := objstate.Of(o)
+	again := false
+	if o.ID() == "" {
+		inDoubt, held := st.CreateDoubt()
+		if held {
+			return fmt.Errorf("store: SaveEventually new %s: %w", o.ClassName(), client.ErrCreateHeld)
+		}
+		again = inDoubt
+	}
 	sent := st.Snapshot()
 	body, err := st.SaveBody()
 	if err != nil {
@@ -223,13 +238,30 @@ func (q *Queue) SaveEventually(ctx context.Context, s client.Saver) error {
 		}
 		w.Body["objectId"] = w.ObjectID
 	}
-	if err := q.push(&w); err != nil {
+	writes := []*QueuedWrite{&w}
+	var since objstate.Sent
+	if again && len(o.DirtyKeys()) > 0 {
+		// The create sends the first attempt again (whichever attempt the server applied, the same row); the
+		// changes made since follow as an update of the same id.
+		var body map[string]any
+		if since, body, err = st.Since(); err != nil {
+			return fmt.Errorf("store: SaveEventually %s: %w", o.ClassName(), err)
+		}
+		writes = append(writes, &QueuedWrite{Kind: WriteUpdate, ClassName: o.ClassName(), ObjectID: w.ObjectID, Body: body})
+	}
+	if err := q.push(writes...); err != nil {
 		return err
 	}
 	if w.Kind == WriteCreate {
 		o.SetID(w.ObjectID)
 	}
-	return st.ApplySaved(map[string]any{}, sent)
+	if err := st.ApplySaved(map[string]any{}, sent); err != nil {
+		return err
+	}
+	if since != nil {
+		return st.ApplySaved(map[string]any{}, since)
+	}
+	return nil
 }
 
 // DestroyEventually queues a delete of o (which needs an id: a server id, or one SaveEventually gave it) and
@@ -275,10 +307,13 @@ func isNilSaver(s client.Saver) bool {
 	return false
 }
 
-// push stores w at the end of the queue in one transaction.
-func (q *Queue) push(w *QueuedWrite) error {
-	w.RequestID = uuid.NewString()
-	w.QueuedAt = q.cfg.Now().UTC()
+// push stores ws at the end of the queue, in order, in one transaction.
+func (q *Queue) push(ws ...*QueuedWrite) error {
+	now := q.cfg.Now().UTC()
+	for _, w := range ws {
+		w.RequestID = uuid.NewString()
+		w.QueuedAt = now
+	}
 	err := q.s.kv.update(func(tx kvTx) error {
 		seq := uint64(0)
 		if v := tx.get(flat(bMeta), queueSeqKey); v != nil {
@@ -288,21 +323,24 @@ func (q *Queue) push(w *QueuedWrite) error {
 			}
 			seq = n
 		}
-		seq++
-		w.Seq = seq
-		raw, err := json.Marshal(w)
-		if err != nil {
-			return err
+		for _, w := range ws {
+			seq++
+			w.Seq = seq
+			raw, err := json.Marshal(w)
+			if err != nil {
+				return err
+			}
+			if err := tx.put(flat(bQueue), seqKey(seq), raw); err != nil {
+				return err
+			}
 		}
-		if err := tx.put(flat(bMeta), queueSeqKey, []byte(strconv.FormatUint(seq, 10))); err != nil {
-			return err
-		}
-		return tx.put(flat(bQueue), seqKey(seq), raw)
+		return tx.put(flat(bMeta), queueSeqKey, []byte(strconv.FormatUint(seq, 10)))
 	})
 	if err != nil {
+		w := ws[0]
 		return fmt.Errorf("store: queueing a %s of %s %s: %w", w.Kind, w.ClassName, w.ObjectID, err)
 	}
-	q.set(func(st *QueueState) { st.Len++ })
+	q.set(func(st *QueueState) { st.Len += len(ws) })
 	q.Kick()
 	return nil
 }
@@ -589,25 +627,48 @@ func (q *Queue) apply(ctx context.Context, c *client.Client, w *QueuedWrite) err
 		return ctx.Err()
 	case isPE && pe.Code == parse.CodeInvalidSessionToken:
 		return q.pause(PausedSession, w, err)
-	case w.Kind == WriteCreate && isPE && (pe.Code == parse.CodeDuplicateValue || pe.Code == parse.CodeDuplicateRequest):
-		// The id (or the request id) is taken: by this create's earlier attempt, or, for a duplicate value, by
-		// another unique field. Reading the object by its id tells which.
+	}
+	// The client's settle rule (internal/settle), for a write replayed under its first request id and, for a
+	// create, the object id it was queued with: an earlier attempt (of this process or an earlier one) may have
+	// been applied.
+	rule := settle.Write{Kind: settleKind(w.Kind), ChosenID: w.Kind == WriteCreate, Earlier: true, Queued: true}
+	switch settle.Of(rule, err) {
+	case settle.Applied:
+		return nil
+	case settle.SendAgain:
+		return q.failed(err) // a later replay sends it again under the same ids
+	case settle.ReadBack:
+		// The id (or the request id) may be taken by this create's earlier attempt: reading the object by its id
+		// tells.
 		gerr := c.Request(ctx, http.MethodGet, path+"/"+w.ObjectID, nil, nil)
-		switch {
-		case gerr == nil:
+		switch settle.AfterReadBack(rule, err, gerr) {
+		case settle.Applied:
 			return nil
-		case errors.Is(gerr, parse.ErrObjectNotFound) && pe.Code == parse.CodeDuplicateValue:
+		case settle.SendAgain:
+			return q.failed(fmt.Errorf("store: a create refused as a duplicate request is not stored under its id; sending it again: %w", err))
+		}
+		if errors.Is(gerr, parse.ErrObjectNotFound) {
+			// Refused, and not stored under its id: another unique field is the duplicate, a trigger refused it,
+			// or it is stored where this user cannot read it. The app decides: Skip, or fix and Resume.
 			return q.pause(PausedRefused, w, err)
 		}
-		return q.failed(fmt.Errorf("store: settling a create refused as a duplicate: %w (reading it back: %w)", err, gerr))
-	case w.Kind == WriteUpdate && isPE && pe.Code == parse.CodeDuplicateRequest:
-		return nil // the server has seen this request id: an earlier attempt
-	case w.Kind == WriteDelete && errors.Is(err, parse.ErrObjectNotFound):
-		return nil
-	case retryable(err):
+		return q.failed(fmt.Errorf("store: settling a refused create: %w (reading it back: %w)", err, gerr))
+	}
+	if retryable(err) {
 		return q.failed(err)
 	}
 	return q.pause(PausedRefused, w, err)
+}
+
+// settleKind is the settle rule's kind of a queued write.
+func settleKind(k WriteKind) settle.Kind {
+	switch k {
+	case WriteCreate:
+		return settle.Create
+	case WriteDelete:
+		return settle.Delete
+	}
+	return settle.Update
 }
 
 // failed records err as the last error and returns it.

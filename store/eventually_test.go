@@ -303,3 +303,46 @@ func BenchmarkQueueSaveEventually(b *testing.B) {
 		}
 	}
 }
+
+// SaveEventually follows the client's settle flow for a create in doubt: held (the server chose its id, which
+// the lost answer held), it is refused with client.ErrCreateHeld and nothing is queued; released with
+// Settle(ctx, obj, ""), it queues the first attempt as the create and the changes made since as an update of the
+// same id, in that order, and the object then has nothing pending.
+func TestSaveEventuallyFollowsTheSettleFlow(t *testing.T) {
+	ctx := context.Background()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusBadGateway) // the create's answer is lost
+	}))
+	defer srv.Close()
+	c, err := client.New(client.Config{ServerURL: srv.URL + "/parse", AppID: "app", JavaScriptKey: "js", MaxAttempts: 1})
+	require.NoError(t, err)
+	o := parse.NewObject("Item")
+	require.NoError(t, o.Set("tag", "A"))
+	require.ErrorIs(t, c.Objects.Save(ctx, o), parse.ErrWriteInDoubt)
+	require.NoError(t, o.Set("tag", "B"))
+	require.NoError(t, o.Increment("n", 2))
+
+	s := store.NewMemory(store.Config{})
+	defer s.Close()
+	q, err := store.NewQueue(s, store.QueueConfig{})
+	require.NoError(t, err)
+	require.ErrorIs(t, q.SaveEventually(ctx, o), client.ErrCreateHeld)
+	assert.Equal(t, 0, q.State().Len, "a held create queues nothing")
+
+	require.NoError(t, c.Objects.Settle(ctx, o, ""))
+	require.NoError(t, q.SaveEventually(ctx, o))
+	pending, err := q.Pending(ctx)
+	require.NoError(t, err)
+	require.Len(t, pending, 2)
+	assert.Equal(t, store.WriteCreate, pending[0].Kind)
+	assert.Equal(t, "A", pending[0].Body["tag"], "the first attempt, as it was sent")
+	assert.NotContains(t, pending[0].Body, "n")
+	assert.Equal(t, store.WriteUpdate, pending[1].Kind)
+	assert.Equal(t, pending[0].ObjectID, pending[1].ObjectID)
+	assert.Equal(t, "B", pending[1].Body["tag"])
+	assert.Contains(t, pending[1].Body, "n")
+	assert.Equal(t, pending[0].ObjectID, o.ID())
+	assert.Empty(t, o.DirtyKeys())
+	assert.Equal(t, "B", o.String("tag"))
+	assert.EqualValues(t, 2, o.Get("n"))
+}

@@ -34,6 +34,10 @@ type State interface {
 	// client, so the create must not be sent again until the app settles it (ReleaseCreate, or MergeServer with
 	// the stored row). CreateInDoubt holds such a create, again after each resend in doubt.
 	CreateDoubt() (inDoubt, held bool)
+	// Since returns the changes pending on top of a create in doubt's first attempt (those made after it), as a
+	// snapshot for ApplySaved and as a wire body, for a caller that sends them as an update right after the
+	// create (the store's queue). For any other object it returns the pending changes as well.
+	Since() (Sent, map[string]any, error)
 	// ReleaseCreate lifts the hold of a create in doubt (the app knows it was not stored): the next save sends
 	// the first attempt again as a new create, then the changes made since as an update.
 	ReleaseCreate()
