@@ -66,9 +66,11 @@ func atomicObjects(run string, n int) []*parse.Object {
 	return objs
 }
 
-// A beforeSave that refuses the 3rd of 5 new objects rolls the whole atomic SaveAll back: zero rows. The same
-// objects without Atomic store the other 4 (so the trigger refuses only the 3rd); once it is fixed, the atomic
-// SaveAll stores all 5.
+// A beforeSave that refuses the 3rd of 5 new objects rolls the whole atomic SaveAll back: zero rows, proven by the
+// batch's mark (the stack runs moralis-go-server with txMark), so every item is a definite refusal, not in doubt,
+// and no create is held; the trigger's refusal is not told by the server, and the error says so. The same objects
+// without Atomic store the other 4 (so the trigger refuses only the 3rd); once it is fixed, the atomic SaveAll
+// stores all 5.
 func TestAtomicSaveAllAllOrNothing(t *testing.T) {
 	c, ctx, run := atomicSetup(t, "r")
 	objs := atomicObjects(run, 5)
@@ -80,6 +82,13 @@ func TestAtomicSaveAllAllOrNothing(t *testing.T) {
 	t.Logf("atomic SaveAll with a refused 3rd object: %v", err)
 	assert.Empty(t, atomicRows(t, c, run), "a rolled-back atomic SaveAll stores nothing")
 	assert.Equal(t, 5, be.Failed)
+	assert.Zero(t, be.InDoubt, "the rollback is proven")
+	require.ErrorIs(t, err, client.ErrRolledBack)
+	var rb *client.RolledBackError
+	require.ErrorAs(t, be.Errors[4], &rb)
+	assert.Equal(t, 4, rb.Item)
+	assert.Equal(t, -1, rb.Refused, "a trigger's refusal is not named by the server")
+	assert.Contains(t, rb.Proof, "mark")
 	for i, o := range objs {
 		assert.Empty(t, o.ID(), "item %d has no id", i)
 		assert.True(t, o.Dirty(), "item %d keeps its changes", i)
@@ -111,14 +120,14 @@ func TestAtomicSaveAllUpdates(t *testing.T) {
 	}
 	objs[3].Set("reject", true)
 	err := c.Objects.SaveAll(ctx, objs, client.Atomic())
-	require.ErrorIs(t, err, parse.ErrWriteInDoubt, "a rolled-back transaction is answered like a failure after commit")
+	require.ErrorIs(t, err, client.ErrRolledBack, "a rolled-back transaction is proven rolled back")
+	require.NotErrorIs(t, err, parse.ErrWriteInDoubt)
 	for i, score := range atomicRows(t, c, run) {
 		assert.Zero(t, score, "row %d unchanged", i)
 	}
-	// The in-doubt updates are no longer pending (as for Save): the app fetches and decides.
-	require.NoError(t, c.Objects.FetchAll(ctx, objs, nil))
+	// Nothing was applied, so the increments stay pending: fixed, the next save applies each once.
 	for _, o := range objs {
-		require.NoError(t, o.Increment("score", 5))
+		assert.Contains(t, o.DirtyKeys(), "score")
 	}
 	objs[3].Set("reject", false)
 	require.NoError(t, c.Objects.SaveAll(ctx, objs, client.Atomic()))
@@ -136,7 +145,7 @@ func TestAtomicDestroyAll(t *testing.T) {
 	objs := atomicObjects(run, 3)
 	objs[1].Set("keep", true)
 	require.NoError(t, c.Objects.SaveAll(ctx, objs))
-	require.Error(t, c.Objects.DestroyAll(ctx, objs, client.Atomic()))
+	require.ErrorIs(t, c.Objects.DestroyAll(ctx, objs, client.Atomic()), client.ErrRolledBack)
 	assert.Len(t, atomicRows(t, c, run), 3, "a rolled-back atomic DestroyAll deletes nothing")
 	objs[1].Set("keep", false)
 	require.NoError(t, c.Objects.Save(ctx, objs[1]))

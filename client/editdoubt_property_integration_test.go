@@ -51,6 +51,12 @@ func agree(t *testing.T, direct *client.Client, o *parse.Object, what string) {
 	t.Helper()
 	var row map[string]any
 	require.NoError(t, direct.Request(context.Background(), "GET", "classes/"+o.ClassName()+"/"+o.ID(), nil, &row), what)
+	requireStored(t, o, row, what)
+}
+
+// requireStored fails unless o's key and edited fields equal row's, as JSON, and o has nothing pending.
+func requireStored(t *testing.T, o *parse.Object, row map[string]any, what string) {
+	t.Helper()
 	for _, f := range append([]string{"key"}, editFields...) {
 		got, _ := json.Marshal(o.Get(f))
 		want, _ := json.Marshal(row[f])
@@ -69,17 +75,7 @@ func settle(t *testing.T, healthy *client.Client, o *parse.Object, cls, key, wha
 		require.NoError(t, healthy.Objects.Fetch(ctx, o), what)
 		return
 	}
-	var resp struct {
-		Results []struct {
-			ID string `json:"objectId"`
-		} `json:"results"`
-	}
-	require.NoError(t, healthy.Request(ctx, "GET", "classes/"+cls, map[string]any{"where": map[string]any{"key": key}, "keys": "objectId"}, &resp))
-	require.LessOrEqual(t, len(resp.Results), 1, "%s: the create was stored twice", what)
-	id := ""
-	if len(resp.Results) == 1 {
-		id = resp.Results[0].ID
-	}
+	id := rowIDByKey(t, healthy, o, what)
 	require.NoError(t, healthy.Objects.Settle(ctx, o, id), what)
 }
 

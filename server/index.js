@@ -13,6 +13,7 @@
 // _Idempotency purge (scheduleIdempotencyPurge). README.md has the whole set-up.
 const auth = require('./lib/auth');
 const tickets = require('./lib/tickets');
+const txmark = require('./lib/txmark');
 const { safeRedisPubSub } = require('./lib/pubsub');
 const { purgeIdempotency, scheduleIdempotencyPurge } = require('./lib/idempotency');
 
@@ -24,6 +25,14 @@ function authAdapters() {
   };
 }
 
+// ensureClasses sets up the package's classes while parse-server starts (call it from the `cloud` option, with
+// parse-server's Config): the wallet sign-in classes with master-key-only permissions, and MoralisGoTxMark, the
+// Go SDK's atomic-batch marks (feature txMark, on once it is set up). Idempotent.
+async function ensureClasses(config) {
+  await tickets.ensureClasses(config);
+  await txmark.ensureClass(config);
+}
+
 module.exports = {
   authAdapters,
   moralisEth: auth.moralisEth,
@@ -31,7 +40,7 @@ module.exports = {
   hashPersonalMessage: auth.hashPersonalMessage,
   recoverPersonalSigner: auth.recoverPersonalSigner,
   verifySolana: auth.verifySolana,
-  ensureClasses: tickets.ensureClasses,
+  ensureClasses,
   safeRedisPubSub,
   purgeIdempotency,
   scheduleIdempotencyPurge,

@@ -48,6 +48,8 @@ type Proxy struct {
 	hc     *http.Client
 	// Enabled can switch injection off (e.g. to count rows afterwards).
 	enabled bool
+	// faults are the faults chosen from (AllFaults unless Only narrowed them).
+	faults []Fault
 }
 
 // New starts a proxy to target (a server URL such as http://127.0.0.1:1337/parse) that faults a share rate of
@@ -58,7 +60,7 @@ func New(target string, rate float64, seed uint64) (*Proxy, error) {
 		return nil, fmt.Errorf("faultproxy: %w", err)
 	}
 	p := &Proxy{target: u, rate: rate, delay: 30 * time.Millisecond, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
-		counts: map[Fault]int{}, hc: &http.Client{}, enabled: true}
+		counts: map[Fault]int{}, hc: &http.Client{}, enabled: true, faults: AllFaults}
 	p.srv = httptest.NewServer(http.HandlerFunc(p.serve))
 	p.URL = p.srv.URL + u.Path
 	return p, nil
@@ -66,6 +68,17 @@ func New(target string, rate float64, seed uint64) (*Proxy, error) {
 
 // Close stops the proxy.
 func (p *Proxy) Close() { p.srv.Close() }
+
+// Only narrows the faults a faulted request meets to faults (none given: AllFaults again), e.g. Drop and Reset:
+// a request lost before the server saw it, or its answer lost after the server applied it.
+func (p *Proxy) Only(faults ...Fault) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(faults) == 0 {
+		faults = AllFaults
+	}
+	p.faults = append([]Fault(nil), faults...)
+}
 
 // SetEnabled turns injection on or off.
 func (p *Proxy) SetEnabled(on bool) { p.mu.Lock(); p.enabled = on; p.mu.Unlock() }
@@ -97,7 +110,7 @@ func (p *Proxy) pick() Fault {
 	defer p.mu.Unlock()
 	f := None
 	if p.enabled && p.rng.Float64() < p.rate {
-		f = AllFaults[p.rng.IntN(len(AllFaults))]
+		f = p.faults[p.rng.IntN(len(p.faults))]
 	}
 	p.counts[f]++
 	return f

@@ -80,26 +80,33 @@ function randomAlnum(n) {
 async function ensureClasses(config) {
   const controller = await config.database.loadSchema({ clearCache: true });
   for (const [name, fields] of Object.entries(CLASS_FIELDS)) {
-    const existing = await controller.getOneSchema(name, false, { clearCache: true }).catch(() => null);
-    const missing = {};
-    for (const [field, type] of Object.entries(fields)) {
-      if (!existing || !existing.fields || !existing.fields[field]) {
-        missing[field] = { type };
-      }
-    }
-    const indexes = {};
-    for (const [index, spec] of Object.entries(CLASS_INDEXES[name] || {})) {
-      if (!existing || !existing.indexes || !existing.indexes[index]) {
-        indexes[index] = spec;
-      }
-    }
-    if (existing) {
-      await controller.updateClass(name, missing, MASTER_ONLY, indexes, config.database);
-    } else {
-      await controller.addClassIfNotExists(name, missing, MASTER_ONLY, indexes);
-    }
+    await ensureClass(config, controller, name, fields, MASTER_ONLY, CLASS_INDEXES[name] || {});
   }
   await ensureSessionIndexes(config, controller);
+}
+
+// ensureClass creates class name when missing with its fields ({field: type}), class-level permissions clp and
+// indexes (parse-server's schema format), and adds the fields and indexes an existing class lacks, setting clp.
+// Idempotent. controller is parse-server's SchemaController (config.database.loadSchema()).
+async function ensureClass(config, controller, name, fields, clp, indexes) {
+  const existing = await controller.getOneSchema(name, false, { clearCache: true }).catch(() => null);
+  const missing = {};
+  for (const [field, type] of Object.entries(fields)) {
+    if (!existing || !existing.fields || !existing.fields[field]) {
+      missing[field] = { type };
+    }
+  }
+  const newIndexes = {};
+  for (const [index, spec] of Object.entries(indexes)) {
+    if (!existing || !existing.indexes || !existing.indexes[index]) {
+      newIndexes[index] = spec;
+    }
+  }
+  if (existing) {
+    await controller.updateClass(name, missing, clp, newIndexes, config.database);
+  } else {
+    await controller.addClassIfNotExists(name, missing, clp, newIndexes);
+  }
 }
 
 // SESSION_INDEXES are the _Session columns a session is looked up by. parse-server on PostgreSQL indexes none of
@@ -301,6 +308,7 @@ module.exports = {
   MASTER_ONLY,
   DEFAULT_TICKET_TTL_MS,
   ensureClasses,
+  ensureClass,
   consumeTicket,
   consumeEndpointTicket,
   endpointTicketMAC,
