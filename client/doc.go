@@ -46,46 +46,62 @@
 // SaveAll sends creates and updates through /batch in chunks of 20, and sends a call again after an ambiguous
 // failure only when its items are creates with client-chosen ids (Config.ClientObjectIDs); a call of creates
 // without ids, or of updates, is sent again only when it provably never reached the server, else each of its items
-// is in doubt. A create in doubt keeps the changes it sent
-// as that attempt (later changes stay pending and go out as an update once it is settled). With a client-chosen
-// id (Object.ProposedID) saving the object again resends the same create and settles it; without one the server
-// may have stored it under an id it never told, so Save, SaveAll and Fetch refuse the object (ErrCreateHeld)
-// until the app settles it with ObjectsService.Settle: it can never be stored twice silently. File uploads are
-// not deduplicated by the server and are sent again only when they provably never arrived. With Atomic, SaveAll
-// and DestroyAll send one /batch as one transaction, all or nothing.
+// is in doubt. File uploads are not deduplicated by the server and are sent again only when they provably never
+// arrived. With Atomic, SaveAll and DestroyAll send one /batch as one transaction, all or nothing. On a server
+// without idempotency, writes that are not harmless to repeat are reported in doubt instead of being retried.
 //
-// When a write may have been applied and could not be sent again (or a retry was refused as a "Duplicate
-// request", which only says the server saw an earlier attempt), its error matches ErrWriteInDoubt and names the
-// object: the SDK never guesses. Save then leaves an updated object without the sent changes, so that a later
-// Save cannot apply them a second time; Fetch it to see what the server stored. SaveAll reports each object in
-// BatchError (which saved, which failed, which are in doubt). On a server without idempotency, writes that are
-// not harmless to repeat are reported in doubt instead of being retried.
+// # Writes in doubt: one settle flow
 //
-// # Observability
+// Every save path settles a write the same way: Save, SaveAll (and the nested objects it saves), SaveAll with
+// Atomic, Destroy and DestroyAll, and the write queue of package store. When a write may have been applied and
+// could not be sent again (its answer was lost, or a retry was refused as a "Duplicate request", which only says
+// the server saw an earlier attempt), its error matches parse.ErrWriteInDoubt and names the object; SaveAll's
+// *BatchError tells per item which saved, which failed and which are in doubt (InDoubtItems). The SDK never
+// guesses:
 //
-// Config.TracerProvider, MeterProvider and Logger (nil: off, at no cost) report every call: a client span per
-// call named by its method and route template ("PUT classes/GameScore/{objectId}"), a child span per attempt
-// with the retry reason, the back-off wait, a 429's Retry-After and whether the write was left in doubt; the
-// metrics moralis.client.calls, .attempts, .retries, .in_doubt, .rate_limited and .call.duration; an Info log per
-// retry and a Warn log per write in doubt. No URL, key, session token, body or error text is ever recorded.
+//   - an update in doubt no longer holds its sent changes, so a later save cannot apply them a second time; Fetch
+//     the object to see what the server stored;
+//   - a create in doubt whose id the server chose (the default) may be stored under an id only the lost answer
+//     held, so the object is held: every save path, Fetch, and the save of an object pointing to it refuse it with
+//     ErrCreateHeld and send nothing (it can never be stored twice silently), until the app settles it with
+//     ObjectsService.Settle: with the id of the stored row, found by a query on a field it set (the object takes
+//     the row), or with "" once it knows nothing was stored;
+//   - a create in doubt with a client-chosen id (Config.ClientObjectIDs, Object.ProposedID) needs no Settle: the
+//     next save sends it again under the same id and settles it (the server refuses a second object with that id,
+//     and the SDK reads the stored one), and Fetch reads it by that id.
 //
-// # Nested objects, call context, fetching many
+// Edits made meanwhile are never lost: a create in doubt keeps its sent changes as that attempt (they show as the
+// object's values, and DirtyKeys no longer lists them) and the changes made since stay pending. Once it is
+// settled, the next save, on any path, sends the first attempt again if nothing was stored (so whichever attempt
+// the server applied, it holds the same row), then the changes made since as an update. A save reported done
+// means the server holds what the object shows, in one row.
 //
-// Save and SaveAll also save the objects with unsaved changes that the given ones point to (in fields, arrays
-// and nested maps, at any depth), children before parents, through the same exactly-once paths; an object is
-// sent only after the objects it points to are saved, and its error is a *NestedError when some were not.
-// Cycles of objects without ids (ErrSaveCycle) and files never uploaded (ErrUnsavedFile) are refused before any
-// request. WithCallContext sets the _context that cloud code reads as request.context. FetchAll and
-// FetchAllIfNeeded load many objects of one class in one query; FetchWithInclude loads pointed-to objects too.
+// An atomic batch whose answer does not say what happened (parse-server answers a rollback with a bare 500, as it
+// would a failure after the commit) is proven applied or rolled back where the SDK can (see Atomic): rolled back,
+// every item's error is a *RolledBackError (errors.Is(err, ErrRolledBack), not in doubt: the changes stay pending,
+// nothing is held) naming the item the server refused where that can be learned; otherwise each item is in doubt
+// as above, with an *AtomicDoubtError saying why.
 //
-// # Field operations
+// The app's side, the same after every path (ExampleObjectsService_Settle runs it):
 //
-// Two changes of one field before a save are merged as the Parse JS SDK merges them (Unset then Increment becomes
-// a Set; relation adds and removes become one "Batch"); where Parse cannot merge them the second is refused at the
-// call with the SDK's text ("Cannot merge Add Op with the previous Op", ...; errors.Is(err, ErrCannotMerge)) and
-// nothing changes. After a successful save, an object's values equal what the server stored: values the server
-// computed (the result of Increment, Add, AddUnique, Remove) are taken from its answer.
-//
-// A *Client is immutable after New and safe for concurrent use. WithSessionToken and WithMasterKey return cheap
-// views that share its connections. Objects (*Object, *User) are plain values, not safe for concurrent mutation.
+//	err := c.Objects.SaveAll(ctx, objs) // or Save, or SaveAll(ctx, objs, client.Atomic())
+//	if errors.Is(err, parse.ErrWriteInDoubt) || errors.Is(err, client.ErrCreateHeld) {
+//		for _, o := range objs {
+//			if o.ID() != "" {
+//				continue // an update in doubt: c.Objects.Fetch(ctx, o) shows what the server stored
+//			}
+//			id := "" // nothing stored: the next save creates it
+//			row, ferr := query.New[*parse.Object]("GameScore").EqualTo("player", o.String("player")).First(ctx, c)
+//			switch {
+//			case ferr == nil:
+//				id = row.ID() // stored: the object takes the row
+//			case !errors.Is(ferr, parse.ErrObjectNotFound):
+//				return ferr
+//			}
+//			if err := c.Objects.Settle(ctx, o, id); err != nil {
+//				return err
+//			}
+//		}
+//		err = c.Objects.SaveAll(ctx, objs) // the first attempt if needed, then the edits made since
+//	}
 package client
