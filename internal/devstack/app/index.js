@@ -77,7 +77,8 @@ const options = {
   port,
   host,
   mountPath,
-  // Cloud code, then the wallet sign-in classes (the package's ensureClasses) with master-key-only permissions:
+  // Cloud code, then the package's classes (its ensureClasses: the wallet sign-in classes with master-key-only
+  // permissions, and MoralisGoTxMark for the Go SDK's atomic batches):
   // parse-server runs this function while it starts, before it listens, so no request can create those classes first.
   cloud: async () => {
     require(path.join(__dirname, 'cloud', 'main.js'));
