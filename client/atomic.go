@@ -36,7 +36,8 @@ func batchOpts(opts []BatchOption) batchOptions {
 //     a *AtomicLimitError, never split into several transactions;
 //   - only the given objects: an object that points to other objects with unsaved changes, or to a given object
 //     without an id (which would need that object's id first), is refused with ErrAtomicNested: save those first;
-//   - new objects get their ids from the server (in an atomic batch no create is sent with a client-chosen id);
+//   - new objects get their ids from the server: an atomic batch chooses no id (only a create in doubt from an
+//     earlier plain save with Config.ClientObjectIDs keeps the id it was proposed with, see below);
 //   - every field the batch writes must already be in the class's schema (and the class must exist): parse-server
 //     (9.x, PostgreSQL) adds a new field on another connection, which waits for the transaction's lock while the
 //     transaction waits for the field, so such a batch never answers and holds the table's lock until
