@@ -76,7 +76,7 @@ func (p *parseInstance) launch() {
 	if state == "" {
 		state = filepath.Join(root, ".devstack")
 	}
-	cmd := exec.Command("node", filepath.Join(root, "internal", "devstack", "server", "index.js"))
+	cmd := exec.Command("node", filepath.Join(root, "internal", "devstack", "app", "index.js")) // the stack's app, as up.sh runs it
 	cmd.Dir = t.TempDir()
 	cmd.Env = append(os.Environ(), "NODE_PATH="+filepath.Join(state, "server", "node_modules"),
 		fmt.Sprintf("DEVSTACK_PORT=%d", p.port), "DEVSTACK_APP_ID="+p.env.AppID, "DEVSTACK_JS_KEY="+p.env.JavaScriptKey,
