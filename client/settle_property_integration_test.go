@@ -29,7 +29,6 @@ type settleProp struct {
 	healthy *client.Client // straight to the server: the app's settling reads
 	master  *client.Client // the checks
 	objs    []*parse.Object
-	keys    []string
 	// released marks objects settled with "" (nothing stored) and edited since, until they are saved.
 	released map[*parse.Object]bool
 	stats    map[string]int
