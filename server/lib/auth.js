@@ -14,6 +14,7 @@ const { ed25519 } = require('@noble/curves/ed25519');
 const { keccak_256 } = require('@noble/hashes/sha3');
 const bs58 = require('bs58').default;
 const tickets = require('./tickets');
+const private_ = require('./private');
 
 const OBJECT_NOT_FOUND = 101;
 
@@ -167,19 +168,27 @@ function verifySolana(message, signature, address) {
 // CHAIN maps a provider to the chain name tickets are issued for.
 const CHAIN = { moralisEth: 'evm', moralisSol: 'solana' };
 
-// defaultConsume consumes a ticket through the database of the parse-server that runs the adapter.
+// defaultConsume consumes a ticket with the server's Parse (parse-server's global, with the master key).
 function defaultConsume(request, t) {
-  const database = request && request.config && request.config.database;
-  if (!database) {
-    throw parseError(OBJECT_NOT_FOUND, 'wallet auth: no database to check the ticket against');
+  const P = global.Parse;
+  if (!P || typeof P.Query !== 'function' || typeof P.applicationId !== 'string') {
+    throw parseError(OBJECT_NOT_FOUND, 'wallet auth: parse-server has not set up its Parse SDK; is this adapter mounted in parse-server?');
   }
   // Tickets issued and never used are deleted now and then, off the sign-in's path.
-  tickets.purgeExpired(database).catch(err => console.error('wallet auth: purging expired tickets:', err && err.message));
+  tickets
+    .purgeExpired(P, { database: databaseOf(P) })
+    .catch(err => console.error('moralis-go-server: purging expired tickets:', err && err.message));
   if (tickets.isEndpointTicket(t.ticket)) {
-    // The Go endpoint's ticket: checked with the master key, consumed by one insert (tickets.js).
-    return tickets.consumeEndpointTicket(database, request.config.masterKey, t);
+    // The Go endpoint's ticket: checked with the master key, claimed once (tickets.js).
+    return tickets.consumeEndpointTicket(tickets.claimStore(P), P.masterKey, t);
   }
-  return tickets.consumeTicket(database, t);
+  return tickets.consumeTicket(P, t);
+}
+
+// databaseOf returns parse-server's database controller of the app when its private module is usable, else null.
+function databaseOf(P) {
+  const config = private_.config(P.applicationId);
+  return config && config.database && typeof config.database.destroy === 'function' ? config.database : null;
 }
 
 // storedIs reports whether the user the request logs in or links (request.original, as parse-server passes it to

@@ -12,9 +12,12 @@
 // catches it; node-redis rejects the commands in flight when the connection resets, Node turns the rejection
 // into an uncaught exception, and parse-server's handler exits the process: a Redis restart killed the
 // instance (seen in internal/scaletest's Redis outage test). Everything else is parse-server's adapter.
-// parse-server's RedisPubSub, loaded when an adapter is made (not when the package is: loading parse-server's modules
-// starts its logger, which makes ./logs in the working directory of any script that requires the package).
-const redisPubSub = () => require('parse-server/lib/Adapters/PubSub/RedisPubSub').RedisPubSub;
+const private_ = require('./private');
+
+// parse-server's RedisPubSub (a private module: private.js), loaded when an adapter is made (not when the package is:
+// loading parse-server's modules starts its logger, which makes ./logs in the working directory of any script that
+// requires the package).
+const redisPubSub = () => private_.get('RedisPubSub').RedisPubSub;
 
 // RESUME_CHANNEL carries "some published messages were lost": every LiveQuery server subscribed with
 // onSubscriberResume resumes its clients when a message arrives on it.
@@ -97,4 +100,21 @@ function safeRedisPubSub(redisURL, { onSubscriberResume } = {}) {
   };
 }
 
-module.exports = { safeRedisPubSub };
+// liveQueryRedis returns the LiveQuery options that make the pub/sub go through the Redis at redisURL, to spread into
+// parse-server's liveQuery and liveQueryServerOptions: {pubSubAdapter: safeRedisPubSub(...)} when parse-server's
+// RedisPubSub has the shape the wrapper uses, else {redisURL} (parse-server's own adapter, without the two fixes),
+// with one log line saying so. Either way a save through any instance reaches the subscribers of every instance.
+let fallbackTold = false;
+function liveQueryRedis(redisURL, options = {}, log = line => console.error(line)) {
+  const off = private_.featureOff('livequeryRedis');
+  if (!off) {
+    return { pubSubAdapter: safeRedisPubSub(redisURL, options) };
+  }
+  if (!fallbackTold) {
+    fallbackTold = true;
+    log(`moralis-go-server: LiveQuery uses parse-server's own Redis pub/sub, without the package's fixes (a Redis restart may end the process; clients are not told of lost events): ${off}`);
+  }
+  return { redisURL };
+}
+
+module.exports = { safeRedisPubSub, liveQueryRedis };
