@@ -77,6 +77,17 @@ function configProblem(config) {
   return missing.length ? `parse-server's Config changed: ${missing.join(', ')} missing` : '';
 }
 
+// requestConfig gives config (a fresh Config of the app, from Config.get) the request's fields parse-server 8 and later
+// set on the request's own config (req.config), which triggers read: the client's address and the headers. Without
+// them the app's beforeLogin trigger would see no request.ip on parse-server 6 and 7, where the login's shows it.
+function requestConfig(config, req) {
+  if (config) {
+    config.ip = req.ip;
+    config.headers = req.headers;
+  }
+  return config;
+}
+
 // isParseError reports whether err is an answer parse-server would send as it is (a Parse.Error of Parse, the SDK
 // parse-server runs), as opposed to an internal failure (a TypeError, a database driver's error).
 function isParseError(err, Parse) {
@@ -150,7 +161,7 @@ function define(Parse, { parseServerVersion, log = line => console.error(line) }
     if (off) {
       return { useLogin: `off: ${off}` };
     }
-    const config = req.config || private_.config(Parse.applicationId);
+    const config = req.config || requestConfig(private_.config(Parse.applicationId), req);
     const problem = configProblem(config);
     if (problem) {
       return { useLogin: `off: ${problem}` };

@@ -12,7 +12,7 @@ const pkg = require('../package.json');
 const FEATURES = ['tickets', 'signIn', 'recordSession', 'serverTime', 'web3', 'idempotencyPurge', 'sessionIndexes', 'txMark', 'livequeryRedis'];
 
 // MIN_PARSE_SERVER is the oldest parse-server line the package runs on (DEPLOY.md, "Supported parse-server versions").
-const MIN_PARSE_SERVER = '5.0.0';
+const MIN_PARSE_SERVER = '5.6.0';
 
 // DEFAULTS of registerCloud's options.
 const DEFAULTS = {

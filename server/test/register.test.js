@@ -74,7 +74,8 @@ test('registerCloud runs once per process, and its options are checked', () => {
 
 test('the oldest supported parse-server is checked by version', () => {
   assert.equal(register.olderThan('4.10.20', register.MIN_PARSE_SERVER), true);
-  assert.equal(register.olderThan('5.6.0', '5.0.0'), false);
+  assert.equal(register.olderThan('5.6.0', register.MIN_PARSE_SERVER), false);
+  assert.equal(register.olderThan('5.2.7', register.MIN_PARSE_SERVER), true);
   assert.equal(register.olderThan('10.0.0', '9.10.0'), false);
   assert.equal(register.olderThan('9.9.1', '9.10.0'), true);
 });
