@@ -33,6 +33,12 @@ function liveQueryRedis(redisURL, options) {
   return require('./lib/pubsub').liveQueryRedis(redisURL, options);
 }
 
+// closeLiveQueryClients closes every websocket of a parse-server LiveQuery server (code 1012) so its clients
+// reconnect and catch up (lib/pubsub.js): liveQueryRedis's onSubscriberResume.
+function closeLiveQueryClients(liveQueryServer, log) {
+  return require('./lib/pubsub').closeLiveQueryClients(liveQueryServer, log);
+}
+
 // breakPrivateModules makes the named private parse-server modules (Config, triggers, Auth, RestWrite, RedisPubSub)
 // fail the package's check, as a parse-server upgrade that changed them would: for tests only. Call it before
 // registerCloud.
@@ -44,6 +50,7 @@ module.exports = {
   authAdapters,
   registerCloud,
   liveQueryRedis,
+  closeLiveQueryClients,
   breakPrivateModules,
   moralisEth: auth.moralisEth,
   moralisSol: auth.moralisSol,

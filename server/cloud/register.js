@@ -242,4 +242,9 @@ function registerCloud(options = {}) {
   return { status, ready };
 }
 
-module.exports = { registerCloud, FEATURES, MIN_PARSE_SERVER, DEFAULTS, olderThan, checkOptions };
+// isRegistered reports whether registerCloud ran in this process.
+function isRegistered() {
+  return registered;
+}
+
+module.exports = { registerCloud, isRegistered, FEATURES, MIN_PARSE_SERVER, DEFAULTS, olderThan, checkOptions };

@@ -5,9 +5,11 @@
 //   moralisSol: authData {id: base58 ed25519 public key, signature: base58|hex|base64, data: signed text, ticket}
 // A valid signature is not enough: a captured authData would log in again forever. The adapter also consumes the
 // ticket (tickets.js), which this deployment issued for exactly this chain, address and text and which expires:
-// once consumed (atomically, in the database), the same authData is refused on every instance. The signature is
-// checked first, so a forged request cannot burn a ticket. Only the address is stored as the user's authData
-// ({save: {id}}): signatures, texts and tickets never reach the users table.
+// once consumed (one winner in the database, through parse-server's Parse SDK with the master key), the same
+// authData is refused on every instance. The signature is checked first, so a forged request cannot burn a ticket.
+// Only the address is stored as the user's authData ({save: {id}}; parse-server 6 and later honour it, 5 stores the
+// authData as sent): signatures, texts and tickets never reach the users table. The adapters need the package's
+// cloud code only for the tickets' issue and upkeep; they use the global Parse parse-server sets up.
 // Failures throw Parse.Error 101 (OBJECT_NOT_FOUND), so parse-server answers 404 {"code":101,...}.
 const { secp256k1 } = require('@noble/curves/secp256k1');
 const { ed25519 } = require('@noble/curves/ed25519');
@@ -174,6 +176,7 @@ function defaultConsume(request, t) {
   if (!P || typeof P.Query !== 'function' || typeof P.applicationId !== 'string') {
     throw parseError(OBJECT_NOT_FOUND, 'wallet auth: parse-server has not set up its Parse SDK; is this adapter mounted in parse-server?');
   }
+  standaloneSetup(P);
   // Tickets issued and never used are deleted now and then, off the sign-in's path.
   tickets
     .purgeExpired(P, { database: databaseOf(P) })
@@ -183,6 +186,28 @@ function defaultConsume(request, t) {
     return tickets.consumeEndpointTicket(tickets.claimStore(P), P.masterKey, t);
   }
   return tickets.consumeTicket(P, t);
+}
+
+// standaloneSetup, the first time the adapters run in a parse-server whose cloud code did not register the package's
+// (the app mounted the adapters only), says so once and makes the package's classes master-key only (the cloud
+// code's set-up), so that tickets written there are never readable by clients. A failure is logged; the sign-in goes
+// on either way.
+let standaloneChecked = false;
+function standaloneSetup(P) {
+  if (standaloneChecked) {
+    return;
+  }
+  standaloneChecked = true;
+  if (require('../cloud/register').isRegistered()) {
+    return;
+  }
+  console.error(
+    "moralis-go-server: the wallet adapters run without the package's cloud code (add require('moralis-go-server/cloud') to the app's cloud file): " +
+      'no moralisAuthRequestMessage, moralisGoSignIn or moralisGoServerInfo here; making the ticket classes master-key only'
+  );
+  require('./setup')
+    .ensureClasses(P)
+    .catch(err => console.error(`moralis-go-server: making the ticket classes master-key only failed: ${err && err.message}`));
 }
 
 // databaseOf returns parse-server's database controller of the app when its private module is usable, else null.

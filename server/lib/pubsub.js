@@ -21,7 +21,7 @@ const redisPubSub = () => private_.get('RedisPubSub').RedisPubSub;
 
 // RESUME_CHANNEL carries "some published messages were lost": every LiveQuery server subscribed with
 // onSubscriberResume resumes its clients when a message arrives on it.
-const RESUME_CHANNEL = 'moralis-devstack:livequery-resume';
+const RESUME_CHANNEL = 'moralis-go-server:livequery-resume';
 
 // safeRedisPubSub returns a pubSubAdapter (for liveQuery.pubSubAdapter and liveQueryServerOptions.pubSubAdapter)
 // over the Redis at redisURL. onSubscriberResume (optional) is called each time a subscriber's connection is
@@ -40,7 +40,7 @@ function safeRedisPubSub(redisURL, { onSubscriberResume } = {}) {
       const announceLoss = () =>
         publish(RESUME_CHANNEL, 'lost').catch(err => {
           lostSinceReady = true;
-          console.error(`devstack server: LiveQuery loss announcement failed: Redis: ${err && err.message}`);
+          console.error(`moralis-go-server: LiveQuery loss announcement failed: Redis: ${err && err.message}`);
         });
       client.on('ready', () => {
         if (lostSinceReady) {
@@ -50,7 +50,7 @@ function safeRedisPubSub(redisURL, { onSubscriberResume } = {}) {
       });
       client.publish = (channel, message) =>
         publish(channel, message).catch(err => {
-          console.error(`devstack server: LiveQuery publish to ${channel} lost: Redis: ${err && err.message}`);
+          console.error(`moralis-go-server: LiveQuery publish to ${channel} lost: Redis: ${err && err.message}`);
           if (client.isReady) {
             announceLoss();
           } else {
@@ -65,7 +65,7 @@ function safeRedisPubSub(redisURL, { onSubscriberResume } = {}) {
       let listening = false;
       let settleTimer;
       const resume = why => {
-        console.error(`devstack server: ${why}; messages may have been lost meanwhile`);
+        console.error(`moralis-go-server: ${why}; messages may have been lost meanwhile`);
         if (onSubscriberResume) {
           onSubscriberResume();
         }
@@ -81,7 +81,7 @@ function safeRedisPubSub(redisURL, { onSubscriberResume } = {}) {
             .subscribe(RESUME_CHANNEL, () => resume('a LiveQuery publish was lost'))
             .catch(err => {
               listening = false;
-              console.error(`devstack server: subscribing to ${RESUME_CHANNEL} failed: Redis: ${err && err.message}`);
+              console.error(`moralis-go-server: subscribing to ${RESUME_CHANNEL} failed: Redis: ${err && err.message}`);
             });
         }
         if (lost) {
@@ -117,4 +117,28 @@ function liveQueryRedis(redisURL, options = {}, log = line => console.error(line
   return { redisURL };
 }
 
-module.exports = { safeRedisPubSub, liveQueryRedis };
+// closeLiveQueryClients closes every websocket of a parse-server LiveQuery server (ParseServer's liveQueryServer)
+// with close code 1012 (service restart), so each client reconnects, subscribes again and re-runs its queries instead
+// of silently missing what was published while the pub/sub was away: give it as liveQueryRedis's
+// onSubscriberResume. It returns how many it closed. It reads the LiveQuery server's clients (parse-server's
+// ParseLiveQueryServer.clients, each with parseWebSocket.ws): when that shape is not there, it closes none and
+// says so in the log.
+function closeLiveQueryClients(liveQueryServer, log = line => console.error(line)) {
+  const clients = liveQueryServer && liveQueryServer.clients;
+  if (!clients || typeof clients.values !== 'function') {
+    log('moralis-go-server: no LiveQuery clients to close (no LiveQuery server, or its clients are not where parse-server 5 to 9 keep them)');
+    return 0;
+  }
+  let n = 0;
+  for (const client of clients.values()) {
+    const ws = client && client.parseWebSocket && client.parseWebSocket.ws;
+    if (ws && typeof ws.close === 'function') {
+      ws.close(1012, 'LiveQuery pub/sub resumed: reconnect and re-run your queries');
+      n++;
+    }
+  }
+  log(`moralis-go-server: closed ${n} LiveQuery connections so that their clients catch up`);
+  return n;
+}
+
+module.exports = { safeRedisPubSub, liveQueryRedis, closeLiveQueryClients };

@@ -66,6 +66,9 @@ const liveQueryClasses = (process.env.DEVSTACK_LIVEQUERY_CLASSES || 'LiveItem,Li
   .map(s => s.trim())
   .filter(Boolean);
 
+// The LiveQuery server, once started (main): its clients are told to catch up when the pub/sub resumes.
+let liveQueryServer;
+
 const options = {
   appId: required('DEVSTACK_APP_ID'),
   javascriptKey: required('DEVSTACK_JS_KEY'),
@@ -107,7 +110,7 @@ const options = {
     : undefined,
   startLiveQueryServer: liveQueryEnabled,
   liveQueryServerOptions:
-    liveQueryEnabled && redisURL ? moralisGo.liveQueryRedis(redisURL, { onSubscriberResume: () => resumeLiveQueryClients() }) : undefined,
+    liveQueryEnabled && redisURL ? moralisGo.liveQueryRedis(redisURL, { onSubscriberResume: () => moralisGo.closeLiveQueryClients(liveQueryServer) }) : undefined,
   logLevel: process.env.DEVSTACK_LOG_LEVEL || 'info',
   // A cloud function's parameters and result are logged at cloudFunctionSuccess: the endpoint's sign-in and record
   // functions carry a new session's token, so their success goes to verbose, where parse-server logs the login's
@@ -122,26 +125,6 @@ const options = {
   },
 };
 
-// The LiveQuery server, once started (main).
-let liveQueryServer;
-
-// resumeLiveQueryClients closes every websocket of this LiveQuery server (close code 1012, service restart):
-// called when its Redis subscription is back after a loss, so each client reconnects, subscribes again and
-// re-runs its queries instead of silently missing what was published meanwhile.
-function resumeLiveQueryClients() {
-  if (!liveQueryServer || !liveQueryServer.clients) {
-    return;
-  }
-  let n = 0;
-  for (const client of liveQueryServer.clients.values()) {
-    const ws = client.parseWebSocket && client.parseWebSocket.ws;
-    if (ws && typeof ws.close === 'function') {
-      ws.close(1012, 'LiveQuery pub/sub resumed: reconnect and re-run your queries');
-      n++;
-    }
-  }
-  console.error(`devstack server: closed ${n} LiveQuery connections so that their clients catch up`);
-}
 
 // An arbitrary constant: the advisory lock's key, shared by every devstack instance.
 const INIT_LOCK_KEY = 7316024011;
