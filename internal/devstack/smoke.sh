@@ -133,7 +133,7 @@ check "file upload without key" 403 'j.error==="unauthorized"'
 post functions/getServerTime "{$AUTH}"
 check "getServerTime" 200 'typeof j.result.dateTime==="string" && Math.abs(Date.parse(j.result.dateTime)-Date.now())<60000'
 post functions/moralisGoServerInfo "{$MAUTH}"
-check "moralisGoServerInfo: the server package, every feature on" 200 'j.result.name==="moralis-go-server" && ["tickets","signIn","recordSession","serverTime","web3","idempotencyPurge","sessionIndexes","livequeryRedis"].every(f => j.result.features.includes(f)) && Object.keys(j.result.off).length===0 && j.result.database==="postgres"'
+check "moralisGoServerInfo: the server package, every feature on" 200 'j.result.name==="moralis-go-server" && ["tickets","signIn","recordSession","serverTime","web3","idempotencyPurge","sessionIndexes","txMark","livequeryRedis"].every(f => j.result.features.includes(f)) && Object.keys(j.result.off).length===0 && j.result.database==="postgres"'
 post functions/moralisGoServerInfo "{$AUTH}"
 check "moralisGoServerInfo without the master key: no off, no versions" 200 'j.result.name==="moralis-go-server" && j.result.off===undefined && j.result.parseServer===undefined'
 post functions/getPluginSpecs "{$AUTH}"
