@@ -5,7 +5,7 @@ GO ?= go
 GOTESTFLAGS ?= -count=1
 STACK := internal/devstack
 
-.PHONY: all deps up down chain stack test test-go test-react test-siws test-browser test-faults demo demo-browser bench bench-check lint fuzz fuzz-check smoke build mutations-endpoint
+.PHONY: all deps up down chain stack test test-go test-oldest compat test-react test-siws test-browser test-faults demo demo-browser bench bench-check lint fuzz fuzz-check smoke build mutations-endpoint
 
 all: build
 
@@ -41,8 +41,8 @@ build:
 test:
 	@echo "make test: the stack, its smoke test and the chain, beside lint and then the fuzz smoke run"
 	@$(call timed,stack + lint + fuzz,$(MAKE) --no-print-directory -j2 --output-sync=line timed-stack timed-lint timed-fuzz-check)
-	@echo "make test: Go unit + integration tests and the React package, in parallel"
-	@$(call timed,Go tests + React package,$(MAKE) --no-print-directory -j2 --output-sync=line timed-test-go timed-test-react timed-test-siws)
+	@echo "make test: Go unit + integration tests (the stack's parse-server 9, then the oldest supported line) and the React package, in parallel"
+	@$(call timed,Go tests + React package,$(MAKE) --no-print-directory -j2 --output-sync=line timed-test-go timed-test-react timed-test-siws timed-test-oldest)
 	@echo "make test: browser end to end beside the bench smoke run"
 	@$(call timed,browser + bench,$(MAKE) --no-print-directory -j2 --output-sync=line timed-test-browser timed-bench-check)
 	@echo "make test: fault runs of the scaled topology, alone (they take parts of the stack down and back up)"
@@ -86,6 +86,21 @@ MODULE := $(shell $(GO) list -m)
 test-go:
 	$(GO) test $(GOTESTFLAGS) -race -parallel 4 -tags integration $$($(GO) list -tags integration ./... | grep -v -x -F $(foreach p,$(NORACE_PKGS),-e $(MODULE)/$(p:./%=%)))
 	$(GO) test $(GOTESTFLAGS) -tags integration $(NORACE_PKGS)
+
+## test-oldest: the SDK's integration suites (objects, batches, users, files, functions, wallet sign-in new and
+## returning through the SDK and the endpoint, live queries) against the oldest parse-server line the server package
+## supports (OLDEST_LINE), an extra parse-server of the stack with its own database (internal/devstack/compat.sh).
+## The newest line is the stack's own, which every other suite runs against. make test runs it beside test-go.
+OLDEST_LINE := 5
+test-oldest: up
+	bash $(STACK)/compat.sh run $(OLDEST_LINE)
+
+## compat: the same suites against every supported parse-server line (9 8 7 6 5, or COMPAT_LINES), one after the
+## other, then a table of what passed (DEPLOY.md, "Supported parse-server versions", keeps the last one). Not part of
+## make test: the first run installs each line (minutes each).
+COMPAT_LINES ?= 9 8 7 6 5
+compat: up
+	bash $(STACK)/compat.sh table $(COMPAT_LINES)
 
 ## test-faults: the scaled topology under faults (internal/scaletest, build tag faults): kill -9 one parse-server
 ## during 1,000 creates and 200 increments through HAProxy, and Redis stopped for 5 s under live subscribers. They

@@ -47,9 +47,11 @@ type Options struct {
 	EthAddressClass string
 	// SolAddressClass is the class of Solana address objects; default DefaultSolAddressClass.
 	SolAddressClass string
-	// NoAddressObjects skips creating and destroying the address objects; default false (they are made).
-	// Set it for servers that cannot create objects with a chosen objectId: parse-server needs
-	// allowCustomObjectId, and accepts class names that start with "_" only for its own classes.
+	// NoAddressObjects skips creating and destroying the address objects; default false: they are made where
+	// the server has them (a Moralis server did). A stock parse-server cannot: it accepts class names that start
+	// with "_" only for its own classes, and chosen objectIds only with allowCustomObjectId. Link and Unlink go on
+	// without the object when the server refuses it for those reasons (codes 103 and 105, and 107 "schema class
+	// name does not revalidate"); any other error of the object still fails them.
 	NoAddressObjects bool
 }
 
@@ -319,7 +321,7 @@ var ErrAddressTaken = errors.New("auth: address is already linked to another use
 func ensureAddressObject(ctx context.Context, view *client.Client, u *client.User, class, addr string) error {
 	acl := parse.NewUserACL(u.ID())
 	err := view.Request(ctx, http.MethodPost, "classes/"+class, map[string]any{"objectId": addr, "ACL": acl}, nil)
-	if err == nil {
+	if err == nil || addressObjectsUnsupported(err) {
 		return nil
 	}
 	var ce *parse.Error
@@ -330,6 +332,23 @@ func ensureAddressObject(ctx context.Context, view *client.Client, u *client.Use
 		return ErrAddressTaken
 	}
 	return fmt.Errorf("auth: creating %s %s: %w", class, addr, err)
+}
+
+// addressObjectsUnsupported reports whether err is a server's refusal of address objects as such: a class name it
+// does not know (103 INVALID_CLASS_NAME; parse-server 5 to 9 answer a create of an unknown "_" class with 107
+// "schema class name does not revalidate") or a chosen objectId (105 INVALID_KEY_NAME, without allowCustomObjectId).
+func addressObjectsUnsupported(err error) bool {
+	var pe *parse.Error
+	if !errors.As(err, &pe) {
+		return false
+	}
+	switch pe.Code {
+	case parse.CodeInvalidClassName, parse.CodeInvalidKeyName:
+		return true
+	case parse.CodeInvalidJSON:
+		return pe.Message == "schema class name does not revalidate"
+	}
+	return false
 }
 
 // LinkEthereum signs a fresh message with s and links its address to u (see Link).
@@ -374,7 +393,7 @@ func Unlink(ctx context.Context, c *client.Client, u *client.User, chain Chain, 
 	view := c.WithSessionToken(u.SessionToken())
 	if opts.addressObjects() {
 		obj := parse.NewObjectWithID(opts.addressClass(chain), addr)
-		if err := view.Objects.Destroy(ctx, obj); err != nil && !errors.Is(err, parse.ErrObjectNotFound) {
+		if err := view.Objects.Destroy(ctx, obj); err != nil && !errors.Is(err, parse.ErrObjectNotFound) && !addressObjectsUnsupported(err) {
 			return fmt.Errorf("auth: destroying %s %s: %w", obj.ClassName(), addr, err)
 		}
 	}

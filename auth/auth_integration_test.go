@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/hex"
 	"errors"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -152,9 +153,14 @@ func TestIntegrationSolanaSignIn(t *testing.T) {
 	}
 }
 
-// linkUnlink runs link and unlink of a second Ethereum address and two Solana addresses for one user.
+// linkUnlink runs link and unlink of a second Ethereum address and two Solana addresses for one user of the stack.
 func linkUnlink(t *testing.T, opts *Options) (*client.Client, *client.User, []string) {
 	c, _, _ := stacktest.Client(t)
+	return linkUnlinkWith(t, c, opts)
+}
+
+// linkUnlinkWith is linkUnlink through client c.
+func linkUnlinkWith(t *testing.T, c *client.Client, opts *Options) (*client.Client, *client.User, []string) {
 	ctx := stacktest.Ctx(t)
 	main, _ := signer.GenerateKey()
 	u, err := SignInEthereum(ctx, c, main, opts)
@@ -267,4 +273,28 @@ func TestIntegrationAddressObjects(t *testing.T) {
 	if _, err := mc.Objects.Get(ctx, DefaultEthAddressClass, ethAddr(s2)); !errors.Is(err, parse.ErrObjectNotFound) {
 		t.Fatalf("eth address object not destroyed: %v", err)
 	}
+}
+
+// Link and Unlink with the default options work on any server: where the server has the address classes (the stack,
+// as a Moralis server) they make and destroy the address objects, where it refuses them (a stock parse-server:
+// the oldest-line run of make test points this test at one) they go on without them.
+func TestIntegrationLinkWithDefaultOptions(t *testing.T) {
+	linkUnlink(t, nil)
+}
+
+// A parse-server without allowCustomObjectId (a stock server's default) refuses the address objects' chosen ids
+// (105): Link and Unlink with the default options go on without them.
+func TestIntegrationLinkWithoutCustomObjectIds(t *testing.T) {
+	x := stacktest.StartExtra(t, "no-custom-ids", stacktest.ExtraOptions{Env: map[string]string{"DEVSTACK_ALLOW_CUSTOM_OBJECT_ID": "0", "DEVSTACK_LIVEQUERY": "0"}})
+	_, cfg, _ := stacktest.Client(t)
+	cfg.ServerURL = x.ServerURL
+	c, err := client.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mc := stacktest.Master(t, x.Env)
+	if err := mc.Request(stacktest.Ctx(t), http.MethodPost, "classes/"+DefaultEthAddressClass, map[string]any{"objectId": "0x" + strings.Repeat("1", 40)}, nil); !addressObjectsUnsupported(err) {
+		t.Fatalf("the server should refuse a chosen objectId: %v", err)
+	}
+	linkUnlinkWith(t, c, nil)
 }

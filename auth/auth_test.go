@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -291,5 +292,26 @@ func TestRequestMessageErrors(t *testing.T) {
 	}
 	if got := f.routes(); len(got) != 2 {
 		t.Fatalf("calls %v", got)
+	}
+}
+
+func TestAddressObjectsUnsupportedIsTheServersRefusalOfTheClassOrTheID(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want bool
+	}{
+		{&parse.Error{Code: parse.CodeInvalidClassName, Message: "Invalid classname: _EthAddress"}, true},
+		{&parse.Error{Code: parse.CodeInvalidKeyName, Message: "objectId is an invalid field name."}, true},
+		{&parse.Error{Code: parse.CodeInvalidJSON, Message: "schema class name does not revalidate"}, true},
+		{fmt.Errorf("auth: creating: %w", &parse.Error{Code: parse.CodeInvalidKeyName}), true},
+		{&parse.Error{Code: parse.CodeInvalidJSON, Message: "invalid JSON"}, false},
+		{&parse.Error{Code: parse.CodeDuplicateValue}, false},
+		{&parse.Error{Code: parse.CodeObjectNotFound}, false},
+		{errors.New("connection refused"), false},
+		{nil, false},
+	} {
+		if got := addressObjectsUnsupported(c.err); got != c.want {
+			t.Errorf("addressObjectsUnsupported(%v) = %v, want %v", c.err, got, c.want)
+		}
 	}
 }

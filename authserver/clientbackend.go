@@ -368,6 +368,10 @@ func (b *ClientBackend) signInByFunction(ctx context.Context, m auth.SignedMessa
 			UseLogin string         `json:"useLogin"`
 			User     map[string]any `json:"user"`
 			Session  string         `json:"session"`
+			Refused  *struct {
+				Code  parse.Code `json:"code"`
+				Error string     `json:"error"`
+			} `json:"refused"`
 		} `json:"result"`
 	}
 	// Without an X-Parse-Request-Id (an _Idempotency row less). A call in doubt is made again with a new token and
@@ -397,6 +401,10 @@ func (b *ClientBackend) signInByFunction(ctx context.Context, m auth.SignedMessa
 	}
 	if resp.Result.UseLogin != "" {
 		return nil, false, nil
+	}
+	if r := resp.Result.Refused; r != nil {
+		// The app refused the user (its beforeLogin trigger, the providers' login policy): the login's own answer.
+		return nil, false, &parse.Error{Code: r.Code, Message: r.Error, Status: http.StatusBadRequest, Op: "POST functions/" + SignInFunction}
 	}
 	if resp.Result.Session == "" || resp.Result.User == nil {
 		return nil, false, errors.New("authserver: " + SignInFunction + " answered no session")

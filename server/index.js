@@ -5,17 +5,14 @@
 //       const moralisGo = require('moralis-go-server');
 //       new ParseServer({ ..., auth: { ...moralisGo.authAdapters() } });
 //   - the cloud code (sign-in tickets, the Go endpoint's sign-in and session-record functions, getServerTime,
-//     the chain-data functions), loaded from the app's own cloud file:
+//     the chain-data functions, moralisGoServerInfo), loaded from the app's own cloud file:
 //       // cloud/main.js
-//       require('moralis-go-server/cloud');
+//       require('moralis-go-server/cloud');             // default options, or:
+//       require('moralis-go-server').registerCloud({ idempotencyPurgeSeconds: 30 });
 //
-// The rest are building blocks a deployment may use: the LiveQuery Redis pub/sub adapter (safeRedisPubSub) and the
-// _Idempotency purge (scheduleIdempotencyPurge). README.md has the whole set-up.
+// And for a deployment of several instances, the LiveQuery pub/sub over Redis (liveQueryRedis). README.md has the
+// whole set-up. Requiring this file loads nothing of parse-server.
 const auth = require('./lib/auth');
-const tickets = require('./lib/tickets');
-const txmark = require('./lib/txmark');
-const { safeRedisPubSub } = require('./lib/pubsub');
-const { purgeIdempotency, scheduleIdempotencyPurge } = require('./lib/idempotency');
 
 // authAdapters returns the `auth` option entries of the two wallet providers, moralisEth and moralisSol.
 function authAdapters() {
@@ -25,24 +22,41 @@ function authAdapters() {
   };
 }
 
-// ensureClasses sets up the package's classes while parse-server starts (call it from the `cloud` option, with
-// parse-server's Config): the wallet sign-in classes with master-key-only permissions, and MoralisGoTxMark, the
-// Go SDK's atomic-batch marks (feature txMark, on once it is set up). Idempotent.
-async function ensureClasses(config) {
-  await tickets.ensureClasses(config);
-  await txmark.ensureClass(config);
+// registerCloud defines the package's cloud code with options (cloud/register.js); call it from the app's cloud file.
+function registerCloud(options) {
+  return require('./cloud/register').registerCloud(options);
+}
+
+// liveQueryRedis returns LiveQuery options that send the pub/sub through the Redis at redisURL (lib/pubsub.js):
+// spread it into liveQuery and liveQueryServerOptions.
+function liveQueryRedis(redisURL, options) {
+  return require('./lib/pubsub').liveQueryRedis(redisURL, options);
+}
+
+// closeLiveQueryClients closes every websocket of a parse-server LiveQuery server (code 1012) so its clients
+// reconnect and catch up (lib/pubsub.js): liveQueryRedis's onSubscriberResume.
+function closeLiveQueryClients(liveQueryServer, log) {
+  return require('./lib/pubsub').closeLiveQueryClients(liveQueryServer, log);
+}
+
+// breakPrivateModules makes the named private parse-server modules (Config, triggers, Auth, RestWrite, RedisPubSub)
+// fail the package's check, as a parse-server upgrade that changed them would: for tests only. Call it before
+// registerCloud.
+function breakPrivateModules(names) {
+  require('./lib/private').breakModules(names);
 }
 
 module.exports = {
   authAdapters,
+  registerCloud,
+  liveQueryRedis,
+  closeLiveQueryClients,
+  breakPrivateModules,
   moralisEth: auth.moralisEth,
   moralisSol: auth.moralisSol,
   hashPersonalMessage: auth.hashPersonalMessage,
   recoverPersonalSigner: auth.recoverPersonalSigner,
   verifySolana: auth.verifySolana,
-  ensureClasses,
-  safeRedisPubSub,
-  purgeIdempotency,
-  scheduleIdempotencyPurge,
+  endpointTicketMAC: require('./lib/tickets').endpointTicketMAC,
   version: require('./package.json').version,
 };

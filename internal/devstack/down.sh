@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Stops what up.sh started, by the PIDs it recorded: the load balancer (HAProxy), the two endpoint
+# Stops what up.sh and extra.sh started, by the PIDs they recorded: the extra parse-servers, the load balancer (HAProxy), the two endpoint
 # instances, both parse-server
 # instances (SIGTERM to both at once, then SIGKILL after 10 s), Redis and the throwaway PostgreSQL cluster (pg_ctl stop on our own data
 # directory). Keeps the data, so the next up.sh is warm; `down.sh --purge` also deletes .devstack
@@ -21,6 +21,12 @@ stop_recorded() {
 	rm -f "$2"
 }
 
+# The extra parse-server instances tests started (extra.sh).
+for pf in "$STATE"/extra/*.pid; do
+	[ -e "$pf" ] || continue
+	stop_recorded "extra parse-server $(basename "$pf" .pid)" "$pf"
+	rm -f "$pf"
+done
 stop_recorded haproxy "$STATE/haproxy.pid"
 stop_recorded "endpoint 1" "$STATE/endpoint1.pid"
 stop_recorded "endpoint 2" "$STATE/endpoint2.pid"

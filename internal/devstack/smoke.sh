@@ -132,6 +132,10 @@ check "file upload without key" 403 'j.error==="unauthorized"'
 # ---- functions and jobs ----
 post functions/getServerTime "{$AUTH}"
 check "getServerTime" 200 'typeof j.result.dateTime==="string" && Math.abs(Date.parse(j.result.dateTime)-Date.now())<60000'
+post functions/moralisGoServerInfo "{$MAUTH}"
+check "moralisGoServerInfo: the server package, every feature on" 200 'j.result.name==="moralis-go-server" && ["tickets","signIn","recordSession","serverTime","web3","idempotencyPurge","sessionIndexes","txMark","livequeryRedis"].every(f => j.result.features.includes(f)) && Object.keys(j.result.off).length===0 && j.result.database==="postgres"'
+post functions/moralisGoServerInfo "{$AUTH}"
+check "moralisGoServerInfo without the master key: no off, no versions" 200 'j.result.name==="moralis-go-server" && j.result.off===undefined && j.result.parseServer===undefined'
 post functions/getPluginSpecs "{$AUTH}"
 check "getPluginSpecs" 200 'Array.isArray(j.result) && j.result.some(p => p.name==="devstack" && p.functions.includes("echo"))'
 post functions/echo "{\"a\":1,\"_SessionToken\":\"$TOKEN\",$AUTH}"

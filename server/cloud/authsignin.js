@@ -23,97 +23,152 @@
 // logLevels.cloudFunctionSuccess): the stack sets that to verbose, as the login's bodies are, since the parameters
 // hold the new session's token (DEPLOY.md).
 //
+// It needs parse-server's private modules (lib/triggers, lib/Auth, lib/RestWrite, lib/Config) and parse-server 6 or
+// later; where one is missing or changed (private.js), or on an older line, it answers {useLogin: "off: <reason>"}
+// and the endpoint signs in with the login. A definite refusal of the user by the app (its beforeLogin trigger, the
+// providers' login policy) is answered {refused: {code, error}}, with exactly the code and text the login would
+// answer. Any other failure is an error answer (logged here with its stack): not a refusal, the endpoint then uses
+// the login, and no internal text reaches a browser.
+//
 // params: provider (moralisEth | moralisSol), id (the address as stored), installationId, sessionToken ("r:" and
 // 32 hex digits, made by the endpoint), until (ISO date: the session's end), record (as moralisGoRecordSession's),
 // again (optional, informational: this call repeats one whose answer was lost). A session the lost call made is
 // deleted by parse-server's own session write (destroyDuplicatedSessions: the same user and installation id).
-const tickets = require('../lib/tickets');
+const { SESSION_CLASS } = require('../lib/setup');
+const { randomAlnum } = require('../lib/tickets');
+const { paramChecks } = require('../lib/params');
+const private_ = require('../lib/private');
+const { recordFields } = require('./authsession');
 
 const PROVIDERS = {
   moralisEth: { address: 'ethAddress', list: 'accounts' },
   moralisSol: { address: 'solAddress', list: 'solAccounts' },
 };
-const OPTIONAL = ['chain', 'address', 'chainId'];
 
-const { invalid, isoDate } = require('../lib/params').paramChecks('moralisGoSignIn');
+// MIN_MAJOR is the first parse-server line whose login this function mirrors (5.x has no login policy of providers and
+// passes adapters no request).
+const MIN_MAJOR = 6;
 
-function shortString(v, what, max = 200) {
+// offReason returns why the function is off on this server ('' when it is on): parse-server older than MIN_MAJOR,
+// or a private module it needs missing or changed.
+function offReason(parseServerVersion) {
+  const major = Number(String(parseServerVersion || '').split('.')[0]);
+  if (!(major >= MIN_MAJOR)) {
+    return `parse-server ${parseServerVersion || '(unknown version)'} is older than ${MIN_MAJOR}`;
+  }
+  return private_.featureOff('signIn');
+}
+
+// configProblem returns what parse-server's Config of the app lacks of what the function uses ('' when nothing).
+function configProblem(config) {
+  if (!config) {
+    return 'no parse-server Config for the app';
+  }
+  const need = [
+    ['database.find', config.database && config.database.find],
+    ['database.create', config.database && config.database.create],
+    ['database.destroy', config.database && config.database.destroy],
+    ['database.loadSchema', config.database && config.database.loadSchema],
+    ['filesController.expandFilesInObject', config.filesController && config.filesController.expandFilesInObject],
+    ['liveQueryController.hasLiveQuery', config.liveQueryController && config.liveQueryController.hasLiveQuery],
+    ['authDataManager.getValidatorForProvider', config.authDataManager && config.authDataManager.getValidatorForProvider],
+  ];
+  const missing = need.filter(([, f]) => typeof f !== 'function').map(([name]) => name);
+  return missing.length ? `parse-server's Config changed: ${missing.join(', ')} missing` : '';
+}
+
+// requestConfig gives config (a fresh Config of the app, from Config.get) the request's fields parse-server 8 and later
+// set on the request's own config (req.config), which triggers read: the client's address and the headers. Without
+// them the app's beforeLogin trigger would see no request.ip on parse-server 6 and 7, where the login's shows it.
+function requestConfig(config, req) {
+  if (config) {
+    config.ip = req.ip;
+    config.headers = req.headers;
+  }
+  return config;
+}
+
+// isParseError reports whether err is an answer parse-server would send as it is (a Parse.Error of Parse, the SDK
+// parse-server runs), as opposed to an internal failure (a TypeError, a database driver's error).
+function isParseError(err, Parse) {
+  return !!err && typeof Parse.Error === 'function' && err instanceof Parse.Error && Number.isInteger(err.code) && typeof err.message === 'string';
+}
+
+function shortString(invalid, v, what, max = 200) {
   if (typeof v !== 'string' || v === '' || v.length > max) {
     throw invalid(`${what} must be a string of 1 to ${max} characters`);
   }
   return v;
 }
 
-// providerIsOurs reports whether parse-server runs this project's adapter, enabled, for provider. The answer depends
-// on the server's configuration only, which is fixed for the life of the process: it is worked out once per app and
-// provider (parse-server builds a new adapter object on each lookup, comparing function texts).
-const providerChecks = new Map();
-function providerIsOurs(config, provider) {
-  const key = `${config.applicationId}\0${provider}`;
-  if (!providerChecks.has(key)) {
-    const validator = config.authDataManager && config.authDataManager.getValidatorForProvider(provider);
-    const options = (config.auth || {})[provider] || {};
-    const ours = require('../lib/auth')[provider];
-    providerChecks.set(key, !!validator && !!validator.adapter && validator.adapter.validateAuthData === ours.validateAuthData && options.enabled !== false);
-  }
-  return providerChecks.get(key);
-}
+// define defines moralisGoSignIn on Parse. parseServerVersion is the running parse-server's version; log(line) is
+// where a failure's detail goes.
+function define(Parse, { parseServerVersion, log = line => console.error(line) } = {}) {
+  const checks = paramChecks('moralisGoSignIn');
+  const { invalid, isoDate } = checks;
+  const off = offReason(parseServerVersion);
 
-// publicMayCreateUsers reports whether _User's class-level permissions let the public create (what parse-server's
-// authData login checks), remembered for CREATE_CHECK_MS per app: a change of those permissions reaches the one-call
-// sign-in within that time (loading the schema on every sign-in cost about a millisecond of CPU).
-const CREATE_CHECK_MS = 10000;
-const createChecks = new Map();
-async function publicMayCreateUsers(config) {
-  const seen = createChecks.get(config.applicationId);
-  if (seen && Date.now() - seen.at < CREATE_CHECK_MS) {
-    return seen.ok;
-  }
-  const schema = await config.database.loadSchema();
-  let ok = true;
-  try {
-    await schema.validatePermission('_User', ['*'], 'create');
-  } catch (err) {
-    ok = false;
-  }
-  createChecks.set(config.applicationId, { ok, at: Date.now() });
-  return ok;
-}
-
-Parse.Cloud.define(
-  'moralisGoSignIn',
-  async req => {
-    if (!req.master || req.isReadOnly) {
-      throw new Parse.Error(Parse.Error.OPERATION_FORBIDDEN, 'moralisGoSignIn needs the master key (not the read-only one)');
+  // providerIsOurs reports whether parse-server runs this project's adapter, enabled, for provider. The answer
+  // depends on the server's configuration only, which is fixed for the life of the process: it is worked out once
+  // per app and provider (parse-server builds a new adapter object on each lookup, comparing function texts).
+  const providerChecks = new Map();
+  function providerIsOurs(config, provider) {
+    const key = `${config.applicationId}\0${provider}`;
+    if (!providerChecks.has(key)) {
+      const validator = config.authDataManager.getValidatorForProvider(provider);
+      const options = (config.auth || {})[provider] || {};
+      const ours = require('../lib/auth')[provider];
+      providerChecks.set(key, !!validator && !!validator.adapter && validator.adapter.validateAuthData === ours.validateAuthData && options.enabled !== false);
     }
+    return providerChecks.get(key);
+  }
+
+  // publicMayCreateUsers reports whether _User's class-level permissions let the public create (what parse-server's
+  // authData login checks), remembered for CREATE_CHECK_MS per app: a change of those permissions reaches the
+  // one-call sign-in within that time (loading the schema on every sign-in cost about a millisecond of CPU).
+  const CREATE_CHECK_MS = 10000;
+  const createChecks = new Map();
+  async function publicMayCreateUsers(config) {
+    const seen = createChecks.get(config.applicationId);
+    if (seen && Date.now() - seen.at < CREATE_CHECK_MS) {
+      return seen.ok;
+    }
+    const schema = await config.database.loadSchema();
+    let ok = true;
+    try {
+      await schema.validatePermission('_User', ['*'], 'create');
+    } catch (err) {
+      ok = false;
+    }
+    createChecks.set(config.applicationId, { ok, at: Date.now() });
+    return ok;
+  }
+
+  async function signIn(req) {
     const p = req.params || {};
     const fields = PROVIDERS[p.provider];
     if (!fields) {
       throw invalid('provider must be moralisEth or moralisSol');
     }
-    const id = shortString(p.id, 'id', 100);
-    const installationId = shortString(p.installationId, 'installationId', 100);
-    const sessionToken = shortString(p.sessionToken, 'sessionToken', 100);
+    const id = shortString(invalid, p.id, 'id', 100);
+    const installationId = shortString(invalid, p.installationId, 'installationId', 100);
+    const sessionToken = shortString(invalid, p.sessionToken, 'sessionToken', 100);
     if (!/^r:[0-9a-f]{32}$/.test(sessionToken)) {
       throw invalid('sessionToken must be "r:" and 32 hex digits');
     }
     const until = isoDate(p.until, 'until');
-    const record = p.record;
-    if (!record || typeof record !== 'object' || typeof record.key !== 'string' || !/^[0-9a-f]{64}$/.test(record.key)) {
-      throw invalid('record.key must be 64 hex digits');
+    const rec = recordFields(p.record, until, checks);
+    if (off) {
+      return { useLogin: `off: ${off}` };
     }
-    const rec = { key: record.key, expiresAt: { __type: 'Date', iso: until }, startedAt: { __type: 'Date', iso: isoDate(record.startedAt, 'record.startedAt') } };
-    for (const f of OPTIONAL) {
-      // Empty is as absent (a ClientBackend without a Handler knows no chain id), as moralisGoRecordSession takes it.
-      if (record[f] !== undefined && record[f] !== '') {
-        rec[f] = shortString(record[f], `record.${f}`);
-      }
+    const config = req.config || requestConfig(private_.config(Parse.applicationId), req);
+    const problem = configProblem(config);
+    if (problem) {
+      return { useLogin: `off: ${problem}` };
     }
-
-    const config = req.config;
-    const triggers = require('parse-server/lib/triggers');
-    const Auth = require('parse-server/lib/Auth');
-    const RestWrite = require('parse-server/lib/RestWrite');
+    const triggers = private_.get('triggers');
+    const Auth = private_.get('Auth');
+    const RestWrite = private_.get('RestWrite');
     if (
       triggers.triggerExists('_User', triggers.Types.afterSave, config.applicationId) ||
       config.liveQueryController.hasLiveQuery('_User')
@@ -150,14 +205,23 @@ Parse.Cloud.define(
     }
     delete user.password;
 
+    // What the login refuses the user with, the function answers as {refused}: the app's beforeLogin trigger (its
+    // error as parse-server resolves it) and the providers' login policy.
     const auth = new Auth.Auth({ config, isMaster: false, installationId });
-    if (triggers.triggerExists('_User', triggers.Types.beforeLogin, config.applicationId)) {
-      const userData = structuredClone(user);
-      await config.filesController.expandFilesInObject(config, userData);
-      const object = triggers.inflate({ className: '_User' }, userData);
-      await triggers.maybeRunTrigger(triggers.Types.beforeLogin, auth, object, null, config, req.context);
+    try {
+      if (triggers.triggerExists('_User', triggers.Types.beforeLogin, config.applicationId)) {
+        const userData = structuredClone(user);
+        await config.filesController.expandFilesInObject(config, userData);
+        const object = triggers.inflate({ className: '_User' }, userData);
+        await triggers.maybeRunTrigger(triggers.Types.beforeLogin, auth, object, null, config, req.context);
+      }
+      Auth.checkIfUserHasProvidedConfiguredProvidersForLogin({ config, auth }, { [p.provider]: { id } }, user.authData, config);
+    } catch (err) {
+      if (isParseError(err, Parse)) {
+        return { refused: { code: err.code, error: err.message } };
+      }
+      throw err;
     }
-    Auth.checkIfUserHasProvidedConfiguredProvidersForLogin({ config, auth }, { [p.provider]: { id } }, user.authData, config);
 
     const { sessionData, createSession } = RestWrite.createSession(config, {
       userId: user.objectId,
@@ -169,13 +233,22 @@ Parse.Cloud.define(
     const created = await createSession();
     const session = created && created.response && created.response.objectId;
     if (typeof session !== 'string' || session === '') {
-      throw new Parse.Error(Parse.Error.INTERNAL_SERVER_ERROR, 'moralisGoSignIn: the session was not created');
+      throw new Error('the session was not created');
     }
     const now = new Date().toISOString();
     try {
       await config.database.create(
-        tickets.SESSION_CLASS,
-        { objectId: tickets.randomAlnum(10), ...rec, session, ACL: {}, createdAt: now, updatedAt: now },
+        SESSION_CLASS,
+        {
+          objectId: randomAlnum(10),
+          ...rec,
+          expiresAt: { __type: 'Date', iso: rec.expiresAt },
+          startedAt: { __type: 'Date', iso: rec.startedAt },
+          session,
+          ACL: {},
+          createdAt: now,
+          updatedAt: now,
+        },
         {}
       );
     } catch (err) {
@@ -191,6 +264,29 @@ Parse.Cloud.define(
       }
     }
     return { user: answer, session }; // no token: the endpoint chose it, and parse-server logs function results
-  },
-  { requireMaster: true }
-);
+  }
+
+  Parse.Cloud.define(
+    'moralisGoSignIn',
+    async req => {
+      if (!req.master || req.isReadOnly) {
+        throw new Parse.Error(Parse.Error.OPERATION_FORBIDDEN, 'moralisGoSignIn needs the master key (not the read-only one)');
+      }
+      try {
+        return await signIn(req);
+      } catch (err) {
+        if (isParseError(err, Parse)) {
+          throw err; // a parameter error, or parse-server's own answer to a write: the endpoint uses the login
+        }
+        // An internal failure (a changed private module throwing a TypeError...): logged here whole, answered
+        // without its text.
+        log(`moralis-go-server: moralisGoSignIn failed, the endpoint signs in by the login: ${err && err.stack ? err.stack : err}`);
+        throw new Parse.Error(Parse.Error.INTERNAL_SERVER_ERROR, 'moralisGoSignIn failed (see the parse-server log); sign in by the login');
+      }
+    },
+    { requireMaster: true }
+  );
+  return off;
+}
+
+module.exports = { define, offReason, configProblem, isParseError };

@@ -5,15 +5,18 @@
 //   moralisSol: authData {id: base58 ed25519 public key, signature: base58|hex|base64, data: signed text, ticket}
 // A valid signature is not enough: a captured authData would log in again forever. The adapter also consumes the
 // ticket (tickets.js), which this deployment issued for exactly this chain, address and text and which expires:
-// once consumed (atomically, in the database), the same authData is refused on every instance. The signature is
-// checked first, so a forged request cannot burn a ticket. Only the address is stored as the user's authData
-// ({save: {id}}): signatures, texts and tickets never reach the users table.
+// once consumed (one winner in the database, through parse-server's Parse SDK with the master key), the same
+// authData is refused on every instance. The signature is checked first, so a forged request cannot burn a ticket.
+// Only the address is stored as the user's authData ({save: {id}}; parse-server 6 and later honour it, 5 stores the
+// authData as sent): signatures, texts and tickets never reach the users table. The adapters need the package's
+// cloud code only for the tickets' issue and upkeep; they use the global Parse parse-server sets up.
 // Failures throw Parse.Error 101 (OBJECT_NOT_FOUND), so parse-server answers 404 {"code":101,...}.
 const { secp256k1 } = require('@noble/curves/secp256k1');
 const { ed25519 } = require('@noble/curves/ed25519');
 const { keccak_256 } = require('@noble/hashes/sha3');
 const bs58 = require('bs58').default;
 const tickets = require('./tickets');
+const private_ = require('./private');
 
 const OBJECT_NOT_FOUND = 101;
 
@@ -167,19 +170,50 @@ function verifySolana(message, signature, address) {
 // CHAIN maps a provider to the chain name tickets are issued for.
 const CHAIN = { moralisEth: 'evm', moralisSol: 'solana' };
 
-// defaultConsume consumes a ticket through the database of the parse-server that runs the adapter.
+// defaultConsume consumes a ticket with the server's Parse (parse-server's global, with the master key).
 function defaultConsume(request, t) {
-  const database = request && request.config && request.config.database;
-  if (!database) {
-    throw parseError(OBJECT_NOT_FOUND, 'wallet auth: no database to check the ticket against');
+  const P = global.Parse;
+  if (!P || typeof P.Query !== 'function' || typeof P.applicationId !== 'string') {
+    throw parseError(OBJECT_NOT_FOUND, 'wallet auth: parse-server has not set up its Parse SDK; is this adapter mounted in parse-server?');
   }
+  standaloneSetup(P);
   // Tickets issued and never used are deleted now and then, off the sign-in's path.
-  tickets.purgeExpired(database).catch(err => console.error('wallet auth: purging expired tickets:', err && err.message));
+  tickets
+    .purgeExpired(P, { database: databaseOf(P) })
+    .catch(err => console.error('moralis-go-server: purging expired tickets:', err && err.message));
   if (tickets.isEndpointTicket(t.ticket)) {
-    // The Go endpoint's ticket: checked with the master key, consumed by one insert (tickets.js).
-    return tickets.consumeEndpointTicket(database, request.config.masterKey, t);
+    // The Go endpoint's ticket: checked with the master key, claimed once (tickets.js).
+    return tickets.consumeEndpointTicket(tickets.claimStore(P), P.masterKey, t);
   }
-  return tickets.consumeTicket(database, t);
+  return tickets.consumeTicket(P, t);
+}
+
+// standaloneSetup, the first time the adapters run in a parse-server whose cloud code did not register the package's
+// (the app mounted the adapters only), says so once and makes the package's classes master-key only (the cloud
+// code's set-up), so that tickets written there are never readable by clients. A failure is logged; the sign-in goes
+// on either way.
+let standaloneChecked = false;
+function standaloneSetup(P) {
+  if (standaloneChecked) {
+    return;
+  }
+  standaloneChecked = true;
+  if (require('../cloud/register').isRegistered()) {
+    return;
+  }
+  console.error(
+    "moralis-go-server: the wallet adapters run without the package's cloud code (add require('moralis-go-server/cloud') to the app's cloud file): " +
+      'no moralisAuthRequestMessage, moralisGoSignIn or moralisGoServerInfo here; making the ticket classes master-key only'
+  );
+  require('./setup')
+    .ensureClasses(P)
+    .catch(err => console.error(`moralis-go-server: making the ticket classes master-key only failed: ${err && err.message}`));
+}
+
+// databaseOf returns parse-server's database controller of the app when its private module is usable, else null.
+function databaseOf(P) {
+  const config = private_.config(P.applicationId);
+  return config && config.database && typeof config.database.destroy === 'function' ? config.database : null;
 }
 
 // storedIs reports whether the user the request logs in or links (request.original, as parse-server passes it to

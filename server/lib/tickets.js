@@ -10,58 +10,38 @@
 //     works at the backend but not at the Go endpoint, which accepts only the sessions it recorded itself in
 //     MoralisAuthSession (authserver.ClientBackend): so a phisher who gets a victim to sign a text mimicking the
 //     endpoint's message through the public function gets nothing the endpoint lets in.
-// The adapter consumes a ticket with one DELETE ... WHERE (id, secret, chain, address, message, unexpired): the
-// database lets exactly one request delete a row, so a ticket signs in at most once, on every instance.
+// The adapter consumes an issued ticket through parse-server's public API, with the master key: it reads the ticket by
+// its id, checks its secret, chain, address, text and expiry, and destroys it; parse-server deletes by objectId and
+// answers 101 to every delete that found no row, so of any number of concurrent consumers, on any instances, exactly
+// one gets the ticket.
 //
 // The Go endpoint's tickets need no row before the login (no round trip to issue them): an endpoint ticket is
 //   e1.<id: 10 alphanumerics>.<expiry: Unix ms, 13 digits>.<HMAC-SHA256 in hex>
 // whose HMAC, keyed by the master key, covers the id, the expiry, the chain, the address, whether it is for a
 // contract account and the exact message (endpointTicketMAC). Only a holder of the master key can make one. The
-// adapter checks the HMAC and the expiry, then consumes the ticket by inserting a row with the ticket's id as its
-// objectId (consumeEndpointTicket): the primary key lets exactly one insert succeed, so it too signs in at most once,
-// on every instance. The row lives until the ticket's expiry and is purged with the others.
+// adapter checks the HMAC and the expiry, then claims the ticket's id (claimStore): by inserting a row whose objectId
+// is the id, through parse-server's database controller, where the primary key lets exactly one insert succeed
+// (exactly once, on every instance); or, where that private module is missing or changed, by inserting a claim row
+// and counting the claims of the id (public API: a claimant wins only when its row is the only one, so at most one
+// wins; two replays racing may both lose, which only costs the legitimate client a retry). Claim rows live until the
+// ticket's expiry and are purged with the others.
 //
-// The class is readable and writable by the master key only (class-level permissions set at start-up, empty ACL
-// on every row): nobody can read a ticket's secret, and nobody can mint one without the master key. The same
-// permissions are set on MoralisAuthNonce, the Go endpoint's shared nonce store (authserver.BackendNonceStore), and on
-// MoralisAuthSession, the Go endpoint's record of the sessions it made (with an index on its key).
+// The class is readable and writable by the master key only (class-level permissions, setup.js; the package's
+// triggers refuse everybody else until they are set): nobody can read a ticket's secret, and nobody can mint one
+// without the master key. The same holds for MoralisAuthNonce, the Go endpoint's shared nonce store
+// (authserver.BackendNonceStore), and MoralisAuthSession, the Go endpoint's record of the sessions it made.
 // Expired tickets, nonces and session records are purged on a schedule (startPurging).
 const crypto = require('crypto');
 
-const TICKET_CLASS = 'MoralisAuthTicket';
-const NONCE_CLASS = 'MoralisAuthNonce';
-const SESSION_CLASS = 'MoralisAuthSession';
+const private_ = require('./private');
+const { TICKET_CLASS, NONCE_CLASS, SESSION_CLASS, MASTER_ONLY } = require('./setup');
+
 // A ticket is its object id (10 characters, as parse-server makes them) followed by a secret of 22.
 const TICKET_ID_LENGTH = 10;
 const TICKET_SECRET_LENGTH = 22;
 const TICKET_RE = /^[A-Za-z0-9]{32}$/;
 // How long a ticket of moralisAuthRequestMessage stays valid (DEVSTACK_TICKET_TTL_MS overrides it).
 const DEFAULT_TICKET_TTL_MS = 5 * 60 * 1000;
-
-// Class-level permissions that leave every operation to the master key.
-const MASTER_ONLY = {
-  find: {},
-  count: {},
-  get: {},
-  create: {},
-  update: {},
-  delete: {},
-  addField: {},
-  protectedFields: {},
-};
-
-const CLASS_FIELDS = {
-  [TICKET_CLASS]: { secret: 'String', expiresAt: 'Date', chain: 'String', address: 'String', message: 'String', contract: 'Boolean', public: 'Boolean', ip: 'String' },
-  [NONCE_CLASS]: { secret: 'String', expiresAt: 'Date', chain: 'String', address: 'String', message: 'String' },
-  [SESSION_CLASS]: { key: 'String', expiresAt: 'Date', startedAt: 'Date', session: 'String', chain: 'String', address: 'String', chainId: 'String' },
-};
-
-// Indexes the classes need (parse-server's schema format): the endpoint looks its session records up by key.
-// and the public function counts the unexpired tickets of a client address.
-const CLASS_INDEXES = {
-  [SESSION_CLASS]: { key_1: { key: 1 } },
-  [TICKET_CLASS]: { ip_1: { ip: 1 } },
-};
 
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
@@ -74,90 +54,56 @@ function randomAlnum(n) {
   return s;
 }
 
-// ensureClasses creates MoralisAuthTicket and MoralisAuthNonce when missing, adds missing fields, and sets their
-// class-level permissions to master key only. Idempotent. config is parse-server's Config: index.js runs this while
-// the server starts, before it listens, so no client request can ever create these classes with open permissions.
-async function ensureClasses(config) {
-  const controller = await config.database.loadSchema({ clearCache: true });
-  for (const [name, fields] of Object.entries(CLASS_FIELDS)) {
-    await ensureClass(config, controller, name, fields, MASTER_ONLY, CLASS_INDEXES[name] || {});
+// OBJECT_NOT_FOUND is parse-server's answer to a read or delete that found no row (or no class).
+const OBJECT_NOT_FOUND = 101;
+
+// sameSecret compares two strings in time independent of where they differ.
+function sameSecret(a, b) {
+  if (typeof a !== 'string' || typeof b !== 'string') {
+    return false;
   }
-  await ensureSessionIndexes(config, controller);
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && crypto.timingSafeEqual(x, y);
 }
 
-// ensureClass creates class name when missing with its fields ({field: type}), class-level permissions clp and
-// indexes (parse-server's schema format), and adds the fields and indexes an existing class lacks, setting clp.
-// Idempotent. controller is parse-server's SchemaController (config.database.loadSchema()).
-async function ensureClass(config, controller, name, fields, clp, indexes) {
-  const existing = await controller.getOneSchema(name, false, { clearCache: true }).catch(() => null);
-  const missing = {};
-  for (const [field, type] of Object.entries(fields)) {
-    if (!existing || !existing.fields || !existing.fields[field]) {
-      missing[field] = { type };
-    }
-  }
-  const newIndexes = {};
-  for (const [index, spec] of Object.entries(indexes)) {
-    if (!existing || !existing.indexes || !existing.indexes[index]) {
-      newIndexes[index] = spec;
-    }
-  }
-  if (existing) {
-    await controller.updateClass(name, missing, clp, newIndexes, config.database);
-  } else {
-    await controller.addClassIfNotExists(name, missing, clp, newIndexes);
-  }
-}
-
-// SESSION_INDEXES are the _Session columns a session is looked up by. parse-server on PostgreSQL indexes none of
-// them (only objectId): every request with a session token (users/me, the endpoint's checks), every login's delete
-// of an installation's earlier sessions and the endpoint's session record scanned the whole table, whose size grows
-// with every sign-in (41,772 rows after a day of tests here: about 9 ms of PostgreSQL CPU per sign-in, the largest
-// share of the machine at 100 sign-ins/s). DEPLOY.md asks a deployment for the same indexes.
-const SESSION_INDEXES = { _Session_sessionToken: 'sessionToken', _Session_installationId: 'installationId', _Session_user: 'user' };
-
-// ensureSessionIndexes creates the _Session class when missing (as a first login would) and the indexes of
-// SESSION_INDEXES (CREATE INDEX IF NOT EXISTS, through parse-server's own adapter). Idempotent.
-async function ensureSessionIndexes(config, controller) {
-  const adapter = config.database.adapter;
-  if (typeof adapter.ensureIndex !== 'function') {
-    return;
-  }
-  await controller.enforceClassExists('_Session');
-  const schema = await controller.getOneSchema('_Session', false, { clearCache: true });
-  for (const [name, field] of Object.entries(SESSION_INDEXES)) {
-    await adapter.ensureIndex('_Session', schema, [field], name);
-  }
-}
-
-// consumeTicket deletes the ticket that was issued for exactly (chain, address, message) and has not expired, and
-// reports whether this call deleted it. database is parse-server's DatabaseController (request.config.database).
-// A second call with the same ticket, a concurrent one on another instance, a ticket for another address, chain or
-// text, an expired or a never-issued ticket: false. With contract set, only a ticket the endpoint issued after it
-// verified a smart-contract account's signature on chain (ERC-1271 / ERC-6492; field contract, written by the
-// master key only) matches: the adapter accepts such a signature without ecrecover.
-async function consumeTicket(database, { ticket, chain, address, message, contract = false, now = new Date() }) {
+// consumeTicket consumes the ticket that was issued for exactly (chain, address, message) and has not expired, and
+// reports whether this call consumed it. Parse is parse-server's Parse (the master key is used). A second call with
+// the same ticket, a concurrent one on another instance, a ticket for another address, chain or text, an expired or
+// a never-issued ticket: false. With contract set, only a ticket the endpoint issued after it verified a
+// smart-contract account's signature on chain (ERC-1271 / ERC-6492; field contract, written by the master key only)
+// matches: the adapter accepts such a signature without ecrecover. A ticket that does not match is left as it is.
+async function consumeTicket(Parse, { ticket, chain, address, message, contract = false, now = new Date() }) {
   if (typeof ticket !== 'string' || !TICKET_RE.test(ticket)) {
     return false;
   }
-  const where = {
-    objectId: ticket.slice(0, TICKET_ID_LENGTH),
-    secret: ticket.slice(TICKET_ID_LENGTH),
-    chain,
-    address,
-    message,
-    expiresAt: { $gt: { __type: 'Date', iso: now.toISOString() } },
-  };
-  if (contract) {
-    where.contract = true;
+  let row;
+  try {
+    row = await new Parse.Query(TICKET_CLASS).get(ticket.slice(0, TICKET_ID_LENGTH), { useMasterKey: true });
+  } catch (err) {
+    if (err && err.code === OBJECT_NOT_FOUND) {
+      return false; // no such ticket (or no ticket was ever issued: no class)
+    }
+    throw err;
+  }
+  const expiresAt = row.get('expiresAt');
+  if (
+    !sameSecret(row.get('secret'), ticket.slice(TICKET_ID_LENGTH)) ||
+    row.get('chain') !== chain ||
+    row.get('address') !== address ||
+    row.get('message') !== message ||
+    !(expiresAt instanceof Date) ||
+    !(expiresAt.getTime() > now.getTime()) ||
+    (contract && row.get('contract') !== true)
+  ) {
+    return false;
   }
   try {
-    // DELETE ... WHERE all of the above; parse-server answers OBJECT_NOT_FOUND when no row matched, and the count
-    // otherwise. A missing table (no ticket ever issued) gives undefined.
-    const count = await database.destroy(TICKET_CLASS, where, {});
-    return count === 1;
+    // DELETE ... WHERE objectId: one of any number of concurrent deletes removes the row, the others get 101.
+    await row.destroy({ useMasterKey: true });
+    return true;
   } catch (err) {
-    if (err && err.code === 101) {
+    if (err && err.code === OBJECT_NOT_FOUND) {
       return false;
     }
     throw err;
@@ -186,10 +132,11 @@ function endpointTicketMAC(masterKey, { id, expiresMs, chain, address, contract,
 }
 
 // consumeEndpointTicket checks an endpoint ticket (see the top of this file) for exactly (chain, address, message,
-// contract) with masterKey, and consumes it: it reports true for the one call that inserted the ticket's row, false
-// for a malformed, expired, forged or already used ticket, a ticket for another chain, address or text, an ordinary
-// ticket offered as a contract account's, and when there is no master key.
-async function consumeEndpointTicket(database, masterKey, { ticket, chain, address, message, contract = false, now = new Date() }) {
+// contract) with masterKey, and consumes it through store (databaseClaims or queryClaims): it reports true for the
+// one call that claimed the ticket's id, false for a malformed, expired, forged or already used ticket, a ticket
+// for another chain, address or text, an ordinary ticket offered as a contract account's, and when there is no
+// master key. Nothing is written for a ticket that fails its checks.
+async function consumeEndpointTicket(store, masterKey, { ticket, chain, address, message, contract = false, now = new Date() }) {
   const m = typeof ticket === 'string' ? ENDPOINT_TICKET_RE.exec(ticket) : null;
   if (!m || typeof masterKey !== 'string' || masterKey === '' || typeof message !== 'string') {
     return false;
@@ -203,61 +150,157 @@ async function consumeEndpointTicket(database, masterKey, { ticket, chain, addre
   if (!crypto.timingSafeEqual(want, Buffer.from(mac, 'hex'))) {
     return false;
   }
-  const iso = now.toISOString();
-  try {
-    await database.create(
-      TICKET_CLASS,
-      { objectId: id, chain, address, expiresAt: { __type: 'Date', iso: new Date(expiresMs).toISOString() }, ACL: {}, createdAt: iso, updatedAt: iso },
-      {}
-    );
-    return true;
-  } catch (err) {
-    if (err && err.code === 137) {
-      return false; // DUPLICATE_VALUE: used already
-    }
-    throw err;
+  return store.claim({ id, chain, address, expiresAt: new Date(expiresMs), now });
+}
+
+// databaseClaims claims endpoint ticket ids through parse-server's database controller (its private API): one
+// insert whose objectId is the ticket's id, which the primary key lets succeed exactly once (137 for the others).
+// The row also carries the id as its claim, so a queryClaims claimant (an instance whose private module is broken)
+// that comes later counts it and loses.
+function databaseClaims(database) {
+  return {
+    exactlyOnce: true,
+    async claim({ id, chain, address, expiresAt, now }) {
+      const iso = now.toISOString();
+      try {
+        await database.create(
+          TICKET_CLASS,
+          { objectId: id, claim: id, chain, address, expiresAt: { __type: 'Date', iso: expiresAt.toISOString() }, ACL: {}, createdAt: iso, updatedAt: iso },
+          {}
+        );
+        return true;
+      } catch (err) {
+        if (err && err.code === 137) {
+          return false; // DUPLICATE_VALUE: used already
+        }
+        throw err;
+      }
+    },
+  };
+}
+
+// queryClaims claims endpoint ticket ids with parse-server's public API: it saves a claim row (field claim = the id,
+// no secret) and then counts the claim rows of the id; the claimant wins only when its row is the only one. At most
+// one claimant wins: each counts after its own row was written, so of two claimants the later count sees both. Two
+// racing claimants may both see both and both lose.
+function queryClaims(Parse) {
+  return {
+    exactlyOnce: false,
+    async claim({ id, chain, address, expiresAt }) {
+      const row = new Parse.Object(TICKET_CLASS);
+      row.set({ claim: id, chain, address, expiresAt });
+      row.setACL(new Parse.ACL());
+      await row.save(null, { useMasterKey: true });
+      const rows = await new Parse.Query(TICKET_CLASS).equalTo('claim', id).limit(2).find({ useMasterKey: true });
+      return rows.length === 1 && rows[0].id === row.id;
+    },
+  };
+}
+
+// claimStore returns the way this server claims endpoint tickets: databaseClaims when parse-server's database
+// controller is usable (private.js), else queryClaims. onFallback(reason) is called the first time the second is
+// chosen.
+let fallbackTold = false;
+function claimStore(Parse, onFallback = reason => console.error(`moralis-go-server: endpoint tickets are consumed at most once (not exactly once): ${reason}`)) {
+  const off = private_.featureOff('endpointTicketsExactlyOnce');
+  const config = off ? null : private_.config(Parse.applicationId);
+  if (config && config.database && typeof config.database.create === 'function') {
+    return databaseClaims(config.database);
   }
+  if (!fallbackTold) {
+    fallbackTold = true;
+    onFallback(off || 'parse-server has no database controller for this app');
+  }
+  return queryClaims(Parse);
 }
 
 // PURGE_EVERY_MS is how often (at most) one process deletes expired tickets, nonces and session records.
 const PURGE_EVERY_MS = 60 * 1000;
+// PURGE_BATCH rows are read and deleted at a time by the public-API purge, at most PURGE_BATCHES times per class.
+const PURGE_BATCH = 500;
+const PURGE_BATCHES = 20;
 let lastPurge = 0;
 
-// purgeExpired deletes the expired tickets (those issued and never used), the expired nonces of the Go endpoint and
-// its expired session records, at most once per PURGE_EVERY_MS per process; it resolves to how many it deleted (0
-// when it skipped). Errors are the caller's to log: a failed purge only delays the clean-up, it never lets anything
-// through (consumeTicket and the endpoint check expiries themselves).
-async function purgeExpired(database, now = new Date()) {
-  if (now.getTime() - lastPurge < PURGE_EVERY_MS) {
-    return 0;
+// purgeExpired deletes the expired tickets (those issued and never used, and endpoint ticket claims), the expired
+// nonces of the Go endpoint and its expired session records, at most once per PURGE_EVERY_MS per process; it
+// resolves to how many it deleted (0 when it skipped). With database (parse-server's database controller, when the
+// private module is usable) one DELETE per class; else through the public API, PURGE_BATCH rows at a time. Errors
+// are the caller's to log: a failed purge only delays the clean-up, it never lets anything through (consumeTicket
+// and the endpoint check expiries themselves).
+async function purgeExpired(Parse, { now = new Date(), database = null, force = false } = {}) {
+  if (!force) {
+    if (Math.abs(now.getTime() - lastPurge) < PURGE_EVERY_MS) {
+      return 0;
+    }
+    lastPurge = now.getTime();
   }
-  lastPurge = now.getTime();
   let total = 0;
   for (const className of [TICKET_CLASS, NONCE_CLASS, SESSION_CLASS]) {
-    try {
-      const n = await database.destroy(className, { expiresAt: { $lt: { __type: 'Date', iso: now.toISOString() } } }, {});
-      total += typeof n === 'number' ? n : 0;
-    } catch (err) {
-      if (!err || err.code !== 101) {
+    if (database) {
+      try {
+        const n = await database.destroy(className, { expiresAt: { $lt: { __type: 'Date', iso: now.toISOString() } } }, {});
+        total += typeof n === 'number' ? n : 0;
+      } catch (err) {
+        if (!err || err.code !== OBJECT_NOT_FOUND) {
+          throw err;
+        }
+      }
+      continue;
+    }
+    for (let i = 0; i < PURGE_BATCHES; i++) {
+      let rows;
+      try {
+        rows = await new Parse.Query(className).lessThan('expiresAt', now).select('objectId').limit(PURGE_BATCH).find({ useMasterKey: true });
+      } catch (err) {
+        if (err && err.code === OBJECT_NOT_FOUND) {
+          break;
+        }
         throw err;
+      }
+      if (rows.length === 0) {
+        break;
+      }
+      try {
+        await Parse.Object.destroyAll(rows, { useMasterKey: true });
+      } catch (err) {
+        // destroyAll reports a row another instance deleted meanwhile as 101 (an AggregateError of them): fine.
+        if (!onlyNotFound(err)) {
+          throw err;
+        }
+      }
+      total += rows.length;
+      if (rows.length < PURGE_BATCH) {
+        break;
       }
     }
   }
   return total;
 }
 
-// startPurging runs purgeExpired(getDatabase()) every PURGE_EVERY_MS (every intervalMs when given) until the process
-// ends, so expired rows go even when nobody signs in; failures are logged. It returns the timer (unref'd).
-function startPurging(getDatabase, intervalMs = PURGE_EVERY_MS) {
+// onlyNotFound reports whether err (Parse.Object.destroyAll's error) is made only of 101s.
+function onlyNotFound(err) {
+  if (!err) {
+    return false;
+  }
+  if (err.code === OBJECT_NOT_FOUND) {
+    return true;
+  }
+  const inner = Array.isArray(err.errors) ? err.errors : Array.isArray(err.message) ? err.message : null;
+  return !!inner && inner.length > 0 && inner.every(e => e && e.code === OBJECT_NOT_FOUND);
+}
+
+// startPurging runs purgeExpired every PURGE_EVERY_MS (every intervalMs when given) until the process ends, so
+// expired rows go even when nobody signs in; failures are logged. getDatabase returns parse-server's database
+// controller or null (then the public API is used). It returns the timer (unref'd).
+function startPurging(Parse, getDatabase = () => null, intervalMs = PURGE_EVERY_MS) {
   const timer = setInterval(() => {
-    let database;
+    let database = null;
     try {
       database = getDatabase();
     } catch (err) {
-      console.error('wallet auth: no database to purge:', err && err.message);
-      return;
+      database = null;
     }
-    purgeExpired(database).catch(err => console.error('wallet auth: purging expired rows:', err && err.message));
+    purgeExpired(Parse, { database }).catch(err => console.error('moralis-go-server: purging expired tickets, nonces and session records:', err && err.message));
   }, intervalMs);
   timer.unref();
   return timer;
@@ -265,16 +308,16 @@ function startPurging(getDatabase, intervalMs = PURGE_EVERY_MS) {
 
 // countOutstanding resolves to the number of unexpired public tickets (those of moralisAuthRequestMessage), of the
 // client address ip when given, else of all.
-async function countOutstanding(database, { ip, now = new Date() } = {}) {
-  const where = { public: true, expiresAt: { $gt: { __type: 'Date', iso: now.toISOString() } } };
+async function countOutstanding(Parse, { ip, now = new Date() } = {}) {
+  const q = new Parse.Query(TICKET_CLASS).equalTo('public', true).greaterThan('expiresAt', now);
   if (ip !== undefined) {
-    where.ip = ip;
+    q.equalTo('ip', ip);
   }
   try {
-    const n = await database.find(TICKET_CLASS, where, { count: true, limit: 0 });
+    const n = await q.count({ useMasterKey: true });
     return typeof n === 'number' ? n : 0;
   } catch (err) {
-    if (err && err.code === 101) {
+    if (err && err.code === OBJECT_NOT_FOUND) {
       return 0;
     }
     throw err;
@@ -307,10 +350,11 @@ module.exports = {
   SESSION_CLASS,
   MASTER_ONLY,
   DEFAULT_TICKET_TTL_MS,
-  ensureClasses,
-  ensureClass,
   consumeTicket,
   consumeEndpointTicket,
+  databaseClaims,
+  queryClaims,
+  claimStore,
   endpointTicketMAC,
   isEndpointTicket,
   purgeExpired,

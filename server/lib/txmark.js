@@ -20,10 +20,10 @@
 //
 // The class: fields mark (String), expiresAt (Date) and fence (Boolean, set by the master key only); public
 // create only, everything else master-only; an empty ACL on every row. Rows expire (a batch's mark after an hour,
-// a fence after a day: a transaction cannot outlive it) and are purged every minute (startPurging).
-const features = require('./features');
-const { ensureClass: ensureTicketClass } = require('./tickets');
-
+// a fence after a day: a transaction cannot outlive it) and are purged every minute (startPurging). The class is made
+// with its fields by the package's set-up (setup.js, through Parse.Schema) before the feature txMark is reported on:
+// a transaction never adds a field (parse-server adds a new field outside the transaction and waits for it: such a
+// batch hangs), so the SDK adds marks only once the class is complete.
 const CLASS = 'MoralisGoTxMark';
 const MARK_RE = /^[A-Za-z0-9]{24}$/;
 const MARK_TTL_MS = 60 * 60 * 1000;
@@ -45,19 +45,6 @@ const MAX_CHECKED = 100;
 
 function invalid(message) {
   return new Parse.Error(Parse.Error.VALIDATION_ERROR, `${CLASS}: ${message}`);
-}
-
-// ensureClass sets the class up while the server starts (the package's ensureClasses, which the app calls from its
-// `cloud` option), before any request could create it with open permissions, or a transaction add its fields (parse-server adds a new field outside the transaction and
-// waits for it: such a batch hangs). txMark is on only once it is set up.
-async function ensureClass(config) {
-  try {
-    const controller = await config.database.loadSchema({ clearCache: true });
-    await ensureTicketClass(config, controller, CLASS, FIELDS, CLP, INDEXES);
-    features.on('txMark');
-  } catch (err) {
-    features.off('txMark', `setting up ${CLASS} failed: ${err && err.message}`);
-  }
 }
 
 // beforeSave accepts only a create with a well-formed mark (and fence from the master key), makes the mark the
@@ -298,4 +285,4 @@ function startPurging() {
   return timer;
 }
 
-module.exports = { CLASS, ensureClass, beforeSave, applied, checkWrites, purgeExpired, startPurging, typeOf, classOf };
+module.exports = { CLASS, FIELDS, CLP, INDEXES, beforeSave, applied, checkWrites, purgeExpired, startPurging, typeOf, classOf };

@@ -9,7 +9,6 @@ const { keccak_256 } = require('@noble/hashes/sha3');
 const bs58 = require('bs58').default;
 const { ed25519, ED25519_TORSION_SUBGROUP } = require('@noble/curves/ed25519');
 const { makeAdapters, recoverPersonalSigner, hashPersonalMessage, verifySolana, solanaPublicKey } = require('../lib/auth');
-const { consumeTicket, purgeExpired } = require('../lib/tickets');
 
 // fakeTickets stands in for the database: issue(chain, address, message, contract) returns a ticket that consume
 // accepts once, for exactly that chain, address and message; a consume that asks for a contract-account ticket
@@ -308,43 +307,4 @@ test('moralisSol refuses non-canonical keys and R, small-order R and S >= L; rea
     const m = `m${i}`;
     assert.equal(verifySolana(m, bs58.encode(crypto.sign(null, Buffer.from(m), k.priv)), k.address), true);
   }
-});
-
-test('consumeTicket: one DELETE with every binding; no row, a missing table or a bad ticket is false', async () => {
-  const calls = [];
-  const db = answer => ({
-    async destroy(cls, where, opts) {
-      calls.push({ cls, where, opts });
-      return answer();
-    },
-  });
-  const t = { ticket: 'abcdefghij' + 'S'.repeat(22), chain: 'evm', address: '0xabc', message: 'm', now: new Date(0) };
-  assert.equal(await consumeTicket(db(() => 1), t), true);
-  assert.deepEqual(calls[0].where, { objectId: 'abcdefghij', secret: 'S'.repeat(22), chain: 'evm', address: '0xabc', message: 'm',
-    expiresAt: { $gt: { __type: 'Date', iso: '1970-01-01T00:00:00.000Z' } } });
-  assert.equal(calls[0].cls, 'MoralisAuthTicket');
-  assert.equal(await consumeTicket(db(() => 1), { ...t, contract: true }), true);
-  assert.equal(calls[1].where.contract, true, 'a contract-account consume matches only a ticket issued as one');
-  calls.length = 1;
-  const notFound = Object.assign(new Error('Object not found.'), { code: 101 });
-  assert.equal(await consumeTicket(db(() => { throw notFound; }), t), false);
-  assert.equal(await consumeTicket(db(() => undefined), t), false);
-  for (const bad of ['', 'short', '../classes/_User/abcdefghijklmnopq', 'abcdefghij' + 'S'.repeat(21) + '!', 42, null]) {
-    assert.equal(await consumeTicket(db(() => 1), { ...t, ticket: bad }), false);
-  }
-  assert.equal(calls.length, 3, 'a malformed ticket never reaches the database');
-  await assert.rejects(consumeTicket(db(() => { throw new Error('connection lost'); }), t), /connection lost/);
-});
-
-test('purgeExpired deletes expired tickets, nonces and session records at most once a minute', async () => {
-  const wheres = [];
-  const db = { async destroy(cls, where) { wheres.push({ cls, where }); return 3; } };
-  const t0 = new Date(Date.UTC(2030, 0, 1));
-  assert.equal(await purgeExpired(db, t0), 9);
-  const expired = { expiresAt: { $lt: { __type: 'Date', iso: t0.toISOString() } } };
-  assert.deepEqual(wheres, ['MoralisAuthTicket', 'MoralisAuthNonce', 'MoralisAuthSession'].map(cls => ({ cls, where: expired })));
-  assert.equal(await purgeExpired(db, new Date(t0.getTime() + 30000)), 0);
-  assert.equal(wheres.length, 3);
-  const none = { async destroy() { throw Object.assign(new Error('Object not found.'), { code: 101 }); } };
-  assert.equal(await purgeExpired(none, new Date(t0.getTime() + 61000)), 0);
 });

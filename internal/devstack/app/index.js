@@ -9,7 +9,11 @@
 //   DEVSTACK_LIVEQUERY ("0": no LiveQuery server in this process), DEVSTACK_REDIS_URL (LiveQuery pub/sub
 //   through Redis, so a save through any instance reaches the subscribers of every instance; unset: in-process
 //   pub/sub, one instance only), DEVSTACK_IDEMPOTENCY_PURGE_SECONDS (interval of the _Idempotency purge,
-//   default 5; "0" turns it off).
+//   default 5; "0" turns it off; read by cloud/main.js), DEVSTACK_BREAK_PRIVATE (comma list of parse-server private
+//   modules the package must find broken: Config, triggers, Auth, RestWrite, RedisPubSub; for the tests that show
+//   the package degrades instead of failing), DEVSTACK_ALLOW_CUSTOM_OBJECT_ID ("0": a stock server's default).
+// It runs on every parse-server line the package supports (the stack installs one per line: deps.sh): 6 and later
+// start with ParseServer.startApp, 5.x with ParseServer.start.
 // The process's working directory must be the state directory: the files adapter (files.js) writes
 // under ./files, ./files-meta and ./ipfs, so every instance started from it serves the same files.
 //
@@ -17,12 +21,11 @@
 // - databaseOptions.enableSchemaHooks: a schema change made through one instance reaches the
 //   others' schema caches (Postgres LISTEN/NOTIFY) instead of waiting for their restart;
 // - LiveQuery publishes and subscribes through Redis (liveQuery for the publisher in the API,
-//   liveQueryServerOptions for the LiveQuery server's subscriber; parse-server's RedisPubSub, what redisURL
-//   selects, with its publish failures caught: the package's safeRedisPubSub): with the default in-process
-//   pub/sub a save through instance 2 never reaches a subscriber of instance 1;
-// - expired _Idempotency rows are purged on a schedule (the package's scheduleIdempotencyPurge): parse-server's
-//   Postgres adapter creates idempotency_delete_expired_records() but never calls it, so the table grows by one
-//   row per write;
+//   liveQueryServerOptions for the LiveQuery server's subscriber; the package's liveQueryRedis: parse-server's
+//   RedisPubSub, what redisURL selects, with its publish failures caught): with the default in-process pub/sub a
+//   save through instance 2 never reaches a subscriber of instance 1;
+// - expired _Idempotency rows are purged on a schedule (the package's cloud code): parse-server's Postgres adapter
+//   creates idempotency_delete_expired_records() but never calls it, so the table grows by one row per write;
 // - the start-up initialisation (tables, indexes, CREATE OR REPLACE FUNCTION) runs under a
 //   Postgres advisory lock, one instance at a time: run concurrently, two instances can fail
 //   with "tuple concurrently updated" and exit.
@@ -31,6 +34,10 @@ const path = require('path');
 const { ParseServer } = require('parse-server');
 const moralisGo = require('moralis-go-server');
 const { JsonLineMailAdapter } = require('./mail');
+// A test may ask for parse-server private modules the package must find broken (before its cloud code loads).
+if (process.env.DEVSTACK_BREAK_PRIVATE) {
+  moralisGo.breakPrivateModules(process.env.DEVSTACK_BREAK_PRIVATE.split(',').map(s => s.trim()).filter(Boolean));
+}
 const { DevFilesAdapter, ipfsMiddleware } = require('./files');
 
 function required(name) {
@@ -54,15 +61,13 @@ const serverURL = `http://${host}:${port}${mountPath}`;
 const filesAdapter = new DevFilesAdapter();
 const liveQueryEnabled = process.env.DEVSTACK_LIVEQUERY !== '0';
 const redisURL = process.env.DEVSTACK_REDIS_URL || '';
-const purgeSeconds = Number(process.env.DEVSTACK_IDEMPOTENCY_PURGE_SECONDS || '5');
-if (!Number.isFinite(purgeSeconds) || purgeSeconds < 0) {
-  console.error(`devstack server: DEVSTACK_IDEMPOTENCY_PURGE_SECONDS ${process.env.DEVSTACK_IDEMPOTENCY_PURGE_SECONDS} is not a number of seconds`);
-  process.exit(2);
-}
 const liveQueryClasses = (process.env.DEVSTACK_LIVEQUERY_CLASSES || 'LiveItem,LiveNote')
   .split(',')
   .map(s => s.trim())
   .filter(Boolean);
+
+// The LiveQuery server, once started (main): its clients are told to catch up when the pub/sub resumes.
+let liveQueryServer;
 
 const options = {
   appId: required('DEVSTACK_APP_ID'),
@@ -77,16 +82,12 @@ const options = {
   port,
   host,
   mountPath,
-  // Cloud code, then the package's classes (its ensureClasses: the wallet sign-in classes with master-key-only
-  // permissions, and MoralisGoTxMark for the Go SDK's atomic batches):
-  // parse-server runs this function while it starts, before it listens, so no request can create those classes first.
-  cloud: async () => {
-    require(path.join(__dirname, 'cloud', 'main.js'));
-    await moralisGo.ensureClasses(require('parse-server/lib/Config').get(options.appId));
-  },
+  // The app's cloud file, which loads the package's cloud code (as a user's app does: README of the package).
+  cloud: path.join(__dirname, 'cloud', 'main.js'),
   allowClientClassCreation: true,
-  // A Moralis server accepts client-chosen object ids: _EthAddress/_SolAddress objects are keyed by the address.
-  allowCustomObjectId: true,
+  // A Moralis server accepts client-chosen object ids: _EthAddress/_SolAddress objects are keyed by the address. A
+  // stock parse-server does not (DEVSTACK_ALLOW_CUSTOM_OBJECT_ID=0): the SDK then links without them.
+  allowCustomObjectId: process.env.DEVSTACK_ALLOW_CUSTOM_OBJECT_ID !== '0',
   enableSanitizedErrorResponse: false,
   fileUpload: {
     enableForPublic: true,
@@ -103,15 +104,13 @@ const options = {
   preventLoginWithUnverifiedEmail: false,
   auth: moralisGo.authAdapters(),
   // The publisher (every instance's API publishes its saves) and the LiveQuery server's subscriber share Redis:
-  // parse-server's RedisPubSub (what liveQuery.redisURL selects) with publish failures caught (safeRedisPubSub).
+  // parse-server's RedisPubSub (what liveQuery.redisURL selects) with publish failures caught (liveQueryRedis).
   liveQuery: liveQueryEnabled
-    ? { classNames: liveQueryClasses, ...(redisURL ? { pubSubAdapter: moralisGo.safeRedisPubSub(redisURL) } : {}) }
+    ? { classNames: liveQueryClasses, ...(redisURL ? moralisGo.liveQueryRedis(redisURL) : {}) }
     : undefined,
   startLiveQueryServer: liveQueryEnabled,
   liveQueryServerOptions:
-    liveQueryEnabled && redisURL
-      ? { pubSubAdapter: moralisGo.safeRedisPubSub(redisURL, { onSubscriberResume: () => resumeLiveQueryClients() }) }
-      : undefined,
+    liveQueryEnabled && redisURL ? moralisGo.liveQueryRedis(redisURL, { onSubscriberResume: () => moralisGo.closeLiveQueryClients(liveQueryServer) }) : undefined,
   logLevel: process.env.DEVSTACK_LOG_LEVEL || 'info',
   // A cloud function's parameters and result are logged at cloudFunctionSuccess: the endpoint's sign-in and record
   // functions carry a new session's token, so their success goes to verbose, where parse-server logs the login's
@@ -126,26 +125,6 @@ const options = {
   },
 };
 
-// The LiveQuery server, once started (main).
-let liveQueryServer;
-
-// resumeLiveQueryClients closes every websocket of this LiveQuery server (close code 1012, service restart):
-// called when its Redis subscription is back after a loss, so each client reconnects, subscribes again and
-// re-runs its queries instead of silently missing what was published meanwhile.
-function resumeLiveQueryClients() {
-  if (!liveQueryServer || !liveQueryServer.clients) {
-    return;
-  }
-  let n = 0;
-  for (const client of liveQueryServer.clients.values()) {
-    const ws = client.parseWebSocket && client.parseWebSocket.ws;
-    if (ws && typeof ws.close === 'function') {
-      ws.close(1012, 'LiveQuery pub/sub resumed: reconnect and re-run your queries');
-      n++;
-    }
-  }
-  console.error(`devstack server: closed ${n} LiveQuery connections so that their clients catch up`);
-}
 
 // An arbitrary constant: the advisory lock's key, shared by every devstack instance.
 const INIT_LOCK_KEY = 7316024011;
@@ -173,19 +152,29 @@ async function withInitLock(fn) {
   }
 }
 
+// start starts parse-server and resolves once it listens with its database initialised. startApp (parse-server 6 and
+// later) initialises the database, listens on host:port, mounts the API on /parse and, with startLiveQueryServer,
+// runs ParseServer.createLiveQueryServer(httpServer) on the same HTTP server (ws://host:port/parse). parse-server 5
+// has ParseServer.start instead, which listens at once and reports the end of the initialisation through
+// serverStartComplete.
+function start() {
+  if (typeof ParseServer.startApp === 'function') {
+    return ParseServer.startApp(options);
+  }
+  return new Promise((resolve, reject) => {
+    let server;
+    options.serverStartComplete = err => (err ? reject(err) : resolve(server));
+    server = ParseServer.start(options);
+  });
+}
+
 async function main() {
-  // startApp initialises the database, listens on host:port, mounts the API on /parse and, with
-  // startLiveQueryServer, runs ParseServer.createLiveQueryServer(httpServer) on the same HTTP
-  // server (ws://host:port/parse).
-  const server = await withInitLock(() => ParseServer.startApp(options));
+  const server = await withInitLock(start);
   liveQueryServer = server.liveQueryServer;
   // parse-server's own SIGTERM/SIGINT handler closes the servers but can leave the process running
   // (database pool, timers); give it a second to finish in-flight requests, then exit.
   for (const sig of ['SIGTERM', 'SIGINT']) {
     process.on(sig, () => setTimeout(() => process.exit(0), 1000).unref());
-  }
-  if (purgeSeconds > 0) {
-    moralisGo.scheduleIdempotencyPurge(options.databaseURI, purgeSeconds * 1000);
   }
   if (process.env.DEVSTACK_PID_FILE) {
     // Line 2 is the Redis the instance was started with: up.sh restarts an instance whose Redis moved.
@@ -195,8 +184,7 @@ async function main() {
     `devstack server: parse-server ${require('parse-server/package.json').version} with moralis-go-server ${moralisGo.version} on ${serverURL}, ` +
       (liveQueryEnabled
         ? `LiveQuery classes ${liveQueryClasses.join(',')} (pub/sub ${redisURL ? 'through ' + redisURL : 'in process'})`
-        : 'no LiveQuery server') +
-      (purgeSeconds > 0 ? `, _Idempotency purged every ${purgeSeconds} s` : '')
+        : 'no LiveQuery server')
   );
   return server;
 }
