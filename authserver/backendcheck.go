@@ -25,7 +25,8 @@ import (
 //   - moralis-go's server package (ServerInfoFunction answers: its name, version and the features that are on;
 //     with the master key also parse-server's version, the database and why a feature is off). A backend without
 //     it (a stock parse-server, an original Moralis v1 server) answers 141 "Invalid function"; the endpoint then
-//     asks SignInFunction and RecordSessionFunction themselves, with empty parameters, whether they exist.
+//     asks SignInFunction and RecordSessionFunction themselves, with empty parameters, whether they exist (as it
+//     does for "signIn" or "recordSession" when the package neither lists it on nor reports it off).
 //   - SignInFunction ("signIn"): without it a returning wallet signs in by parse-server's login (2 requests
 //     instead of 1 where the sessions are recorded, and about twice parse-server's CPU).
 //   - RecordSessionFunction ("recordSession"): the one writer of session records. Without it no session is
@@ -279,18 +280,24 @@ func (b *ClientBackend) askBackend(ctx context.Context) (BackendReport, error) {
 		}
 	}
 	if master {
-		if stock {
-			// An older server package, or the functions mounted without it: ask them.
-			var sErr, rErr error
-			wg.Go(func() { r.SignInFunction, sErr = b.functionExists(ctx, SignInFunction) })
-			wg.Go(func() { r.RecordFunction, rErr = b.functionExists(ctx, RecordSessionFunction) })
-			wg.Wait()
-			if err := errors.Join(sErr, rErr); err != nil {
-				return r, err
+		// A feature the package lists is on, one it reports off is off; of any other (no package, or one that
+		// does not report that feature yet) the function itself is asked.
+		var sErr, rErr error
+		for _, fn := range []struct {
+			feature, name string
+			on            *bool
+			err           *error
+		}{{featureSignIn, SignInFunction, &r.SignInFunction, &sErr}, {featureRecordSession, RecordSessionFunction, &r.RecordFunction, &rErr}} {
+			switch {
+			case slices.Contains(r.Features, fn.feature):
+				*fn.on = true
+			case r.Off[fn.feature] == "":
+				wg.Go(func() { *fn.on, *fn.err = b.functionExists(ctx, fn.name) })
 			}
-		} else {
-			r.SignInFunction = slices.Contains(r.Features, featureSignIn)
-			r.RecordFunction = slices.Contains(r.Features, featureRecordSession)
+		}
+		wg.Wait()
+		if err := errors.Join(sErr, rErr); err != nil {
+			return r, err
 		}
 	}
 	r.Missing = missing(r, master)

@@ -220,3 +220,23 @@ func TestBackendCheckWithoutMasterKeyAsksOnce(t *testing.T) {
 		t.Fatalf("asked again: %v", got)
 	}
 }
+
+// A package that neither lists "signIn" or "recordSession" on nor reports it off (a version that does not report
+// those features yet) has its functions asked: present ones are used, absent ones are not.
+func TestBackendCheckAsksWhatThePackageDoesNotReport(t *testing.T) {
+	for _, absent := range []bool{false, true} {
+		f := &flowBackend{features: []string{"txMark"}, fnAbsent: absent, recordAbsent: absent}
+		be, _, _, _ := flowSetup(t, f)
+		r, err := be.CheckBackend(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.SignInFunction == absent || r.RecordFunction == absent || r.Package == "" {
+			t.Fatalf("functions absent %v: report %+v", absent, r)
+		}
+		want := append(slices.Clone(checkRequests), "POST functions/"+SignInFunction, "POST functions/"+RecordSessionFunction)
+		if got := f.take(); !sameRequests(got, want) {
+			t.Fatalf("functions absent %v: requests %v", absent, got)
+		}
+	}
+}
