@@ -37,6 +37,46 @@ var (
 	ErrAddressNotFound = errors.New("Address not found")
 )
 
+// ErrBackendMissing matches (errors.Is) every *BackendMissingError: the backend lacks a piece of moralis-go's
+// server package that a sign-in flow needs.
+var ErrBackendMissing = errors.New("auth: the backend lacks a piece of moralis-go's server package")
+
+// BackendMissingError is returned by the sign-in and link flows when the backend lacks a piece they need: the
+// getServerTime cloud function (to build the message on a backend without RequestMessageFunction: a stock
+// parse-server answers 141 "Invalid function") or the wallet's auth adapter (moralisEth, moralisSol: parse-server
+// answers 252 "This authentication method is unsupported."). Its text names the piece and how to get it. It
+// matches ErrBackendMissing, and errors.As finds the backend's *parse.Error in Err. It is a plain value.
+type BackendMissingError struct {
+	// Piece names what is missing: "getServerTime cloud function", "moralisEth auth adapter", "moralisSol auth
+	// adapter".
+	Piece string
+	// Err is the backend's answer.
+	Err error
+}
+
+// Error names the missing piece and where to get it.
+func (e *BackendMissingError) Error() string {
+	return "auth: the backend has no " + e.Piece + ": mount moralis-go's server package (server/README.md)"
+}
+
+// Unwrap returns ErrBackendMissing and the backend's answer.
+func (e *BackendMissingError) Unwrap() []error { return []error{ErrBackendMissing, e.Err} }
+
+// missingPiece returns err as a *BackendMissingError when it is the backend's answer for a missing piece (an
+// unknown cloud function fn, or, with provider set, an auth provider it does not support), else err.
+func missingPiece(err error, fn, provider string) error {
+	var pe *parse.Error
+	switch {
+	case !errors.As(err, &pe):
+		return err
+	case fn != "" && pe.Code == parse.CodeScriptFailed && pe.Message == `Invalid function: "`+fn+`"`:
+		return &BackendMissingError{Piece: fn + " cloud function", Err: err}
+	case provider != "" && pe.Code == parse.CodeUnsupportedService:
+		return &BackendMissingError{Piece: provider + " auth adapter", Err: err}
+	}
+	return err
+}
+
 // Options tune the sign-in, link and unlink flows, per call. A nil *Options, like the zero value, means all
 // defaults. The flows read it and never change it; one *Options may serve concurrent calls.
 type Options struct {
@@ -78,10 +118,13 @@ func (o *Options) addressClass(ch Chain) string {
 func (o *Options) addressObjects() bool { return o == nil || !o.NoAddressObjects }
 
 // SigningMessage asks the backend for its time (getServerTime) and builds the message to sign:
-// text + "\n\nId: " + appId + ":" + serverTime.
+// text + "\n\nId: " + appId + ":" + serverTime. A backend without getServerTime gives a *BackendMissingError.
 func SigningMessage(ctx context.Context, c *client.Client, opts *Options) (string, error) {
 	t, err := c.Cloud.ServerTime(ctx)
 	if err != nil {
+		if me := missingPiece(err, "getServerTime", ""); me != err {
+			return "", me
+		}
 		return "", fmt.Errorf("auth: getServerTime: %w", err)
 	}
 	return BuildMoralisMessage(opts.message(), c.AppID(), FormatServerTime(t)), nil
@@ -119,7 +162,8 @@ func normalize(m SignedMessage) (SignedMessage, error) {
 // retried as a sign-up; on parse-server, POST users already signs a new identity up, so this branch only
 // matters for backends that answer 101 for unknown users. Afterwards the user is saved with its address
 // (EVM: ethAddress and accounts; Solana: solAddress and solAccounts, each added once) and an ACL that grants
-// read and write to the user alone. The returned user carries its session token.
+// read and write to the user alone. The returned user carries its session token. A backend without the chain's
+// auth adapter gives a *BackendMissingError.
 func LogIn(ctx context.Context, c *client.Client, m SignedMessage, opts *Options) (*client.User, error) {
 	m, err := normalize(m)
 	if err != nil {
@@ -128,7 +172,7 @@ func LogIn(ctx context.Context, c *client.Client, m SignedMessage, opts *Options
 	provider := m.Chain.Provider()
 	u, err := logInWithAuthData(ctx, c, provider, m.AuthData())
 	if err != nil {
-		return nil, err
+		return nil, missingPiece(err, "", provider)
 	}
 	if u == nil || u.ID() == "" || u.SessionToken() == "" {
 		return nil, ErrCouldNotGetUser
@@ -210,14 +254,16 @@ func signUpWithAuthData(ctx context.Context, c *client.Client, provider string, 
 
 // SignInEthereum is the whole Ethereum sign-in: message and ticket from the backend (RequestMessage; the text is
 // opts.Message or the default), personal_sign signature by s (a *signer.Key, or any wallet), then LogIn (see
-// SignIn). The address is lower-cased before use. It is safe for concurrent use if s is.
+// SignIn). The address is lower-cased before use. On a backend that lacks a piece of moralis-go's server package it
+// needs (getServerTime where the backend has no RequestMessageFunction, the moralisEth adapter) the error is a
+// *BackendMissingError naming it (errors.Is(err, ErrBackendMissing)). It is safe for concurrent use if s is.
 func SignInEthereum(ctx context.Context, c *client.Client, s signer.Ethereum, opts *Options) (*client.User, error) {
 	return SignIn(ctx, c, func(ctx context.Context) (SignedMessage, error) { return signEth(ctx, c, s, opts) }, opts)
 }
 
 // SignInSolana is the whole Solana sign-in: message and ticket from the backend (RequestMessage), ed25519
-// signature by s (a *signer.Ed25519Key, or any wallet; base58), then LogIn (see SignIn). It is safe for
-// concurrent use if s is.
+// signature by s (a *signer.Ed25519Key, or any wallet; base58), then LogIn (see SignIn). A missing piece of the
+// backend is a *BackendMissingError, as for SignInEthereum. It is safe for concurrent use if s is.
 func SignInSolana(ctx context.Context, c *client.Client, s signer.Solana, opts *Options) (*client.User, error) {
 	return SignIn(ctx, c, func(ctx context.Context) (SignedMessage, error) { return signSol(ctx, c, s, opts) }, opts)
 }
@@ -295,6 +341,9 @@ func Link(ctx context.Context, c *client.Client, u *client.User, m SignedMessage
 	}
 	view := c.WithSessionToken(u.SessionToken())
 	if err := view.Users.Link(ctx, u, m.Chain.Provider(), m.AuthData()); err != nil {
+		if me := missingPiece(err, "", m.Chain.Provider()); me != err {
+			return me
+		}
 		return fmt.Errorf("auth: link %s: %w", m.Chain.Provider(), err)
 	}
 	if opts.addressObjects() {

@@ -315,3 +315,57 @@ func TestAddressObjectsUnsupportedIsTheServersRefusalOfTheClassOrTheID(t *testin
 		}
 	}
 }
+
+// A stock backend is named, not guessed at: without moralisAuthRequestMessage and getServerTime the direct sign-in
+// (Ethereum and Solana alike) fails with a *BackendMissingError naming getServerTime and where to get it; without
+// the wallet's auth adapter (parse-server's 252), naming the adapter. Both keep the backend's answer for errors.As.
+func TestSignInNamesTheMissingPiece(t *testing.T) {
+	ctx := context.Background()
+	eth, _ := signer.NewKeyFromHex(katEthKey)
+	sol, _ := signer.GenerateEd25519Key()
+	for _, c := range []struct {
+		name    string
+		script  func(f *fakeParse)
+		sign    func(c *client.Client) error
+		piece   string
+		message string
+	}{
+		{"no getServerTime, Ethereum", func(f *fakeParse) {
+			f.on("POST functions/moralisAuthRequestMessage", 400, `{"code":141,"error":"Invalid function: \"moralisAuthRequestMessage\""}`)
+			f.on("POST functions/getServerTime", 400, `{"code":141,"error":"Invalid function: \"getServerTime\""}`)
+		}, func(c *client.Client) error { _, err := SignInEthereum(ctx, c, eth, nil); return err },
+			"getServerTime cloud function",
+			"auth: the backend has no getServerTime cloud function: mount moralis-go's server package (server/README.md)"},
+		{"no getServerTime, Solana", func(f *fakeParse) {
+			f.on("POST functions/moralisAuthRequestMessage", 400, `{"code":141,"error":"Invalid function: \"moralisAuthRequestMessage\""}`)
+			f.on("POST functions/getServerTime", 400, `{"code":141,"error":"Invalid function: \"getServerTime\""}`)
+		}, func(c *client.Client) error { _, err := SignInSolana(ctx, c, sol, nil); return err },
+			"getServerTime cloud function", ""},
+		{"no adapter", func(f *fakeParse) {
+			f.on("POST functions/moralisAuthRequestMessage", 400, `{"code":141,"error":"Invalid function: \"moralisAuthRequestMessage\""}`)
+			f.on("POST functions/getServerTime", 200, `{"result":{"dateTime":"2026-11-21T22:38:01.828Z"}}`)
+			f.on("POST users", 400, `{"code":252,"error":"This authentication method is unsupported."}`)
+		}, func(c *client.Client) error { _, err := SignInEthereum(ctx, c, eth, nil); return err },
+			"moralisEth auth adapter",
+			"auth: the backend has no moralisEth auth adapter: mount moralis-go's server package (server/README.md)"},
+	} {
+		f, cl := newFakeParse(t)
+		c.script(f)
+		err := c.sign(cl)
+		var me *BackendMissingError
+		var pe *parse.Error
+		if !errors.Is(err, ErrBackendMissing) || !errors.As(err, &me) || me.Piece != c.piece || !errors.As(err, &pe) {
+			t.Fatalf("%s: err %v; want a BackendMissingError for %q wrapping the backend's answer", c.name, err, c.piece)
+		}
+		if c.message != "" && err.Error() != c.message {
+			t.Fatalf("%s: %q; want %q", c.name, err.Error(), c.message)
+		}
+	}
+	// Another refusal of the function is not a missing piece.
+	f, cl := newFakeParse(t)
+	f.on("POST functions/moralisAuthRequestMessage", 400, `{"code":141,"error":"Invalid function: \"moralisAuthRequestMessage\""}`)
+	f.on("POST functions/getServerTime", 400, `{"code":141,"error":"getServerTime failed"}`)
+	if _, err := SignInEthereum(ctx, cl, eth, nil); err == nil || errors.Is(err, ErrBackendMissing) {
+		t.Fatalf("a failing getServerTime: %v; want a plain error", err)
+	}
+}

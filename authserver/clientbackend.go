@@ -8,18 +8,17 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"log"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/c13f5054/moralis-go/auth"
 	"github.com/c13f5054/moralis-go/client"
+	"github.com/c13f5054/moralis-go/internal/randid"
 	"github.com/c13f5054/moralis-go/parse"
-	"github.com/google/uuid"
 )
 
 // BackendConfig configures NewClientBackend. Client.ServerURL and Client.AppID are required; every other field
@@ -38,12 +37,21 @@ type BackendConfig struct {
 	// then is the backend given a ticket marked for a contract account (as auth.TicketOptions.Chain). Give it the same
 	// chain as Config.Chain. nil (default): EOA signatures only.
 	Chain auth.ContractCaller
-	// DirectSignIn, with a master key, signs a returning wallet in without parse-server's login or the backend's
-	// SignInFunction: the endpoint finds the user by its authData id, checks the signature itself (as the adapter
-	// would) and creates the session and its record in one /batch (2 backend requests). parse-server's beforeLogin
-	// trigger does not run for those sign-ins, and a new wallet costs one lookup more. false (default): a returning
-	// wallet signs in with one call of SignInFunction, which runs beforeLogin as the login does, where the backend
-	// has it; every other sign-in goes through parse-server's login.
+	// Logger is where the backend logs what it learned of the backend's server (the one line of CheckBackend, a
+	// function turned off) and each fallback of a sign-in to the login, with its reason. nil (default): the
+	// Handler's Config.Logger when a Handler uses this backend and has one, else slog.Default().
+	Logger *slog.Logger
+	// RecheckInterval is how long what the endpoint learned the backend lacks (a function absent or off) holds
+	// before it asks again (see CheckBackend); default DefaultRecheckInterval; negative is an error.
+	RecheckInterval time.Duration
+	// LiveQueryURL, when set (ws:// or wss://), is checked by CheckBackend: whether the backend's LiveQuery server
+	// answers a connect. Default "": not checked.
+	LiveQueryURL string
+	// DirectSignIn did nothing useful the one sign-in flow does not do better, and is ignored.
+	//
+	// Deprecated: it signed a returning wallet in without parse-server's login or SignInFunction, so the app's
+	// beforeLogin trigger did not run, and wrote session records a second way. A returning wallet now signs in
+	// with one request (SignInFunction), its trigger run; NewClientBackend logs that the field is ignored.
 	DirectSignIn bool
 }
 
@@ -64,17 +72,33 @@ type BackendConfig struct {
 // that loses a race with a concurrent first sign-in of the same wallet is retried with a new ticket (auth.SignIn).
 // Without a master key no ticket is sent (for backends whose adapters do not ask for one).
 //
-// # One round trip for a returning wallet
+// # One sign-in flow
 //
-// With a master key, a wallet whose user exists and needs no write signs in with one call of the backend's
-// SignInFunction (server/cloud/authsignin.js) once the endpoint has verified its signature: the function
-// finds the user, runs the app's beforeLogin trigger as parse-server's login does (same user object, a request
-// that is not master, the sign-in's own installation id), creates the session through parse-server's own session
-// write (so _Session triggers run) and records it. It costs parse-server about half the CPU of the login and
-// the record call it replaces, as it skips the adapter's second signature check, the ticket's insert and the second
-// request. It leaves the sign-in to the login whenever the login would do more: a first sign-in (one call more
-// than before), a user the SDK must write, an app with an afterSave trigger or LiveQuery on _User (a login with
-// authData fires them), and a backend without the function (asked once).
+// A sign-in takes one path, with one optimisation (signinflow.go). With a master key, a returning wallet whose user
+// needs no write signs in with one call of SignInFunction (moralis-go's server package) once the endpoint has
+// verified its signature: the function finds the user, runs the app's beforeLogin trigger as parse-server's login
+// does (same user object, a request that is not master, the sign-in's own installation id), creates the session
+// through parse-server's own session write (so _Session triggers run) and records it. It costs parse-server about
+// half the CPU of the login and the record call it replaces. Its answer decides:
+//
+//   - a session: signed in, one request;
+//   - {refused}: the app's definite refusal (its beforeLogin trigger, the provider's login policy), answered as the
+//     login would answer it; no login is tried;
+//   - {useLogin}: the login does it (a first sign-in: one call more than the login alone; a user the SDK must
+//     write; an app with an afterSave trigger or LiveQuery on _User, which a login with authData fires);
+//   - anything else (an error it throws, such as a TypeError of a changed private module; its calls in doubt after
+//     three attempts; 141 "Invalid function"): NOT a refusal. It is logged with its reason and the wallet signs in
+//     by parse-server's login, from the same installation id (so a session a lost call made is deleted). The
+//     function is turned off until the next check of the backend after three failures in a row, when the package
+//     answers "off: ..." and when it is absent.
+//
+// Then, for a sign-in by the login, RecordSessionFunction records the session: it is the one writer of records.
+// What the backend offers is learned before the first sign-in or session check (or by CheckBackend at start-up),
+// logged in one line, and learned again after RecheckInterval while something is missing (backendcheck.go).
+//
+// No internal text reaches the browser: the backend's refusals keep their code and text except code 141, which
+// parse-server gives any error cloud code throws (a TypeError's text included), answered with scriptFailedText
+// ("Cloud code failed"); an app that wants its beforeLogin refusal shown throws a Parse.Error with another code.
 //
 // # Sessions of this endpoint only
 //
@@ -85,11 +109,15 @@ type BackendConfig struct {
 // session token keyed by the master key, so nobody without the master key can record one), and Me, Link and Unlink
 // accept a session token only when the backend confirms it (users/me) and its record exists: any other session is
 // refused as "Invalid session token" (code 209, 401). The record is checked alongside users/me, so it adds no
-// latency; a sign-in through the login makes one more call (RecordSessionFunction). A record lives as long as its session: sessions roll (sliding expiry up
-// to a cap, bound to the wallet that signed in: sessions.go, and Config.SessionIdleTTL and SessionMaxAge through a
-// Handler), records are deleted at sign-out, and expired ones are purged by the local stack's server. Without a
-// master key nothing is recorded, sessions do not roll (the backend's own session length applies) and any session
-// the backend confirms is accepted.
+// latency; a sign-in through the login makes one more call (RecordSessionFunction). A record lives as long as its
+// session: sessions roll (sliding expiry up to a cap, bound to the wallet that signed in: sessions.go, and
+// Config.SessionIdleTTL and SessionMaxAge through a Handler), records are deleted at sign-out, and expired ones are
+// purged by the server package. The record's fields are those of formats.gen.go, shared with the package.
+//
+// Without a master key, or on a backend without RecordSessionFunction (a stock parse-server, an original Moralis
+// v1 server: the line of the backend check says so), nothing is recorded, sessions do not roll (the backend's own
+// session length applies) and any session the backend confirms is accepted. When the function appears later (the
+// package installed), the sessions made meanwhile have no record and are refused once: their users sign in again.
 //
 // # Without a master key
 //
@@ -97,44 +125,58 @@ type BackendConfig struct {
 // or checked, sessions do not roll, and any session the backend confirms is accepted, however it was made (the
 // backend's public sign-in function, a phished message). That suits a backend whose adapters ask for no ticket
 // (an original Moralis v1 server) and that gives the endpoint no master key, so it is not an error; but it is never
-// silent: NewClientBackend logs it (standard log package) when it makes such a backend.
+// silent: NewClientBackend logs it (BackendConfig.Logger) when it makes such a backend.
 type ClientBackend struct {
 	cfg     client.Config
 	base    *client.Client
 	opts    *auth.Options
 	chain   auth.ContractCaller
-	wallets *keyedMutex // one sign-in per wallet at a time (shared with the Handler's copy: withSessionLife)
-	life    sessionLife // how its sessions roll (see sessions.go)
-	direct  bool        // BackendConfig.DirectSignIn
-	// noRecordFunc is set once the backend answered that it has no RecordSessionFunction (shared by copies).
-	noRecordFunc *atomic.Bool
-	// noSignInFunc is set once the backend answered that it has no SignInFunction (shared by copies).
-	noSignInFunc *atomic.Bool
-	noIdem       *client.Client // base without X-Parse-Request-Id (recordSessionByFunction)
+	wallets *keyedMutex    // one sign-in per wallet at a time (shared with the Handler's copy: withHandler)
+	life    sessionLife    // how its sessions roll (see sessions.go)
+	noIdem  *client.Client // base without X-Parse-Request-Id (the sign-in and record functions)
+	// caps is what was learned of the backend (backendcheck.go), shared by copies.
+	caps         *backendCaps
+	recheck      time.Duration
+	liveQueryURL string
+	logger       *slog.Logger
+	loggerSet    bool // BackendConfig.Logger was given: a Handler's does not replace it
 }
 
 // DefaultSessionClass is the backend class where ClientBackend records the sessions it made (see ClientBackend).
 // Its objects have an empty ACL; give the class master-key-only class-level permissions and an index on "key" (the
 // local stack does both).
-const DefaultSessionClass = "MoralisAuthSession"
+const DefaultSessionClass = recordClass
 
 // DefaultSessionRecordTTL was how long ClientBackend kept the record of a session it made. Records now live as
 // long as their session (DefaultSessionIdleTTL, extended while used, at most DefaultSessionMaxAge); it is kept for
 // compatibility and no longer used.
 const DefaultSessionRecordTTL = 366 * 24 * time.Hour
 
-// NewClientBackend checks cfg and makes a ClientBackend. An invalid client configuration is an error.
+// NewClientBackend checks cfg and makes a ClientBackend. An invalid client configuration, or a negative
+// RecheckInterval, is an error. It does no I/O: the backend is first asked what it offers by CheckBackend, or
+// before the first sign-in or session check.
 func NewClientBackend(cfg BackendConfig) (*ClientBackend, error) {
+	if cfg.RecheckInterval < 0 {
+		return nil, errors.New("authserver: BackendConfig.RecheckInterval must not be negative")
+	}
+	if cfg.LiveQueryURL != "" && !strings.HasPrefix(cfg.LiveQueryURL, "ws://") && !strings.HasPrefix(cfg.LiveQueryURL, "wss://") {
+		return nil, errors.New("authserver: BackendConfig.LiveQueryURL must start with ws:// or wss://")
+	}
 	base, err := client.New(cfg.Client)
 	if err != nil {
 		return nil, err
 	}
+	logger := loggerOr(cfg.Logger)
 	if !base.HasMasterKey() {
 		// Not an error (backends without tickets, e.g. an original Moralis v1 server, need no master key), but
 		// never silent: see "Without a master key" on ClientBackend.
-		log.Printf("authserver: NewClientBackend without a master key: no sign-in tickets, no session records: any " +
+		logger.Warn("authserver: NewClientBackend without a master key: no sign-in tickets, no session records: any " +
 			"session the backend confirms is accepted, sessions do not roll, and the endpoint is not the one door in " +
 			"(see ClientBackend, \"Without a master key\")")
+	}
+	if cfg.DirectSignIn {
+		logger.Warn("authserver: BackendConfig.DirectSignIn is deprecated and ignored: a returning wallet signs in " +
+			"with one request of " + SignInFunction + ", its beforeLogin trigger run")
 	}
 	ni := cfg.Client
 	ni.DisableIdempotency = true
@@ -142,87 +184,29 @@ func NewClientBackend(cfg BackendConfig) (*ClientBackend, error) {
 	if err != nil {
 		return nil, err
 	}
+	recheck := cfg.RecheckInterval
+	if recheck == 0 {
+		recheck = DefaultRecheckInterval
+	}
 	flow := cfg.Flow
 	return &ClientBackend{noIdem: noIdem, cfg: cfg.Client, base: base, opts: &flow, chain: cfg.Chain, wallets: &keyedMutex{},
-		life: defaultLife(), direct: cfg.DirectSignIn, noRecordFunc: &atomic.Bool{}, noSignInFunc: &atomic.Bool{}}, nil
+		life: defaultLife(), caps: &backendCaps{}, recheck: recheck, liveQueryURL: cfg.LiveQueryURL, logger: logger,
+		loggerSet: cfg.Logger != nil}, nil
 }
-
-// directSignIn reports whether a returning wallet signs in without parse-server's login (BackendConfig.DirectSignIn).
-func (b *ClientBackend) directSignIn() bool { return b.direct && b.base.HasMasterKey() }
 
 // Client returns the backend's base client (no session). It is safe for concurrent use.
 func (b *ClientBackend) Client() *client.Client { return b.base }
 
-// SignIn implements Backend with auth.SignIn on a client with a fresh installation id. Sign-ins of one wallet
-// through one ClientBackend run one at a time (others wait, or give up when their context ends), so concurrent
-// sign-ins of a wallet do not race to create or update its user on the backend; across several endpoint instances
-// auth.SignIn retries the logins that lost such a race, each with a new ticket.
-func (b *ClientBackend) SignIn(ctx context.Context, m auth.SignedMessage) (*Session, error) {
-	unlock, err := b.wallets.lock(ctx, string(m.Chain)+":"+strings.ToLower(m.Address))
-	if err != nil {
-		return nil, err // the context ended: the handler answers 504
-	}
-	defer unlock()
-	bind := sessionBinding{chain: m.Chain, address: m.Address, chainID: b.life.chainIDs[m.Chain]}
-	if b.directSignIn() {
-		// A returning wallet whose user needs no write: no ticket, no login, two round trips (sessions.go).
-		s, ok, err := b.signInKnown(ctx, m, bind)
-		if err != nil || ok {
-			return s, mapClientError(err)
-		}
-	} else if b.base.HasMasterKey() && !b.noSignInFunc.Load() {
-		// A returning wallet whose user needs no write: the login in one round trip, its triggers run (signInByFunction).
-		s, ok, err := b.signInByFunction(ctx, m, bind)
-		if err != nil || ok {
-			return s, mapClientError(err)
-		}
-	}
-	cfg := b.cfg
-	cfg.InstallationID = uuid.NewString()
-	cfg.Storage = nil
-	// No X-Parse-Request-Id (parse-server writes an _Idempotency row for each): the login spends its one-time
-	// ticket, so sending it again could not sign in anyway, and the new wallet's user write sets the same values.
-	cfg.DisableIdempotency = true
-	c, err := client.New(cfg)
-	if err != nil {
-		return nil, mapClientError(err)
-	}
-	var u *client.User
-	for attempt := 1; ; attempt++ {
-		u, err = auth.SignIn(ctx, c, func(ctx context.Context) (auth.SignedMessage, error) {
-			return b.withTicket(ctx, m)
-		}, b.opts)
-		// A login (or user write) in doubt, its answer lost (a proxy's 502, a cut connection), is tried again with a
-		// new ticket: the first one signs in at most once, and the same installation id makes parse-server delete
-		// a session the lost answer held.
-		if err == nil || !errors.Is(err, parse.ErrWriteInDoubt) || attempt == inDoubtAttempts || ctx.Err() != nil {
-			break
-		}
-	}
-	if err != nil {
-		return nil, mapClientError(err)
-	}
-	until, err := b.recordSession(ctx, u.SessionToken(), bind)
-	if err != nil {
-		// A session this endpoint would refuse is of no use: end it (on a context of its own, as ctx may be over).
-		lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-		defer cancel()
-		if lerr := b.base.WithSessionToken(u.SessionToken()).Users.LogOut(lctx); lerr != nil {
-			err = errors.Join(err, lerr)
-		}
-		return nil, mapClientError(err)
-	}
-	return &Session{User: PublicUserOf(u), SessionToken: u.SessionToken(), ExpiresAt: until}, nil
-}
-
 // AdoptSession records tok, a backend session made elsewhere (a password sign-in, the SDK's direct wallet
 // sign-in), as one of this endpoint's, so that Me, Link, Unlink and the Handler's session checks accept it (see
 // "Sessions of this endpoint only"). Adopt only a session whose owner the caller has authenticated itself. Without
-// a master key it does nothing: every session the backend confirms is accepted then.
+// a master key, or on a backend without RecordSessionFunction, it does nothing: every session the backend confirms
+// is accepted then.
 func (b *ClientBackend) AdoptSession(ctx context.Context, tok string) error {
 	if tok == "" {
 		return errors.New("authserver: AdoptSession needs a session token")
 	}
+	b.ensureChecked(ctx)
 	_, err := b.recordSession(ctx, tok, sessionBinding{})
 	return err
 }
@@ -233,187 +217,8 @@ var errForeignSession = errors.New("authserver: the session was not made by this
 // sessionKey is the HMAC-SHA256 of tok keyed by the master key, in hex: what the record of tok holds.
 func (b *ClientBackend) sessionKey(tok string) string {
 	mac := hmac.New(sha256.New, []byte(b.cfg.MasterKey))
-	mac.Write([]byte("moralis-go authserver session\x00"))
-	mac.Write([]byte(tok))
+	mac.Write(sessionKeyInput(tok))
 	return hex.EncodeToString(mac.Sum(nil))
-}
-
-// recordSession records tok as a session of this endpoint bound to bind, ending SessionIdleTTL from now (or at
-// the cap, if sooner), and sets the backend's _Session to end then too; it returns that end. Without a master key
-// it does nothing (and returns the zero time: the backend's own session length applies).
-func (b *ClientBackend) recordSession(ctx context.Context, tok string, bind sessionBinding) (time.Time, error) {
-	if !b.base.HasMasterKey() {
-		return time.Time{}, nil
-	}
-	now := b.life.now()
-	until := minTime(now.Add(b.life.idle), now.Add(b.life.max))
-	rec := b.newRecord(tok, now, until, bind)
-	// One round trip where the backend has this project's cloud function (server/cloud/authsession.js):
-	// it finds the _Session, writes the record and sets the end.
-	ok, err := b.recordSessionByFunction(ctx, tok, rec, until)
-	if err != nil {
-		return time.Time{}, fmt.Errorf("authserver: recording the session: %w", err)
-	}
-	if ok {
-		return until, nil
-	}
-	sid, err := b.backendSessionID(ctx, tok)
-	if err != nil {
-		return time.Time{}, err
-	}
-	rec["session"] = sid
-	err = b.batch(ctx,
-		map[string]any{"method": http.MethodPost, "path": "classes/" + DefaultSessionClass, "body": rec},
-		map[string]any{"method": http.MethodPut, "path": "classes/_Session/" + sid,
-			"body": map[string]any{"expiresAt": parseDate(until)}})
-	if err != nil {
-		return time.Time{}, fmt.Errorf("authserver: recording the session: %w", err)
-	}
-	return until, nil
-}
-
-// inDoubtAttempts bounds the attempts of a sign-in's login and record call whose answers were lost (in doubt).
-const inDoubtAttempts = 3
-
-// RecordSessionFunction is the backend's cloud function (master key only) that records a session in one round
-// trip: it finds the token's _Session, creates its record and sets its end (server/cloud/authsession.js).
-// ClientBackend calls it with the master key when it made a session, and takes two round trips (a query and a
-// /batch) on a backend that answers 141 "Invalid function".
-const RecordSessionFunction = "moralisGoRecordSession"
-
-// recordSessionByFunction records tok with RecordSessionFunction: ok is false, without an error, when the backend has
-// no such function (remembered: later sign-ins do not ask again).
-func (b *ClientBackend) recordSessionByFunction(ctx context.Context, tok string, rec map[string]any, until time.Time) (bool, error) {
-	if b.noRecordFunc.Load() {
-		return false, nil
-	}
-	body := recordParams(rec)
-	var resp struct {
-		Result struct {
-			Session string `json:"session"`
-		} `json:"result"`
-	}
-	// Without an X-Parse-Request-Id (an _Idempotency row less): a call in doubt is made again, which at worst
-	// leaves a second record of the same session (both end with it, and a sign-out deletes both).
-	var err error
-	for attempt := 1; ; attempt++ {
-		err = b.noIdem.WithMasterKey().Request(ctx, http.MethodPost, "functions/"+RecordSessionFunction,
-			map[string]any{"sessionToken": tok, "until": parseDate(until)["iso"], "record": body}, &resp)
-		if err == nil || !errors.Is(err, parse.ErrWriteInDoubt) || attempt == inDoubtAttempts || ctx.Err() != nil {
-			break
-		}
-	}
-	var pe *parse.Error
-	if errors.As(err, &pe) && pe.Code == parse.CodeScriptFailed && strings.Contains(pe.Message, "Invalid function") {
-		b.noRecordFunc.Store(true)
-		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	if resp.Result.Session == "" {
-		return false, errors.New("authserver: " + RecordSessionFunction + " answered no session")
-	}
-	return true, nil
-}
-
-// recordParams is a new record (newRecord) as the backend's functions take it: ISO dates, no ACL, no end (given
-// apart).
-func recordParams(rec map[string]any) map[string]any {
-	body := map[string]any{}
-	for k, v := range rec {
-		if d, ok := v.(map[string]any); ok && d["__type"] == "Date" {
-			v = d["iso"] // the function takes ISO dates
-		}
-		if k != "ACL" && k != "expiresAt" {
-			body[k] = v
-		}
-	}
-	return body
-}
-
-// SignInFunction is the backend's cloud function (master key only) that signs a returning wallet in with one round
-// trip: it finds the user, runs the app's beforeLogin trigger, creates the session and its record, as parse-server's
-// login followed by RecordSessionFunction would (server/cloud/authsignin.js; see ClientBackend). It
-// answers "use the login" when the login would do more (a first sign-in, a user to write, an afterSave trigger or
-// LiveQuery on _User). A backend without it is sent the login.
-const SignInFunction = "moralisGoSignIn"
-
-// signInByFunction signs in a returning wallet with SignInFunction: ok is false, without an error, when the backend
-// has no such function or answers that the login must do it, and when the signature does not verify here (the login
-// then refuses it as it always has). The signature is checked here first because the function trusts its caller
-// (it takes the master key): ecrecover, or ERC-1271/6492 on Chain; ed25519.
-func (b *ClientBackend) signInByFunction(ctx context.Context, m auth.SignedMessage, bind sessionBinding) (*Session, bool, error) {
-	if m.Chain == "" {
-		m.Chain = auth.ChainEVM
-	}
-	var err error
-	if m.Chain == auth.ChainSolana {
-		err = auth.VerifySolSignature(m.Address, []byte(m.Message), m.Signature)
-	} else {
-		if m.Address, err = auth.NormalizeEthAddress(m.Address); err == nil {
-			err = auth.VerifyEthSignatureContext(ctx, b.chain, m.Address, []byte(m.Message), m.Signature)
-		}
-	}
-	if err != nil {
-		return nil, false, nil
-	}
-	now := b.life.now()
-	until := minTime(now.Add(b.life.idle), now.Add(b.life.max))
-	params := map[string]any{"provider": m.Chain.Provider(), "id": m.Address, "installationId": uuid.NewString(),
-		"until": parseDate(until)["iso"]}
-	var tok string
-	var resp struct {
-		Result struct {
-			UseLogin string         `json:"useLogin"`
-			User     map[string]any `json:"user"`
-			Session  string         `json:"session"`
-			Refused  *struct {
-				Code  parse.Code `json:"code"`
-				Error string     `json:"error"`
-			} `json:"refused"`
-		} `json:"result"`
-	}
-	// Without an X-Parse-Request-Id (an _Idempotency row less). A call in doubt is made again with a new token and
-	// the same installation id: parse-server's session write deletes the user's earlier sessions of that
-	// installation id, so a session the lost answer held does not outlive it (as for a repeated login).
-	for attempt := 1; ; attempt++ {
-		var raw [16]byte
-		if _, err := rand.Read(raw[:]); err != nil {
-			return nil, false, err
-		}
-		tok = "r:" + hex.EncodeToString(raw[:]) // as parse-server makes them
-		params["sessionToken"] = tok
-		params["record"] = recordParams(b.newRecord(tok, now, until, bind))
-		err = b.noIdem.WithMasterKey().Request(ctx, http.MethodPost, "functions/"+SignInFunction, params, &resp)
-		if err == nil || !errors.Is(err, parse.ErrWriteInDoubt) || attempt == inDoubtAttempts || ctx.Err() != nil {
-			break
-		}
-		params["again"] = true
-	}
-	var pe *parse.Error
-	if errors.As(err, &pe) && pe.Code == parse.CodeScriptFailed && pe.Message == `Invalid function: "`+SignInFunction+`"` {
-		b.noSignInFunc.Store(true) // exactly parse-server's answer: a trigger's error that mentions it does not count
-		return nil, false, nil
-	}
-	if err != nil {
-		return nil, false, err
-	}
-	if resp.Result.UseLogin != "" {
-		return nil, false, nil
-	}
-	if r := resp.Result.Refused; r != nil {
-		// The app refused the user (its beforeLogin trigger, the providers' login policy): the login's own answer.
-		return nil, false, &parse.Error{Code: r.Code, Message: r.Error, Status: http.StatusBadRequest, Op: "POST functions/" + SignInFunction}
-	}
-	if resp.Result.Session == "" || resp.Result.User == nil {
-		return nil, false, errors.New("authserver: " + SignInFunction + " answered no session")
-	}
-	o, err := parse.ObjectFromServer(client.UserClass, resp.Result.User)
-	if err != nil {
-		return nil, false, fmt.Errorf("authserver: reading the wallet's user: %w", err)
-	}
-	return &Session{User: PublicUserOf(client.UserFromObject(o)), SessionToken: tok, ExpiresAt: until}, true, nil
 }
 
 // sessionRecords returns tok's live records (none: errForeignSession), live by the endpoint's clock and rule.
@@ -437,23 +242,12 @@ func (b *ClientBackend) sessionRecords(ctx context.Context, tok string) ([]sessi
 
 // allSessionRecords returns every record of tok, ended or not (none: errForeignSession).
 func (b *ClientBackend) allSessionRecords(ctx context.Context, tok string) ([]sessionRecord, error) {
-	type date struct {
-		ISO string `json:"iso"`
-	}
 	var resp struct {
-		Results []struct {
-			ObjectID  string `json:"objectId"`
-			ExpiresAt date   `json:"expiresAt"`
-			StartedAt date   `json:"startedAt"`
-			Session   string `json:"session"`
-			Chain     string `json:"chain"`
-			Address   string `json:"address"`
-			ChainID   string `json:"chainId"`
-		} `json:"results"`
+		Results []recordRow `json:"results"`
 	}
-	where := map[string]any{"key": b.sessionKey(tok)}
-	err := b.base.WithMasterKey().Request(ctx, "GET", "classes/"+DefaultSessionClass,
-		map[string]any{"where": where, "limit": 10, "keys": "expiresAt,startedAt,session,chain,address,chainId"}, &resp)
+	where := map[string]any{recordKey: b.sessionKey(tok)}
+	err := b.base.WithMasterKey().Request(ctx, "GET", "classes/"+recordClass,
+		map[string]any{"where": where, "limit": 10, "keys": recordReadKeys()}, &resp)
 	if errors.Is(err, parse.ErrInvalidClassName) {
 		return nil, errForeignSession // no session was ever recorded
 	}
@@ -477,6 +271,32 @@ func (b *ClientBackend) allSessionRecords(ctx context.Context, tok string) ([]se
 		return nil, errForeignSession
 	}
 	return recs, nil
+}
+
+// recordRow is a session record as read back (the fields of recordFieldNames but its key).
+type recordRow struct {
+	ObjectID  string `json:"objectId"`
+	ExpiresAt struct {
+		ISO string `json:"iso"`
+	} `json:"expiresAt"`
+	StartedAt struct {
+		ISO string `json:"iso"`
+	} `json:"startedAt"`
+	Session string `json:"session"`
+	Chain   string `json:"chain"`
+	Address string `json:"address"`
+	ChainID string `json:"chainId"`
+}
+
+// recordReadKeys is the keys parameter of a record's query: every field but the key.
+func recordReadKeys() string {
+	var keys []string
+	for _, f := range recordFieldNames {
+		if f != recordKey {
+			keys = append(keys, f)
+		}
+	}
+	return strings.Join(keys, ",")
 }
 
 // withTicket returns m with a new one-time ticket for it when the backend client has the master key: an endpoint
@@ -513,40 +333,34 @@ func (b *ClientBackend) withTicket(ctx context.Context, m auth.SignedMessage) (a
 }
 
 // endpointTicket returns a one-time ticket for m (chain, canonical address, exact message; a contract account's
-// when contract) that expires at exp: "e1." + a random id of 10 alphanumerics + "." + exp in Unix ms + "." + the
-// HMAC-SHA256 keyed by the master key over a fixed label and those fields (server/lib/tickets.js,
-// endpointTicketMAC, checks the same). No one without the master key can make one; the backend's adapter consumes it
-// by inserting a row keyed by its id, so it signs in at most once, on every instance.
+// when contract) that expires at exp, in the format of formats.gen.go (shared with the server package's adapters,
+// which check it): ticketVersion, a random id of ticketIDLength letters and digits, exp in Unix ms and the
+// HMAC-SHA256 keyed by the master key over ticketMACInput, joined by dots. No one without the master key can make
+// one; the backend's adapter consumes it by inserting a row keyed by its id, so it signs in at most once, on every
+// instance.
 func (b *ClientBackend) endpointTicket(m auth.SignedMessage, contract bool, exp time.Time) (string, error) {
-	const alnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-	var raw [10]byte
-	if _, err := rand.Read(raw[:]); err != nil {
+	id, err := randid.Alnum(rand.Read, ticketIDLength)
+	if err != nil {
 		return "", err
 	}
-	id := make([]byte, len(raw))
-	for i, c := range raw {
-		id[i] = alnum[int(c)%len(alnum)] // 256 = 4*62 + 8: a slight bias, harmless for an id that only has to be unique
-	}
 	ms := strconv.FormatInt(exp.UnixMilli(), 10)
-	flag := "0"
-	if contract {
-		flag = "1"
-	}
 	mac := hmac.New(sha256.New, []byte(b.cfg.MasterKey))
-	mac.Write([]byte("moralis-go endpoint ticket v1\x00"))
-	mac.Write([]byte(strings.Join([]string{string(id), ms, string(m.Chain), m.Address, flag, m.Message}, "\x00")))
-	return "e1." + string(id) + "." + ms + "." + hex.EncodeToString(mac.Sum(nil)), nil
+	mac.Write(ticketMACInput(id, ms, string(m.Chain), m.Address, m.Message, contract))
+	return ticketVersion + "." + id + "." + ms + "." + hex.EncodeToString(mac.Sum(nil)), nil
 }
 
-// me returns the user of tok, a session the backend confirms and (with a master key) this endpoint made, whose
-// end has not come and whose binding holds (sessions.go); the record is looked up while users/me runs. A session
+// me returns the user of tok, a session the backend confirms and (when the endpoint records its sessions: a master
+// key and RecordSessionFunction) this endpoint made, whose end has not come and whose binding holds (sessions.go);
+// the record is looked up while users/me runs. A session
 // more than half way to its end is extended (its record and the backend's _Session, one round trip; the new end is
 // reported to the request's pipeline for the cookie); one that ended is logged out and its records deleted.
 func (b *ClientBackend) me(ctx context.Context, tok string) (*client.Client, *client.User, error) {
 	var recs []sessionRecord
 	var recErr error
 	done := make(chan struct{})
-	if b.base.HasMasterKey() {
+	b.ensureChecked(ctx)
+	recording := b.recording()
+	if recording {
 		go func() {
 			defer close(done)
 			recs, recErr = b.sessionRecords(ctx, tok)
@@ -560,7 +374,7 @@ func (b *ClientBackend) me(ctx context.Context, tok string) (*client.Client, *cl
 	if err != nil {
 		return nil, nil, mapClientError(err)
 	}
-	if !b.base.HasMasterKey() {
+	if !recording {
 		return view, u, nil
 	}
 	if errors.Is(recErr, errForeignSession) {
@@ -645,7 +459,7 @@ func (b *ClientBackend) SignOut(ctx context.Context, tok string) error {
 	if err := b.base.WithSessionToken(tok).Users.LogOut(ctx); err != nil {
 		return mapClientError(err)
 	}
-	if !b.base.HasMasterKey() {
+	if !b.recording() {
 		return nil
 	}
 	recs, err := b.allSessionRecords(ctx, tok)
@@ -682,8 +496,10 @@ func PublicUserOf(u *client.User) PublicUser {
 	return p
 }
 
-// mapClientError turns client errors into BackendErrors with a message that is safe to show (the status is the
-// code's: statusOf).
+// mapClientError is ClientBackend's table: it turns client errors into BackendErrors with a message that is safe
+// to show (the status is the code's: statusOf). A backend refusal keeps its code and text, except code 141, whose
+// text may be an internal error's (scriptFailedText is shown); a backend without a piece the sign-in needs (no
+// wallet adapter: auth.ErrBackendMissing) is the server's failure, a 502.
 func mapClientError(err error) error {
 	if err == nil {
 		return nil
@@ -692,18 +508,23 @@ func mapClientError(err error) error {
 		return &BackendError{Status: statusOf(code), Code: int(code), Message: msg, Err: err}
 	}
 	var ce *parse.Error
+	var be *BackendError
 	switch {
+	case errors.As(err, &be):
+		return be // already the answer (the sign-in function's refusal)
 	case errors.Is(err, auth.ErrCouldNotGetUser):
 		return &BackendError{Status: http.StatusBadGateway, Code: int(parse.CodeInternalServerError), Message: auth.ErrCouldNotGetUser.Error(), Err: err}
 	case errors.Is(err, auth.ErrAddressNotLinked):
 		return refused(parse.CodeObjectNotFound, "Address not found")
 	case errors.Is(err, auth.ErrAddressTaken):
 		return refused(parse.CodeDuplicateValue, "Address is already linked to another user")
+	case errors.Is(err, auth.ErrBackendMissing):
+		return &BackendError{Status: http.StatusBadGateway, Code: int(parse.CodeInternalServerError), Message: "Backend error", Err: err}
 	case errors.As(err, &ce) && ce.Code == parse.CodeInvalidSessionToken:
 		return refused(ce.Code, "Invalid session token")
 	case errors.As(err, &ce) && ce.Status >= 400 && ce.Status < 500 && ce.Code != 0:
 		// The backend's refusal (account already linked, duplicate value, object not found...): its code and text.
-		return refused(ce.Code, ce.Message)
+		return refused(ce.Code, refusalText(ce.Code, ce.Message))
 	}
 	return &BackendError{Status: http.StatusBadGateway, Code: int(parse.CodeInternalServerError), Message: "Backend error", Err: err}
 }

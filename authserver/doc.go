@@ -49,7 +49,8 @@
 // Parse code, the same everywhere: 101 (a refused sign-in, an address the user does not have) and 209 are 401,
 // 119 is 403, 137 and 208 are 409, 155 is 429, every other code 400. Two kinds keep the status of their cause:
 // failures (code 1: 502, 503 unavailable, 504 no answer in time) and refusals of the HTTP request itself (code
-// 107: 404, 405, 413, 415). Nothing of an upstream failure reaches the caller.
+// 107: 404, 405, 413, 415). Nothing of an upstream failure reaches the caller, nor the text of a backend answer
+// with code 141 on the sign-in routes (any error cloud code throws has that code: "Cloud code failed" is shown).
 //
 // # The wire contract
 //
@@ -64,6 +65,18 @@
 // default (one process); BackendNonceStore shares them between endpoint instances through the backend's database.
 // After its own checks and nonce, ClientBackend hands the backend a one-time ticket for the message (an HMAC
 // keyed by the master key, made without a round trip; see ClientBackend), so the endpoint stays the one door in.
+//
+// # One sign-in flow, and a backend that is told, not broken
+//
+// ClientBackend signs a wallet in by one path: with the master key, a returning wallet in one request of
+// SignInFunction (moralis-go's server package), whose answer is a session, the app's definite refusal or "use the
+// login"; anything else it does (an error, lost answers, absence) is logged with its reason and the wallet signs in by
+// parse-server's login, whose session RecordSessionFunction records. Before its first sign-in or session check (or
+// at start-up, with CheckBackend) it asks the backend what it offers (ServerInfoFunction, getServerTime, idempotency,
+// LiveQuery) and logs one line of what is missing and what that costs; a stock parse-server or an original Moralis
+// v1 server keeps working at the guarantee it allows, and is asked again every RecheckInterval. The session record
+// and the ticket are defined once (internal/formatgen) and generated for Go (formats.gen.go) and for the server
+// package (server/lib/formats.gen.js); a test fails when either is stale.
 //
 // # Sessions that roll
 //

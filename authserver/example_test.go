@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -140,4 +141,41 @@ func ExampleDecodeRequest() {
 	// Unknown field "Chain"
 	// Duplicate field "chain"
 	// Invalid type for field "chain"
+}
+
+// At start-up, ask the backend what it offers: here a stock parse-server (every cloud function answers 141
+// "Invalid function", getServerTime included, and nothing is deduplicated). The endpoint keeps working at the
+// guarantee such a backend allows, and the report (and the one line logged) says what is missing and what it costs.
+func ExampleClientBackend_CheckBackend() {
+	stock := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fn := strings.TrimPrefix(r.URL.Path, "/parse/functions/")
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = fmt.Fprintf(w, `{"code":141,"error":"Invalid function: \"%s\""}`, fn)
+	}))
+	defer stock.Close()
+	be, err := authserver.NewClientBackend(authserver.BackendConfig{
+		Client: client.Config{ServerURL: stock.URL + "/parse", AppID: "myAppId", MasterKey: "mk"},
+		Logger: slog.New(slog.DiscardHandler), // your logger: it gets the one line
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	r, err := be.CheckBackend(context.Background())
+	if err != nil {
+		fmt.Println(err) // the backend could not be asked: it is asked again before the first sign-in
+		return
+	}
+	fmt.Println(r.Package == "", r.SignInFunction, r.RecordFunction, r.ServerTime, r.Idempotency)
+	for _, m := range r.Missing {
+		fmt.Println("-", m[:strings.Index(m, ":")])
+	}
+	// Output:
+	// true false false false false
+	// - no moralis-go server package (moralisGoServerInfo is not on the backend
+	// - no moralisGoRecordSession
+	// - no moralisGoSignIn
+	// - no getServerTime
+	// - no idempotency (idempotencyOptions)
 }

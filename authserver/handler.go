@@ -296,8 +296,8 @@ func NewHandler(backend Backend, cfg Config) (*Handler, error) {
 	if o.LiveStreamsPerClient == 0 {
 		o.LiveStreamsPerClient = DefaultLiveStreamsPerClient
 	}
-	if ls, ok := backend.(lifeSetter); ok {
-		backend = ls.withSessionLife(lifeOf(o))
+	if hb, ok := backend.(handlerBound); ok {
+		backend = hb.withHandler(lifeOf(o), o.Logger)
 	}
 	origins := map[string]bool{}
 	for _, org := range o.AllowedOrigins {

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"math/big"
 	"net/http"
 	"net/http/httptest"
@@ -167,6 +168,27 @@ func (c *countingBackend) Me(ctx context.Context, tok string) (*PublicUser, erro
 func (c *countingBackend) SignOut(ctx context.Context, tok string) error {
 	c.n.Add(1)
 	return c.Backend.SignOut(ctx, tok)
+}
+
+// requestLog keeps requests (method and path) in the order they came. Safe for concurrent use.
+type requestLog struct {
+	mu   sync.Mutex
+	seen []string
+}
+
+func (l *requestLog) add(r string) {
+	l.mu.Lock()
+	l.seen = append(l.seen, r)
+	l.mu.Unlock()
+}
+
+// take returns the requests seen since the last take.
+func (l *requestLog) take() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	s := l.seen
+	l.seen = nil
+	return s
 }
 
 type testClock struct {
@@ -465,11 +487,11 @@ func (f *fakeParse) seen() string {
 	return strings.Join(f.bodies, "\n")
 }
 
-// withSessionLife passes the Handler's rule of rolling sessions to the wrapped Backend (a ClientBackend), so the
-// counted Backend rolls its sessions as it would unwrapped.
-func (c *countingBackend) withSessionLife(l sessionLife) Backend {
-	if ls, ok := c.Backend.(lifeSetter); ok {
-		c.Backend = ls.withSessionLife(l)
+// withHandler passes the Handler's rules (rolling sessions, its logger) to the wrapped Backend (a ClientBackend),
+// so the counted Backend behaves as it would unwrapped.
+func (c *countingBackend) withHandler(l sessionLife, logger *slog.Logger) Backend {
+	if hb, ok := c.Backend.(handlerBound); ok {
+		c.Backend = hb.withHandler(l, logger)
 	}
 	return c
 }

@@ -3,6 +3,7 @@ package authserver
 import (
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -55,6 +56,10 @@ func (f *flakyBackend) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		_, _ = io.WriteString(w, `{"result":{"session":"s1"}}`)
+	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/functions/"+ServerInfoFunction):
+		_, _ = io.WriteString(w, `{"result":{"name":"moralis-go-server","features":["signIn","recordSession"]}}`)
+	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/functions/getServerTime"):
+		_, _ = io.WriteString(w, `{"result":{"dateTime":"2026-11-21T22:38:01.828Z"}}`)
 	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/functions/"+SignInFunction):
 		_, _ = io.WriteString(w, `{"result":{"useLogin":"no single user"}}`) // a first sign-in: the login does it
 	default:
@@ -80,7 +85,7 @@ func TestSignInRetriesWritesInDoubt(t *testing.T) {
 		f := &flakyBackend{failLogins: c.failLogins, failRecords: c.failRecords}
 		srv := httptest.NewServer(f)
 		be, err := NewClientBackend(BackendConfig{Client: client.Config{ServerURL: srv.URL + "/parse", AppID: "app",
-			MasterKey: "master", MaxAttempts: 1}})
+			MasterKey: "master", MaxAttempts: 1}, Logger: slog.New(slog.DiscardHandler)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -106,84 +111,6 @@ func TestSignInRetriesWritesInDoubt(t *testing.T) {
 				t.Fatalf("login %d: installation id %q, first %q", i, f.installations[i], f.installations[0])
 			}
 		}
-	}
-}
-
-// A backend without SignInFunction and RecordSessionFunction (141 "Invalid function") gets the login, and the
-// session recorded the other way (its _Session found, record and end in one /batch); it is not asked for either
-// function again.
-func TestSignInWithoutRecordFunction(t *testing.T) {
-	nf := &noFunctionBackend{}
-	srv := httptest.NewServer(nf)
-	defer srv.Close()
-	be, err := NewClientBackend(BackendConfig{Client: client.Config{ServerURL: srv.URL + "/parse", AppID: "app", MasterKey: "master"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := signer.GenerateKey()
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := auth.SignedMessage{Chain: auth.ChainEVM, Address: ethAddr(s), Message: "sign in", Signature: ethSign(t, s, "sign in")}
-	want := [][]string{
-		{"POST functions/" + SignInFunction, "POST users", "POST functions/" + RecordSessionFunction, "GET classes/_Session", "POST batch"},
-		{"POST users", "GET classes/_Session", "POST batch"},
-	}
-	for i, w := range want {
-		nf.take()
-		if _, err := be.SignIn(t.Context(), m); err != nil {
-			t.Fatalf("sign-in %d: %v", i+1, err)
-		}
-		if got := strings.Join(nf.take(), ", "); got != strings.Join(w, ", ") {
-			t.Fatalf("sign-in %d: requests %s; want %s", i+1, got, strings.Join(w, ", "))
-		}
-	}
-}
-
-// noFunctionBackend answers a sign-in as a parse-server without RecordSessionFunction does, and keeps the
-// requests it got (method, as _method says, and path under the mount).
-type noFunctionBackend struct {
-	mu   sync.Mutex
-	seen []string
-}
-
-// take returns the requests seen since the last take.
-func (nf *noFunctionBackend) take() []string {
-	nf.mu.Lock()
-	defer nf.mu.Unlock()
-	s := nf.seen
-	nf.seen = nil
-	return s
-}
-
-func (nf *noFunctionBackend) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	var v map[string]any
-	if err := json.NewDecoder(r.Body).Decode(&v); err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	method, _ := v["_method"].(string)
-	if method == "" {
-		method = r.Method
-	}
-	path := strings.TrimPrefix(r.URL.Path, "/parse/")
-	nf.mu.Lock()
-	nf.seen = append(nf.seen, method+" "+path)
-	nf.mu.Unlock()
-	w.Header().Set("Content-Type", "application/json")
-	switch {
-	case path == "users":
-		_, _ = io.WriteString(w, `{"objectId":"u1","sessionToken":"r:tok","ethAddress":"`+ethAddrOf(v)+`","accounts":["`+ethAddrOf(v)+`"],"ACL":{"u1":{"read":true,"write":true}}}`)
-	case strings.HasPrefix(path, "functions/"):
-		w.WriteHeader(http.StatusBadRequest)
-		_, _ = io.WriteString(w, `{"code":141,"error":"Invalid function: \"`+strings.TrimPrefix(path, "functions/")+`\""}`)
-	case path == "classes/_Session" && method == http.MethodGet:
-		_, _ = io.WriteString(w, `{"results":[{"objectId":"s1"}]}`)
-	case path == "batch":
-		_, _ = io.WriteString(w, `[{"success":{}},{"success":{}}]`)
-	default:
-		w.WriteHeader(http.StatusNotFound)
-		_, _ = io.WriteString(w, `{"code":101,"error":"unexpected"}`)
 	}
 }
 

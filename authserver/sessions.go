@@ -2,10 +2,9 @@ package authserver
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"slices"
@@ -16,7 +15,6 @@ import (
 	"github.com/c13f5054/moralis-go/auth"
 	"github.com/c13f5054/moralis-go/client"
 	"github.com/c13f5054/moralis-go/parse"
-	"github.com/google/uuid"
 )
 
 // Sessions that roll. A session that ClientBackend made (with a master key: see "Sessions of this endpoint only")
@@ -86,15 +84,20 @@ func checkSessionLife(o *Config) error {
 	return nil
 }
 
-// lifeSetter is a Backend that rolls its sessions by a Handler's rule: NewHandler calls withSessionLife and uses
-// the Backend it returns (ClientBackend: a copy sharing its client and locks).
-type lifeSetter interface {
-	withSessionLife(l sessionLife) Backend
+// handlerBound is a Backend that takes rules of the Handler that uses it: NewHandler calls withHandler and uses
+// the Backend it returns (ClientBackend: a copy sharing its client, locks and what it learned of the backend, that
+// rolls its sessions by the Handler's rule and logs to the Handler's Config.Logger unless BackendConfig.Logger
+// was given).
+type handlerBound interface {
+	withHandler(l sessionLife, logger *slog.Logger) Backend
 }
 
-func (b *ClientBackend) withSessionLife(l sessionLife) Backend {
+func (b *ClientBackend) withHandler(l sessionLife, logger *slog.Logger) Backend {
 	v := *b
 	v.life = l
+	if !b.loggerSet && logger != nil {
+		v.logger = logger
+	}
 	return &v
 }
 
@@ -259,73 +262,12 @@ func reportSlide(ctx context.Context, until time.Time) {
 	}
 }
 
-// signInKnown signs in the owner of m, a wallet whose user the backend already has in order (its authData names
-// this address, the address is its current one and in its list, its ACL is the user's alone), with two round trips
-// and no write to the user: it finds the user (master key, by authData.<provider>.id, as parse-server's own login
-// does), checks the signature itself (as the backend's adapter would: ecrecover, or ERC-1271/6492 on Chain; ed25519),
-// and creates the backend session and its record in one /batch, with the end of the rolling rule from the start.
-// ok is false, with no error, when the wallet is new or its user needs a write: SignIn then takes the backend's
-// login (ticket, adapter, user save). Cloud code beforeLogin/afterLogin triggers do not run on this path.
-func (b *ClientBackend) signInKnown(ctx context.Context, m auth.SignedMessage, bind sessionBinding) (*Session, bool, error) {
-	provider := m.Chain.Provider()
-	var resp struct {
-		Results []map[string]any `json:"results"`
-	}
-	err := b.base.WithMasterKey().Request(ctx, http.MethodGet, "classes/_User",
-		map[string]any{"where": map[string]any{"authData." + provider + ".id": m.Address}, "limit": 2}, &resp)
-	if err != nil {
-		return nil, false, fmt.Errorf("authserver: finding the wallet's user: %w", err)
-	}
-	if len(resp.Results) != 1 {
-		return nil, false, nil
-	}
-	o, err := parse.ObjectFromServer(client.UserClass, resp.Results[0])
-	if err != nil {
-		return nil, false, fmt.Errorf("authserver: reading the wallet's user: %w", err)
-	}
-	u := client.UserFromObject(o)
-	addrKey, list := u.EthAddress(), u.Accounts()
-	if m.Chain == auth.ChainSolana {
-		addrKey, list = u.SolAddress(), u.SolAccounts()
-	}
-	acl := u.ACL()
-	if u.ID() == "" || addrKey != m.Address || !slices.Contains(list, m.Address) ||
-		acl == nil || len(acl.Keys()) != 1 || !acl.ReadAccess(u.ID()) || !acl.WriteAccess(u.ID()) {
-		return nil, false, nil
-	}
-	if m.Chain == auth.ChainSolana {
-		err = auth.VerifySolSignature(m.Address, []byte(m.Message), m.Signature)
-	} else {
-		err = auth.VerifyEthSignatureContext(ctx, b.chain, m.Address, []byte(m.Message), m.Signature)
-	}
-	if err != nil {
-		return nil, false, nil // the backend's login refuses it as it always has (or takes a chain error)
-	}
-	var raw [16]byte
-	if _, err := rand.Read(raw[:]); err != nil {
-		return nil, false, err
-	}
-	tok := "r:" + hex.EncodeToString(raw[:]) // as parse-server makes them
-	now := b.life.now()
-	until := minTime(now.Add(b.life.idle), now.Add(b.life.max))
-	rec := b.newRecord(tok, now, until, bind)
-	err = b.batch(ctx,
-		map[string]any{"method": http.MethodPost, "path": "classes/_Session", "body": map[string]any{
-			"sessionToken": tok, "user": map[string]any{"__type": "Pointer", "className": client.UserClass, "objectId": u.ID()},
-			"createdWith": map[string]any{"action": "login", "authProvider": provider}, "restricted": false,
-			"expiresAt": parseDate(until), "installationId": uuid.NewString()}},
-		map[string]any{"method": http.MethodPost, "path": "classes/" + DefaultSessionClass, "body": rec})
-	if err != nil {
-		return nil, false, fmt.Errorf("authserver: creating the session: %w", err)
-	}
-	return &Session{User: PublicUserOf(u), SessionToken: tok, ExpiresAt: until}, true, nil
-}
-
 // newRecord is the body of a new record of tok (see ClientBackend): its key, start, end and binding, empty ACL.
 func (b *ClientBackend) newRecord(tok string, now, until time.Time, bind sessionBinding) map[string]any {
-	rec := map[string]any{"key": b.sessionKey(tok), "expiresAt": parseDate(until), "startedAt": parseDate(now), "ACL": map[string]any{}}
+	rec := map[string]any{recordKey: b.sessionKey(tok), recordExpiresAt: parseDate(until), recordStartedAt: parseDate(now),
+		"ACL": map[string]any{}}
 	if bind.chain != "" {
-		rec["chain"], rec["address"], rec["chainId"] = string(bind.chain), bind.address, bind.chainID
+		rec[recordChain], rec[recordAddress], rec[recordChainID] = string(bind.chain), bind.address, bind.chainID
 	}
 	return rec
 }

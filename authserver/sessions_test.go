@@ -1,9 +1,7 @@
 package authserver
 
 import (
-	"log"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -65,20 +63,17 @@ func TestSessionCookieExpiresWithTheSession(t *testing.T) {
 	}
 }
 
-// A ClientBackend without a master key is not an error, but it is never silent: NewClientBackend logs that the
-// endpoint is not the one door in; with the key it logs nothing.
+// A ClientBackend without a master key is not an error, but it is never silent: NewClientBackend logs (to
+// BackendConfig.Logger) that the endpoint is not the one door in; with the key it logs nothing.
 func TestClientBackendWithoutMasterKeyIsLoud(t *testing.T) {
-	var buf strings.Builder
-	log.SetOutput(&buf)
-	t.Cleanup(func() { log.SetOutput(os.Stderr) })
 	for _, master := range []string{"", "mk"} {
-		buf.Reset()
+		logs := newLogs(t)
 		if _, err := NewClientBackend(BackendConfig{Client: client.Config{ServerURL: "http://127.0.0.1:1/parse", AppID: "a",
-			MasterKey: master}}); err != nil {
+			MasterKey: master}, Logger: logs.c.Logger}); err != nil {
 			t.Fatal(err)
 		}
-		if loud := strings.Contains(buf.String(), "without a master key") && strings.Contains(buf.String(), "not the one door in"); loud != (master == "") {
-			t.Fatalf("master key %q: logged %q", master, buf.String())
+		if loud := strings.Contains(logs.String(), "without a master key") && strings.Contains(logs.String(), "not the one door in"); loud != (master == "") {
+			t.Fatalf("master key %q: logged %q", master, logs)
 		}
 	}
 }

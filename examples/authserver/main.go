@@ -33,6 +33,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"io"
 	"log"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/netip"
@@ -132,10 +133,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, logw io
 		chain = ec
 	}
 	be, err := authserver.NewClientBackend(authserver.BackendConfig{Client: cfg, Flow: auth.Options{NoAddressObjects: *noAddrObj},
-		Chain: chain})
+		Chain: chain, LiveQueryURL: *liveURL, Logger: slog.New(slog.NewTextHandler(logw, nil))})
 	if err != nil {
 		return err
 	}
+	// What the backend offers, in one line of the log (what is missing and what it costs), before serving. A
+	// backend that cannot be asked yet is no reason not to start: it is asked again on the first sign-in.
+	cctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	_, _ = be.CheckBackend(cctx)
+	cancel()
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return err

@@ -11,6 +11,9 @@ const (
 	pipelineFile = "authserver/pipeline.go"
 	policyFile   = "authserver/policy.go"
 	queryFile    = "authserver/dataproxy_query.go"
+	flowFile     = "authserver/signinflow.go"
+	checkFile    = "authserver/backendcheck.go"
+	flowTests    = "^(TestSignIn.*|TestRecordFunction.*|TestInternalErrorText.*|TestBackendCheck.*)$"
 )
 
 // mutations breaks each guard of the endpoint once. Keep from exact and unique: a pattern that stops matching
@@ -115,8 +118,33 @@ var mutations = []mutation{
 		tests: serverTests},
 	// --- the one-call sign-in trusts its caller: the endpoint verifies first
 	{id: "signin-function-verify", desc: "SignInFunction is called for a signature that does not verify",
-		file: "authserver/clientbackend.go", from: "\tif err != nil {\n\t\treturn nil, false, nil\n\t}\n\tnow := b.life.now()", to: "\tnow := b.life.now()",
+		file: flowFile, from: "\tif err != nil {\n\t\treturn nil, false, nil\n\t}\n\tnow := b.life.now()", to: "\tnow := b.life.now()",
 		tests: "^TestSignInFunction"},
+	// --- the one sign-in flow fails soft: only a definite refusal is the sign-in's answer
+	{id: "signin-function-failure", desc: "a failure of SignInFunction fails the sign-in instead of falling back to the login",
+		file: flowFile, from: "\tcase err != nil:\n\t\tb.signInFailed(err.Error())\n\t\treturn nil, false, nil", to: "\tcase err != nil:\n\t\tb.signInFailed(err.Error())\n\t\treturn nil, true, err",
+		tests: flowTests},
+	{id: "signin-function-in-doubt", desc: "a SignInFunction call in doubt after every attempt fails the sign-in instead of the login",
+		file: flowFile, from: "attempt, err))\n\t\treturn nil, false, nil", to: "attempt, err))\n\t\treturn nil, true, err",
+		tests: flowTests},
+	{id: "signin-function-refusal", desc: "the app's definite refusal ({refused}) is sent to the login instead of answered",
+		file: flowFile, from: "case r.Refused != nil && r.Refused.Code >= 100:", to: "case false && r.Refused != nil:",
+		tests: flowTests},
+	{id: "signin-function-off", desc: "{useLogin: \"off: ...\"} leaves SignInFunction on",
+		file: flowFile, from: `if strings.HasPrefix(r.UseLogin, "off: ") {`, to: `if false {`,
+		tests: flowTests},
+	{id: "signin-function-breaker", desc: "a SignInFunction that fails every time is called on every sign-in",
+		file: checkFile, from: "if n >= signInFailureLimit {", to: "if false {",
+		tests: flowTests},
+	{id: "backend-recheck", desc: "what the backend lacks is learned once per process (never asked again)",
+		file: checkFile, from: "\t\treturn now.Sub(c.at) >= recheck\n", to: "\t\treturn false\n",
+		tests: flowTests},
+	{id: "record-off", desc: "without RecordSessionFunction the endpoint still asks for session records",
+		file: checkFile, from: "func (b *ClientBackend) recording() bool { return b.functionOn(&b.caps.record) }", to: "func (b *ClientBackend) recording() bool { return b.base.HasMasterKey() }",
+		tests: flowTests},
+	{id: "answer-script-text", desc: "a backend answer with code 141 shows its text (a TypeError's) to the browser",
+		file: flowFile, from: "if code == parse.CodeScriptFailed {", to: "if false {",
+		tests: flowTests},
 	// --- strict JSON of the sign-in body
 	{id: "json-case", desc: "sign-in field names match case-insensitively (\"Chain\")",
 		file: "authserver/strictjson.go", from: "\t\tswitch key {\n\t\tcase \"chain\":", to: "\t\tswitch string(bytes.ToLower([]byte(key))) {\n\t\tcase \"chain\":",
