@@ -107,7 +107,7 @@ demo-browser: up chain
 
 # Every fuzz target of a decoder that takes outside bytes (package:target).
 FUZZ_TARGETS := ./parse:FuzzObjectUnmarshal ./parse:FuzzParseDate ./parse:FuzzScanResults ./internal/rest:FuzzDecodeError ./query:FuzzFromJSON ./query:FuzzDecode \
-	./auth:FuzzParseSIWE ./auth:FuzzParseSIWS ./authserver:FuzzDecodeRequest ./authserver:FuzzHandlerSignIn ./web3api:FuzzDecodeResponse ./store:FuzzGeoWhere \
+	./auth:FuzzParseSIWE ./auth:FuzzParseSIWS ./authserver:FuzzDecodeRequest ./authserver:FuzzHandlerSignIn ./authserver:FuzzProxyHeader ./web3api:FuzzDecodeResponse ./store:FuzzGeoWhere \
 	./query/live:FuzzCheckWhere ./internal/wirejson:FuzzDecode ./units:FuzzRoundTrip ./signer:FuzzParseTypedData
 FUZZTIME ?= 60s
 

@@ -14,9 +14,12 @@
 // redis:// URL) keeps the rate limits, the nonce quota, the live-stream caps and session revocation in Redis for
 // every instance (authserver.Config.RedisURL), and the nonces too, so a nonce issued through one instance is accepted
 // by another (-shared-nonces keeps them in the backend instead, authserver.BackendNonceStore: no Redis needed, three
-// more backend requests per sign-in); -trust-proxy
-// names the balancer's addresses (CIDRs), from which the client's address is read from the last X-Forwarded-For
-// value the balancer set. Give every instance the same -domain and -uri (the balancer's).
+// more backend requests per sign-in); -proxy-protocol names the balancer's addresses (CIDRs), whose connections
+// open with a PROXY protocol header naming the client (HAProxy's send-proxy-v2; authserver.ServerConfig.ProxyProtocol):
+// the connection caps and every limit then count the client, not the balancer. A balancer that cannot send it sets
+// X-Forwarded-For instead: -trust-proxy names its addresses, from which the client's address is read from the last
+// X-Forwarded-For value (the limits then count the client; the connection caps cannot, see DEPLOY.md). Give every
+// instance the same -domain and -uri (the balancer's).
 //
 // Smart-contract wallets (ERC-1271, and ERC-6492 accounts not deployed yet) sign in when -chain-rpc (env
 // MORALIS_RPC_URL, which `make chain` writes) names an EVM JSON-RPC URL: the endpoint (authserver.Config.Chain) and
@@ -103,6 +106,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, logw io
 		redisURL  = fs.String("redis", "", "redis:// URL: the nonces, rate limits, nonce quota, live-stream caps and session revocation shared by every instance using it (default: in memory, one process)")
 		shared    = fs.Bool("shared-nonces", false, "keep nonces in the backend (authserver.BackendNonceStore), shared by every instance (needs the master key)")
 		trusted   = fs.String("trust-proxy", "", "comma-separated CIDRs of the balancer: from these addresses, the client is the last X-Forwarded-For value")
+		proxyProt = fs.String("proxy-protocol", "", "comma-separated CIDRs of the balancer: its connections open with a PROXY protocol header naming the client (HAProxy send-proxy-v2)")
 		chainRPC  = fs.String("chain-rpc", getenv("MORALIS_RPC_URL"), "EVM JSON-RPC URL; when set, smart-contract wallets (ERC-1271/6492) sign in, verified there (env MORALIS_RPC_URL)")
 	)
 	if err := fs.Parse(args); err != nil {
@@ -216,8 +220,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, logw io
 			http.Error(w, "static directory not found: "+*static, http.StatusNotFound)
 		})
 	}
+	proxies, err := parsePrefixes("-proxy-protocol", *proxyProt)
+	if err != nil {
+		return err
+	}
 	srv, err := authserver.NewServer(mux, authserver.ServerConfig{WriteTimeout: *writeTO, ReadTimeout: *readTO, IdleTimeout: *idleTO,
-		MaxConns: *maxConns, MaxConnsPerClient: *perClient, ErrorLog: log.New(logw, "authserver: http: ", log.LstdFlags)})
+		MaxConns: *maxConns, MaxConnsPerClient: *perClient, ProxyProtocol: proxies,
+		ErrorLog: log.New(logw, "authserver: http: ", log.LstdFlags)})
 	if err != nil {
 		return err
 	}
@@ -283,16 +292,9 @@ func liveHandler(cfg client.Config, url, classes string, heartbeat time.Duration
 // X-Forwarded-For value, the one the balancer set (values before it are the client's to choose). nil (the
 // default key) when trusted is empty.
 func forwardedClientKey(trusted string) (func(*http.Request) string, error) {
-	var nets []netip.Prefix
-	for _, s := range strings.Split(trusted, ",") {
-		if s = strings.TrimSpace(s); s == "" {
-			continue
-		}
-		p, err := netip.ParsePrefix(s)
-		if err != nil {
-			return nil, fmt.Errorf("-trust-proxy: %w", err)
-		}
-		nets = append(nets, p.Masked())
+	nets, err := parsePrefixes("-trust-proxy", trusted)
+	if err != nil {
+		return nil, err
 	}
 	if len(nets) == 0 {
 		return nil, nil
@@ -328,6 +330,22 @@ func forwardedClientKey(trusted string) (func(*http.Request) string, error) {
 		}
 		return key(addr)
 	}, nil
+}
+
+// parsePrefixes parses a comma-separated list of CIDRs (flag names the flag, for the error).
+func parsePrefixes(flag, list string) ([]netip.Prefix, error) {
+	var nets []netip.Prefix
+	for _, s := range strings.Split(list, ",") {
+		if s = strings.TrimSpace(s); s == "" {
+			continue
+		}
+		p, err := netip.ParsePrefix(s)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", flag, err)
+		}
+		nets = append(nets, p.Masked())
+	}
+	return nets, nil
 }
 
 // purgeNonces deletes expired nonces of the shared store every minute until ctx ends.
