@@ -16,15 +16,19 @@ import (
 
 // statusOf is the one table of the endpoint: the HTTP status of a refusal with a Parse code. Every answer with a
 // code goes through it (the endpoint's own refusals, a Backend's, the backend's and the chain-data API's), so a
-// code means one status everywhere. Two kinds of answer are not refusals and carry the status of their cause:
-// a failure (code 1, CodeInternalServerError: 502 the upstream failed, 503 a store or the chain is unavailable,
-// 504 it did not answer in time) and a refusal of the HTTP request itself (code 107: 404 unknown route, 405
-// method, 413 body too large, 415 content type; see protocolError). 429 is CodeRequestLimitExceeded's status.
+// code means one status everywhere, with one exception for the routes of a signed-in user (forRoute). Two kinds
+// of answer are not refusals and carry the status of their cause: a failure (code 1, CodeInternalServerError: 502
+// the upstream failed, 503 a store or the chain is unavailable, 504 it did not answer in time) and a refusal of the
+// HTTP request itself (code 107: 404 unknown route, 405 method, 413 body too large, 415 content type; see
+// protocolError). 429 is CodeRequestLimitExceeded's status.
+//
+// 401 says one thing: the request's session is missing, ended or refused (code 209), or, on POST /signin, which
+// carries no session to keep, that the sign-in is refused (code 101: signature, nonce or message). A client may end
+// its session on any 401 of a route that takes one. A refused action of a signed-in user is another 4xx and its
+// session stands: see forRoute.
 func statusOf(code parse.Code) int {
 	switch code {
 	case parse.CodeObjectNotFound, parse.CodeInvalidSessionToken:
-		// 101 is a refused sign-in (signature, nonce, message) or an address the user does not have: the
-		// request was not authorized. The hooks end their session on a 401 with code 209 or no code, never on 101.
 		return http.StatusUnauthorized
 	case parse.CodeOperationForbidden:
 		return http.StatusForbidden
@@ -36,6 +40,20 @@ func statusOf(code parse.Code) int {
 		return http.StatusBadGateway
 	}
 	return http.StatusBadRequest
+}
+
+// forRoute is e as route rt answers it. On a route that acts for a signed-in user (a session is required: /link,
+// /unlink, /me, live streams, the data proxy) code 101 does not refuse the session but names something that is not
+// there (an address the user never linked, a nonce used or expired, an object of the backend) or a signature that
+// does not match: it is answered 404, as parse-server answers 101, never 401, so no client takes it for the end of
+// the session. Everything else is answered as statusOf says.
+func (e *apiError) forRoute(rt route) *apiError {
+	if rt.session == sessionNone || e.code != parse.CodeObjectNotFound || e.status != 0 {
+		return e
+	}
+	c := *e
+	c.status = http.StatusNotFound
+	return &c
 }
 
 // apiError is an answer of the endpoint other than 200: a Parse code and a text safe to show. status is set only
@@ -156,6 +174,9 @@ func (e *apiError) reason() string {
 	case parse.CodeInvalidSessionToken:
 		return "invalid_session"
 	case parse.CodeObjectNotFound:
+		if e.statusCode() == http.StatusNotFound {
+			return "not_found"
+		}
 		return "not_authorized"
 	case parse.CodeOperationForbidden:
 		return "forbidden"

@@ -31,10 +31,13 @@
 // # Errors
 //
 // One translator (answerOf) turns every error into the answer, and one table (statusOf) gives the status of a
-// Parse code, the same everywhere: 101 (a refused sign-in, an address the user does not have) and 209 are 401,
-// 119 is 403, 137 and 208 are 409, 155 is 429, every other code 400. Two kinds keep the status of their cause:
-// failures (code 1: 502, 503 unavailable, 504 no answer in time) and refusals of the HTTP request itself (code
-// 107: 404, 405, 413, 415). Nothing of an upstream failure reaches the caller.
+// Parse code: 101 (a refused sign-in) and 209 (a missing, ended or refused session) are 401, 119 is 403, 137 and
+// 208 are 409, 155 is 429, every other code 400. Two kinds keep the status of their cause: failures (code 1: 502,
+// 503 unavailable, 504 no answer in time) and refusals of the HTTP request itself (code 107: 404, 405, 413, 415).
+// 401 is kept for the session: on a route of a signed-in user (/link, /unlink, /me, live streams, the data proxy)
+// 101 (a signature that does not match, a used nonce, an address never linked, an object not found) is 404 and the
+// session stands, so a client may end its session on any 401 of such a route. Nothing of an upstream failure
+// reaches the caller.
 //
 // # The wire contract
 //

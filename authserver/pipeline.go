@@ -151,7 +151,7 @@ func serve[In, Out any](p *policy, rt route, fn func(c *call, in In) (Out, error
 			if !errors.As(err, &ae) && p.onError != nil {
 				p.onError(r, err)
 			}
-			ae = answerOf(err, upstream)
+			ae = answerOf(err, upstream).forRoute(rt)
 			c.answer = ae
 			if ae.code == parse.CodeInvalidSessionToken && c.token != "" {
 				p.cookie.clear(w) // a session the backend refused leaves the browser
