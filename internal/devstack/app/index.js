@@ -9,7 +9,8 @@
 //   DEVSTACK_LIVEQUERY ("0": no LiveQuery server in this process), DEVSTACK_REDIS_URL (LiveQuery pub/sub
 //   through Redis, so a save through any instance reaches the subscribers of every instance; unset: in-process
 //   pub/sub, one instance only), DEVSTACK_IDEMPOTENCY_PURGE_SECONDS (interval of the _Idempotency purge,
-//   default 5; "0" turns it off).
+//   default 5; "0" turns it off), DEVSTACK_TRUST_PROXY (comma list: the balancer's address, whose X-Forwarded-For
+//   names the client: parse-server's trustProxy).
 // The process's working directory must be the state directory: the files adapter (files.js) writes
 // under ./files, ./files-meta and ./ipfs, so every instance started from it serves the same files.
 //
@@ -69,6 +70,10 @@ const options = {
   javascriptKey: required('DEVSTACK_JS_KEY'),
   masterKey: required('DEVSTACK_MASTER_KEY'),
   masterKeyIps: ['127.0.0.1', '::1'],
+  // Behind the balancer every request comes from its address; trusting that address only (DEVSTACK_TRUST_PROXY) for
+  // X-Forwarded-For, which the balancer overwrites, makes request.ip the client's: the public ticket function meters
+  // each client, masterKeyIps checks the caller.
+  trustProxy: process.env.DEVSTACK_TRUST_PROXY ? process.env.DEVSTACK_TRUST_PROXY.split(',') : false,
   databaseURI: required('DEVSTACK_DATABASE_URI'),
   databaseOptions: { enableSchemaHooks: true },
   serverURL,
