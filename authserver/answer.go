@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/c13f5054/moralis-go/parse"
+	"github.com/c13f5054/moralis-go/query/live"
 	"github.com/c13f5054/moralis-go/web3api"
 )
 
@@ -130,6 +131,7 @@ func answerOf(err error, upstream string) *apiError {
 	var be *BackendError
 	var pe *parse.Error
 	var rl *web3api.RateLimitError
+	var le *live.StreamError
 	switch {
 	case errors.As(err, &ae):
 		return ae
@@ -160,6 +162,18 @@ func answerOf(err error, upstream string) *apiError {
 		return failure(http.StatusBadGateway, "Backend error")
 	case errors.As(err, &pe) && pe.Status >= 400 && pe.Status < 500 && pe.Code != 0:
 		return refuse(pe.Code, pe.Message)
+	case errors.As(err, &le):
+		// The live bridge's refusal of a stream, in the endpoint's terms: a failure (code 1) for a 5xx, a refusal of
+		// the HTTP request for its 107, else its code's refusal.
+		switch {
+		case le.Status == http.StatusBadGateway:
+			return failure(le.Status, le.Message)
+		case le.Status >= 500:
+			return failure(http.StatusInternalServerError, "Live stream unavailable") // its text is the operator's
+		case le.Code == int(parse.CodeInvalidJSON):
+			return protocolError(le.Status, le.Message)
+		}
+		return refuse(parse.Code(le.Code), le.Message)
 	case errors.As(err, &rl):
 		return &apiError{code: parse.CodeRequestLimitExceeded, msg: "Chain data rate limit reached",
 			retryAfter: max(rl.RetryAfter.Truncate(time.Second), time.Second)}

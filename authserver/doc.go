@@ -12,7 +12,7 @@
 //
 // # One pipeline
 //
-// Every route (the sign-in routes, GuardLive, the data proxy's) is a function that gets the request after the
+// Every route (the sign-in routes, Live and GuardLive, the data proxy's) is a function that gets the request after the
 // policy and its decoded body and returns its answer (a typed struct of wire.go) or an error. One adapter
 // (pipeline.go) serves them all: the policy in one order (the per-client rate limits, every route's then the
 // route's own; the origin and CORS, with one preflight answer; the method, by ServeMux method patterns, 405
@@ -64,14 +64,15 @@
 //
 // The session lives only in an HttpOnly, Secure, SameSite=Lax cookie (Config.TokenInBody and InsecureCookie opt
 // out). Per-client rate limits cover every route, with a tighter one for /message, /signin and /link and one for
-// live streams; each client holds at most NoncesPerClient unexpired nonces, and GuardLive lets each user hold at
-// most LiveStreamsPerUser open streams and each client LiveStreamsPerClient (however many sessions re-signing
-// gives). Allowed origins come from the configuration (URI and AllowedOrigins), never from the Host header;
-// request bodies are decoded with case-sensitive, non-repeated field names (DecodeRequest). GuardLive puts the limits, the origin policy and a
-// session checked with the backend (cached briefly) in front of a live-query stream handler, so a fake session
-// never reaches the live-query server. NewServer(handler, ServerConfig{...}) serves all of it with time-outs, a
-// header limit and a connection cap, overall and per client. Options exist to trade this safety away (NoRateLimit,
-// InsecureCookie), never to gain it.
+// live streams; each client holds at most NoncesPerClient unexpired nonces, and Live lets each user hold at most
+// LiveStreamsPerUser open streams, each client LiveStreamsPerClient (however many sessions re-signing gives) and the
+// instance MaxLiveStreams. Allowed origins come from the configuration (URI and AllowedOrigins), never from the Host
+// header; request bodies are decoded with case-sensitive, non-repeated field names (DecodeRequest). Live serves
+// query/live's stream through the same pipeline: the limits, the origin policy and a session checked with the
+// backend (cached briefly) come first, so a fake session never reaches the live-query server. NewServer(handler,
+// ServerConfig{...}) serves all of it with time-outs, a header limit and a connection cap, overall and per client
+// (behind a balancer, per client the balancer names: ServerConfig.ProxyProtocol). Options exist to trade this safety
+// away (NoRateLimit, InsecureCookie), never to gain it.
 //
 // # Data for the browser, keys kept here
 //

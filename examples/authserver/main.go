@@ -8,7 +8,8 @@
 // one-time ticket each sign-in hands the backend (auth.IssueTicket): the local stack's adapters require one.
 // SIWE messages name -domain (default: the -addr host:port) and -uri (default http://DOMAIN). It serves through
 // authserver.NewServer (time-outs, a connection cap overall and per client) with the endpoint's default per-client rate
-// limits and nonce quota; /auth/live goes through the endpoint's GuardLive (rate limit, session confirmed first).
+// limits and nonce quota; /auth/live is the endpoint's Live route (query/live's bridge through the endpoint's
+// pipeline: rate limit, session confirmed first, stream caps, one error writer).
 //
 // Several instances behind a balancer (the local stack's `make up` runs two this way, see DEPLOY.md): -redis (a
 // redis:// URL) keeps the rate limits, the nonce quota, the live-stream caps and session revocation in Redis for
@@ -182,7 +183,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, logw io
 		RateLimit: authserver.RateLimit{Burst: *burst, Every: *every, ClientKey: clientKey},
 		Nonces:    nonces, RedisURL: *redisURL,
 		Chain:   chain,
-		OnError: func(r *http.Request, err error) { logger.Printf("%s %s: %v", r.Method, r.URL.Path, err) },
+		OnError: func(r *http.Request, err error) { logger.Printf("%s %s: %v", r.Method, r.URL.Path, withCause(err)) },
 	})
 	if err != nil {
 		return err
@@ -200,11 +201,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, logw io
 			defer rc.Close()
 			journal = rc
 		}
-		sse, err := liveHandler(cfg, *liveURL, *liveCls, *heartbeat, journal)
+		bridge, err := liveBridge(cfg, *liveURL, *liveCls, *heartbeat, journal)
 		if err != nil {
 			return err
 		}
-		mux.Handle("/auth/live", h.GuardLive(sse))
+		mux.Handle("/auth/live", http.StripPrefix("/auth", h.Live(bridge)))
 	}
 	dp, err := dataProxy(h, cfg, getenv, *dataFns)
 	if err != nil {
@@ -252,14 +253,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, logw io
 	return nil
 }
 
-// liveHandler serves GET /auth/live: server-sent events of a live query, held on this side with the signed-in
-// user's session, for the React useLiveQuery hook. It is mounted behind the auth handler's GuardLive, which applies the rate
-// limits and confirms the session (cookie or Bearer, as for the auth endpoint) with the backend before any
-// websocket is opened.
+// liveBridge is the stream of GET /auth/live: server-sent events of a live query, held on this side with the
+// signed-in user's session, for the React useLiveQuery hook. The auth handler serves it through its pipeline
+// (authserver.Handler.Live): the rate limits, the session confirmed (cookie or Bearer, as for the auth endpoint) with
+// the backend before any websocket is opened, the stream caps and one error writer.
 //
 // With journal (the -redis Redis), each stream is journaled there, so a browser that reconnects through the balancer
 // to another instance resumes from its Last-Event-ID without a gap (live.SSEConfig.Redis).
-func liveHandler(cfg client.Config, url, classes string, heartbeat time.Duration, journal redis.UniversalClient) (http.Handler, error) {
+func liveBridge(cfg client.Config, url, classes string, heartbeat time.Duration, journal redis.UniversalClient) (*live.SSEBridge, error) {
 	c, err := client.New(cfg)
 	if err != nil {
 		return nil, err
@@ -270,13 +271,7 @@ func liveHandler(cfg client.Config, url, classes string, heartbeat time.Duration
 			allowed = append(allowed, s)
 		}
 	}
-	return live.NewSSEHandler(live.SSEConfig{
-		Session: func(r *http.Request) (string, error) {
-			if tok, ok := authserver.VerifiedSession(r); ok {
-				return tok, nil
-			}
-			return "", errors.New("no confirmed session")
-		},
+	return live.NewSSEBridge(live.SSEConfig{
 		Dial: func(ctx context.Context, token string) (*live.Client, error) {
 			return live.Dial(ctx, live.Config{URL: url, AppID: cfg.AppID, JavaScriptKey: cfg.JavaScriptKey,
 				SessionToken: token, Runner: c.WithSessionToken(token)})
@@ -330,6 +325,15 @@ func forwardedClientKey(trusted string) (func(*http.Request) string, error) {
 		}
 		return key(addr)
 	}, nil
+}
+
+// withCause is err's text followed by its cause's, when it wraps one (a BackendError's text is only what the
+// browser is told; the operator's log wants why).
+func withCause(err error) string {
+	if c := errors.Unwrap(err); c != nil && c.Error() != err.Error() {
+		return err.Error() + ": " + c.Error()
+	}
+	return err.Error()
 }
 
 // parsePrefixes parses a comma-separated list of CIDRs (flag names the flag, for the error).
