@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	mrand "math/rand/v2"
 	"net"
 	"net/http"
 	"net/url"
@@ -312,9 +313,12 @@ func holdStreams(tb testing.TB, lb, ip string, n int) string {
 
 // Ticket floods at parse-server through its balancer: the public ticket function (moralisAuthRequestMessage, the
 // JavaScript key) allows each client address 20 unused tickets. One address asking 22, then a few dozen asking 21
-// each, are refused beyond their own 20 (155), and a fresh address still gets its ticket: parse-server trusts the
-// balancer's X-Forwarded-For (trustProxy), so it meters each client, not the balancer. Fails without trustProxy
-// (tried: the fresh address was refused "Too many ticket requests" once the first address had its 20).
+// each, each request with a forged X-Forwarded-For, are refused beyond their own 20 (155), and a fresh address
+// still gets its ticket: parse-server trusts the balancer's X-Forwarded-For (trustProxy), which the balancer sets to
+// the real address, so it meters each client, not the balancer nor the address a client names. Fails without
+// trustProxy (tried: the fresh address was refused "Too many ticket requests" once the first address had its 20)
+// and when the balancer passes the client's X-Forwarded-For on (tried: the set-header line removed, the flooding
+// address got 22 tickets of 22).
 func TestBalancerTicketFloodLocksNobodyOut(t *testing.T) {
 	env := scaledEnv(t)
 	const perClient = 20 // DEVSTACK_TICKET_MAX_PER_CLIENT's default
@@ -328,6 +332,8 @@ func TestBalancerTicketFloodLocksNobodyOut(t *testing.T) {
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("X-Parse-Application-Id", env.AppID)
 		req.Header.Set("X-Parse-Javascript-Key", env.JavaScriptKey)
+		// Each request names another address of its own choosing: the balancer overwrites it with the real one.
+		req.Header.Set("X-Forwarded-For", fmt.Sprintf("10.%d.%d.%d", mrand.IntN(256), mrand.IntN(256), 1+mrand.IntN(254)))
 		resp, err := c.hc.Do(req)
 		if err != nil {
 			t.Fatalf("POST functions/moralisAuthRequestMessage from %s: %v", c.ip, err)
