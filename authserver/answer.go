@@ -11,20 +11,25 @@ import (
 	"time"
 
 	"github.com/c13f5054/moralis-go/parse"
+	"github.com/c13f5054/moralis-go/query/live"
 	"github.com/c13f5054/moralis-go/web3api"
 )
 
 // statusOf is the one table of the endpoint: the HTTP status of a refusal with a Parse code. Every answer with a
 // code goes through it (the endpoint's own refusals, a Backend's, the backend's and the chain-data API's), so a
-// code means one status everywhere. Two kinds of answer are not refusals and carry the status of their cause:
-// a failure (code 1, CodeInternalServerError: 502 the upstream failed, 503 a store or the chain is unavailable,
-// 504 it did not answer in time) and a refusal of the HTTP request itself (code 107: 404 unknown route, 405
-// method, 413 body too large, 415 content type; see protocolError). 429 is CodeRequestLimitExceeded's status.
+// code means one status everywhere, with one exception for the routes of a signed-in user (forRoute). Two kinds
+// of answer are not refusals and carry the status of their cause: a failure (code 1, CodeInternalServerError: 502
+// the upstream failed, 503 a store or the chain is unavailable, 504 it did not answer in time) and a refusal of the
+// HTTP request itself (code 107: 404 unknown route, 405 method, 413 body too large, 415 content type; see
+// protocolError). 429 is CodeRequestLimitExceeded's status.
+//
+// 401 says one thing: the request's session is missing, ended or refused (code 209), or, on POST /signin, which
+// carries no session to keep, that the sign-in is refused (code 101: signature, nonce or message). A client may end
+// its session on any 401 of a route that takes one. A refused action of a signed-in user is another 4xx and its
+// session stands: see forRoute.
 func statusOf(code parse.Code) int {
 	switch code {
 	case parse.CodeObjectNotFound, parse.CodeInvalidSessionToken:
-		// 101 is a refused sign-in (signature, nonce, message) or an address the user does not have: the
-		// request was not authorized. The hooks end their session on a 401 with code 209 or no code, never on 101.
 		return http.StatusUnauthorized
 	case parse.CodeOperationForbidden:
 		return http.StatusForbidden
@@ -36,6 +41,20 @@ func statusOf(code parse.Code) int {
 		return http.StatusBadGateway
 	}
 	return http.StatusBadRequest
+}
+
+// forRoute is e as route rt answers it. On a route that acts for a signed-in user (a session is required: /link,
+// /unlink, /me, live streams, the data proxy) code 101 does not refuse the session but names something that is not
+// there (an address the user never linked, a nonce used or expired, an object of the backend) or a signature that
+// does not match: it is answered 404, as parse-server answers 101, never 401, so no client takes it for the end of
+// the session. Everything else is answered as statusOf says.
+func (e *apiError) forRoute(rt route) *apiError {
+	if rt.session == sessionNone || e.code != parse.CodeObjectNotFound || e.status != 0 {
+		return e
+	}
+	c := *e
+	c.status = http.StatusNotFound
+	return &c
 }
 
 // apiError is an answer of the endpoint other than 200: a Parse code and a text safe to show. status is set only
@@ -112,6 +131,7 @@ func answerOf(err error, upstream string) *apiError {
 	var be *BackendError
 	var pe *parse.Error
 	var rl *web3api.RateLimitError
+	var le *live.StreamError
 	switch {
 	case errors.As(err, &ae):
 		return ae
@@ -142,6 +162,18 @@ func answerOf(err error, upstream string) *apiError {
 		return failure(http.StatusBadGateway, "Backend error")
 	case errors.As(err, &pe) && pe.Status >= 400 && pe.Status < 500 && pe.Code != 0:
 		return refuse(pe.Code, pe.Message)
+	case errors.As(err, &le):
+		// The live bridge's refusal of a stream, in the endpoint's terms: a failure (code 1) for a 5xx, a refusal of
+		// the HTTP request for its 107, else its code's refusal.
+		switch {
+		case le.Status == http.StatusBadGateway:
+			return failure(le.Status, le.Message)
+		case le.Status >= 500:
+			return failure(http.StatusInternalServerError, "Live stream unavailable") // its text is the operator's
+		case le.Code == int(parse.CodeInvalidJSON):
+			return protocolError(le.Status, le.Message)
+		}
+		return refuse(parse.Code(le.Code), le.Message)
 	case errors.As(err, &rl):
 		return &apiError{code: parse.CodeRequestLimitExceeded, msg: "Chain data rate limit reached",
 			retryAfter: max(rl.RetryAfter.Truncate(time.Second), time.Second)}
@@ -156,6 +188,9 @@ func (e *apiError) reason() string {
 	case parse.CodeInvalidSessionToken:
 		return "invalid_session"
 	case parse.CodeObjectNotFound:
+		if e.statusCode() == http.StatusNotFound {
+			return "not_found"
+		}
 		return "not_authorized"
 	case parse.CodeOperationForbidden:
 		return "forbidden"

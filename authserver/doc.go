@@ -27,7 +27,7 @@
 //
 // # One pipeline
 //
-// Every route (the sign-in routes, GuardLive, the data proxy's) is a function that gets the request after the
+// Every route (the sign-in routes, Live and GuardLive, the data proxy's) is a function that gets the request after the
 // policy and its decoded body and returns its answer (a typed struct of wire.go) or an error. One adapter
 // (pipeline.go) serves them all: the policy in one order (the per-client rate limits, every route's then the
 // route's own; the origin and CORS, with one preflight answer; the method, by ServeMux method patterns, 405
@@ -46,11 +46,14 @@
 // # Errors
 //
 // One translator (answerOf) turns every error into the answer, and one table (statusOf) gives the status of a
-// Parse code, the same everywhere: 101 (a refused sign-in, an address the user does not have) and 209 are 401,
-// 119 is 403, 137 and 208 are 409, 155 is 429, every other code 400. Two kinds keep the status of their cause:
-// failures (code 1: 502, 503 unavailable, 504 no answer in time) and refusals of the HTTP request itself (code
-// 107: 404, 405, 413, 415). Nothing of an upstream failure reaches the caller, nor the text of a backend answer
-// with code 141 on the sign-in routes (any error cloud code throws has that code: "Cloud code failed" is shown).
+// Parse code: 101 (a refused sign-in) and 209 (a missing, ended or refused session) are 401, 119 is 403, 137 and
+// 208 are 409, 155 is 429, every other code 400. Two kinds keep the status of their cause: failures (code 1: 502,
+// 503 unavailable, 504 no answer in time) and refusals of the HTTP request itself (code 107: 404, 405, 413, 415).
+// 401 is kept for the session: on a route of a signed-in user (/link, /unlink, /me, live streams, the data proxy)
+// 101 (a signature that does not match, a used nonce, an address never linked, an object not found) is 404 and the
+// session stands, so a client may end its session on any 401 of such a route. Nothing of an upstream failure
+// reaches the caller, nor the text of a backend answer with code 141 on the sign-in routes (any error cloud code
+// throws has that code: "Cloud code failed" is shown).
 //
 // # The wire contract
 //
@@ -89,14 +92,15 @@
 //
 // The session lives only in an HttpOnly, Secure, SameSite=Lax cookie (Config.TokenInBody and InsecureCookie opt
 // out). Per-client rate limits cover every route, with a tighter one for /message, /signin and /link and one for
-// live streams; each client holds at most NoncesPerClient unexpired nonces, and GuardLive lets each user hold at
-// most LiveStreamsPerUser open streams and each client LiveStreamsPerClient (however many sessions re-signing
-// gives). Allowed origins come from the configuration (URI and AllowedOrigins), never from the Host header;
-// request bodies are decoded with case-sensitive, non-repeated field names (DecodeRequest). GuardLive puts the limits, the origin policy and a
-// session checked with the backend (cached briefly) in front of a live-query stream handler, so a fake session
-// never reaches the live-query server. NewServer(handler, ServerConfig{...}) serves all of it with time-outs, a
-// header limit and a connection cap, overall and per client. Options exist to trade this safety away (NoRateLimit,
-// InsecureCookie), never to gain it.
+// live streams; each client holds at most NoncesPerClient unexpired nonces, and Live lets each user hold at most
+// LiveStreamsPerUser open streams, each client LiveStreamsPerClient (however many sessions re-signing gives) and the
+// instance MaxLiveStreams. Allowed origins come from the configuration (URI and AllowedOrigins), never from the Host
+// header; request bodies are decoded with case-sensitive, non-repeated field names (DecodeRequest). Live serves
+// query/live's stream through the same pipeline: the limits, the origin policy and a session checked with the
+// backend (cached briefly) come first, so a fake session never reaches the live-query server. NewServer(handler,
+// ServerConfig{...}) serves all of it with time-outs, a header limit and a connection cap, overall and per client
+// (behind a balancer, per client the balancer names: ServerConfig.ProxyProtocol). Options exist to trade this safety
+// away (NoRateLimit, InsecureCookie), never to gain it.
 //
 // # Data for the browser, keys kept here
 //

@@ -13,6 +13,7 @@ import (
 	"github.com/c13f5054/moralis-go/auth"
 	"github.com/c13f5054/moralis-go/authserver"
 	"github.com/c13f5054/moralis-go/client"
+	"github.com/c13f5054/moralis-go/query/live"
 )
 
 // The whole server: the backend's REST client, the endpoint under /auth/, a live-query stream behind the same
@@ -34,10 +35,19 @@ func Example() {
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/auth/", http.StripPrefix("/auth", h))
-	mux.Handle("/auth/live", h.GuardLive(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		tok, _ := authserver.VerifiedSession(r) // the session the backend confirmed
-		_ = tok                                 // ... stream live queries as that user
-	})))
+	// Live queries for the signed-in user (the React hooks' useLiveQuery): query/live's bridge, served through the
+	// endpoint's pipeline (rate limits, the confirmed session, the stream caps, one error writer).
+	bridge, err := live.NewSSEBridge(live.SSEConfig{Dial: func(ctx context.Context, token string) (*live.Client, error) {
+		return live.Dial(ctx, live.Config{URL: "ws://127.0.0.1:1337/parse", AppID: "myAppId", SessionToken: token})
+	}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	mux.Handle("/auth/live", http.StripPrefix("/auth", h.Live(bridge)))
+	// Behind a balancer that sends the PROXY protocol (HAProxy's send-proxy-v2) from 10.0.0.5, the connection caps and
+	// every limit count the client the balancer names: ServerConfig{ProxyProtocol: []netip.Prefix{
+	// netip.MustParsePrefix("10.0.0.5/32")}}.
 	srv, err := authserver.NewServer(mux, authserver.ServerConfig{})
 	if err != nil {
 		fmt.Println(err)

@@ -96,21 +96,25 @@ type Config struct {
 	// RateLimit. Default DefaultSignInRateBurst at once, one more per DefaultSignInRateEvery; NoRateLimit: off. A
 	// nil ClientKey takes RateLimit's.
 	SignInRateLimit RateLimit
-	// LiveRateLimit limits each client's stream openings through GuardLive, on top of RateLimit. Default
+	// LiveRateLimit limits each client's stream openings through Live (or GuardLive), on top of RateLimit. Default
 	// DefaultLiveRateBurst at once, one more per DefaultLiveRateEvery; NoRateLimit: off. A nil ClientKey takes
 	// RateLimit's.
 	LiveRateLimit RateLimit
-	// LiveStreamsPerSession caps the streams one session holds open through GuardLive at once; over it, 429
+	// LiveStreamsPerSession caps the streams one session holds open through Live (or GuardLive) at once; over it, 429
 	// {"code":155}. Default DefaultLiveStreamsPerSession; negative: no cap.
 	LiveStreamsPerSession int
 	// LiveStreamsPerUser caps the streams one user (the account behind the session, however many sessions and
-	// addresses it signs in with) holds open through GuardLive at once; over it, 429 {"code":155}. Default
+	// addresses it signs in with) holds open through Live (or GuardLive) at once; over it, 429 {"code":155}. Default
 	// DefaultLiveStreamsPerUser; negative: no cap.
 	LiveStreamsPerUser int
 	// LiveStreamsPerClient caps the streams one client (LiveRateLimit's ClientKey, the remote address by default)
-	// holds open through GuardLive at once, whatever users it signs in as; over it, 429 {"code":155}. Default
-	// DefaultLiveStreamsPerClient; negative: no cap.
+	// holds open through Live or GuardLive at once, whatever users it signs in as; over it, 429 {"code":155}.
+	// Default DefaultLiveStreamsPerClient; negative: no cap.
 	LiveStreamsPerClient int
+	// MaxLiveStreams caps the streams this Handler (this instance) holds open through Live and GuardLive at once,
+	// whoever holds them; over it, 503 {"code":1} with Retry-After. Default DefaultMaxLiveStreams, half of
+	// ServerConfig's default MaxConns, so that streams never take every connection; negative: no cap.
+	MaxLiveStreams int
 	// NoncesPerClient caps the nonces one client (RateLimit's ClientKey) may hold: each nonce GET /message issues
 	// counts until it expires (NonceTTL); over the cap, 429. Default DefaultNoncesPerClient; negative: no cap.
 	NoncesPerClient int
@@ -180,14 +184,16 @@ type Config struct {
 //
 // Every refusal ({code, error} JSON with a 4xx status) happens before any Backend call. The session comes from
 // the cookie or an "Authorization: Bearer" header. Per-client rate limits and a per-client nonce quota are on by
-// default (see Config). GuardLive puts the same policy in front of a live-query stream handler, and NewServer
-// serves it all with time-outs and a connection cap. A Handler is immutable and safe for concurrent use.
+// default (see Config). Live serves query/live's stream through the same pipeline (GuardLive puts it in front of a
+// stream handler of your own), and NewServer serves it all with time-outs and a connection cap. A Handler is
+// immutable and safe for concurrent use.
 type Handler struct {
 	backend     Backend
 	o           Config
 	policy      *policy
 	signInLimit limit
 	liveLimit   limit
+	liveSlots   chan struct{} // a slot per open live stream of this instance (MaxLiveStreams); nil: no cap
 	nonceQuota  limit
 	mux         *http.ServeMux
 	redis       *redislimit.Store // nil: the in-memory stores
@@ -296,6 +302,9 @@ func NewHandler(backend Backend, cfg Config) (*Handler, error) {
 	if o.LiveStreamsPerClient == 0 {
 		o.LiveStreamsPerClient = DefaultLiveStreamsPerClient
 	}
+	if o.MaxLiveStreams == 0 {
+		o.MaxLiveStreams = DefaultMaxLiveStreams
+	}
 	if hb, ok := backend.(handlerBound); ok {
 		backend = hb.withHandler(lifeOf(o), o.Logger)
 	}
@@ -311,6 +320,9 @@ func NewHandler(backend Backend, cfg Config) (*Handler, error) {
 		origins[n] = true
 	}
 	h := &Handler{backend: backend, o: o, closeRedis: func() error { return nil }}
+	if o.MaxLiveStreams > 0 {
+		h.liveSlots = make(chan struct{}, o.MaxLiveStreams)
+	}
 	if err := h.openRedis(); err != nil {
 		return nil, err
 	}

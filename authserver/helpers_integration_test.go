@@ -5,7 +5,6 @@ package authserver
 import (
 	"bytes"
 	"context"
-	"errors"
 	"sync/atomic"
 
 	"encoding/json"
@@ -210,12 +209,14 @@ func mustSolSigner(t *testing.T) *signer.Ed25519Key {
 	return s
 }
 
-// liveBridge is query/live's SSE bridge (its default caps) over the stack's live-query server, for behind
-// GuardLive: it streams with the session GuardLive confirmed, and counts its websocket dials.
-func liveBridge(t *testing.T, dials *atomic.Int32) http.Handler { return liveBridgeWith(t, dials, nil) }
+// liveBridge is query/live's SSE bridge over the stack's live-query server, for the Handler's Live route: it
+// streams with the session the route confirmed, and counts its websocket dials.
+func liveBridge(t *testing.T, dials *atomic.Int32) *live.SSEBridge {
+	return liveBridgeWith(t, dials, nil)
+}
 
 // liveBridgeWith is liveBridge with mod applied to its configuration.
-func liveBridgeWith(t *testing.T, dials *atomic.Int32, mod func(c *live.SSEConfig)) http.Handler {
+func liveBridgeWith(t *testing.T, dials *atomic.Int32, mod func(c *live.SSEConfig)) *live.SSEBridge {
 	t.Helper()
 	env := devstackEnv(t)
 	c, err := client.New(client.Config{ServerURL: env.ServerURL, AppID: env.AppID, JavaScriptKey: env.JavaScriptKey})
@@ -223,12 +224,6 @@ func liveBridgeWith(t *testing.T, dials *atomic.Int32, mod func(c *live.SSEConfi
 		t.Fatal(err)
 	}
 	cfg := live.SSEConfig{
-		Session: func(r *http.Request) (string, error) {
-			if tok, ok := VerifiedSession(r); ok {
-				return tok, nil
-			}
-			return "", errors.New("no confirmed session")
-		},
 		Dial: func(ctx context.Context, tok string) (*live.Client, error) {
 			dials.Add(1)
 			return live.Dial(ctx, live.Config{URL: env.LiveQueryURL, AppID: env.AppID, JavaScriptKey: env.JavaScriptKey,
@@ -238,21 +233,21 @@ func liveBridgeWith(t *testing.T, dials *atomic.Int32, mod func(c *live.SSEConfi
 	if mod != nil {
 		mod(&cfg)
 	}
-	bridge, err := live.NewSSEHandler(cfg)
+	bridge, err := live.NewSSEBridge(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return bridge
 }
 
-// liveEndpoint serves a Handler over the real backend (realEnv with mod) under /auth, with GuardLive in front of
+// liveEndpoint serves a Handler over the real backend (realEnv with mod) under /auth, with its Live route over
 // liveBridge at /auth/live.
 func liveEndpoint(t *testing.T, dials *atomic.Int32, mod func(o *Config)) *testEnv {
 	t.Helper()
 	bridge := liveBridge(t, dials)
 	e := realEnv(t, nil, mod)
 	mux := http.NewServeMux()
-	mux.Handle("/auth/live", e.h.GuardLive(bridge))
+	mux.Handle("/auth/live", http.StripPrefix("/auth", e.h.Live(bridge)))
 	mux.Handle("/auth/", http.StripPrefix("/auth", e.h))
 	e.srv = httptest.NewServer(mux)
 	t.Cleanup(e.srv.Close)

@@ -61,6 +61,8 @@ type fakeBackend struct {
 	signed []auth.SignedMessage
 	users  map[string]*PublicUser // by session token
 	err    error
+	// unlinkErr, when set, is Unlink's answer for a signed-in user (a refusal of the backend).
+	unlinkErr error
 }
 
 func newFakeBackend() *fakeBackend { return &fakeBackend{users: map[string]*PublicUser{}} }
@@ -112,7 +114,11 @@ func (f *fakeBackend) Unlink(_ context.Context, tok string, c auth.Chain, addr s
 	f.calls.Add(1)
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.user(tok)
+	u, err := f.user(tok)
+	if err == nil && f.unlinkErr != nil {
+		return nil, f.unlinkErr
+	}
+	return u, err
 }
 
 func (f *fakeBackend) Me(_ context.Context, tok string) (*PublicUser, error) {

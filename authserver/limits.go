@@ -17,7 +17,7 @@ const (
 	// (the routes that issue nonces or verify signatures and log in), 20 at once, one more every 3 s.
 	DefaultSignInRateBurst = 20
 	DefaultSignInRateEvery = 3 * time.Second
-	// DefaultLiveRateBurst and DefaultLiveRateEvery: stream openings through GuardLive, 10 at once, one more every 6 s.
+	// DefaultLiveRateBurst and DefaultLiveRateEvery: stream openings through Live (or GuardLive), 10 at once, one more every 6 s.
 	DefaultLiveRateBurst = 10
 	DefaultLiveRateEvery = 6 * time.Second
 	// DefaultNoncesPerClient is how many nonces one client may hold at once (issued within the last NonceTTL).

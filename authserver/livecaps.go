@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/c13f5054/moralis-go/parse"
 )
@@ -13,21 +14,27 @@ import (
 // query/live's own caps (per session token, and overall): re-signing gives a wallet as many sessions as it likes,
 // so only the user behind the sessions and the client address bound what one attacker holds.
 const (
-	// DefaultLiveStreamsPerSession is how many streams one session may hold open through GuardLive at once (the
+	// DefaultLiveStreamsPerSession is how many streams one session may hold open through Live (or GuardLive) at once (the
 	// same as query/live's own per-session cap, which counts per process only).
 	DefaultLiveStreamsPerSession = 4
 	// DefaultLiveStreamsPerUser is how many streams one user (the account behind the sessions) may hold open
-	// through GuardLive at once, however many sessions and addresses it uses.
+	// through Live (or GuardLive) at once, however many sessions and addresses it uses.
 	DefaultLiveStreamsPerUser = 8
 	// DefaultLiveStreamsPerClient is how many streams one client (LiveRateLimit's ClientKey: the remote address by
-	// default) may hold open through GuardLive at once, however many users it signs in as.
+	// default) may hold open through Live (or GuardLive) at once, however many users it signs in as.
 	DefaultLiveStreamsPerClient = 16
+	// DefaultMaxLiveStreams is how many live streams one instance holds open at once: half of DefaultMaxConns, so
+	// that however many clients hold streams, the other half of the connections is left to sign-ins and requests.
+	DefaultMaxLiveStreams = DefaultMaxConns / 2
 )
 
 var (
 	errSessionStreams = refuse(parse.CodeRequestLimitExceeded, "too many live streams for this session")
 	errUserStreams    = refuse(parse.CodeRequestLimitExceeded, "too many live streams for this user")
 	errClientStreams  = refuse(parse.CodeRequestLimitExceeded, "too many live streams for this client")
+	// errInstanceStreams answers a stream over MaxLiveStreams: the instance is full, not the client over a limit.
+	errInstanceStreams = &apiError{status: http.StatusServiceUnavailable, code: parse.CodeInternalServerError,
+		msg: "too many live streams on this server", retryAfter: 5 * time.Second}
 )
 
 // streamLimits are the live-stream caps of the configuration (0: no cap) and the function naming a request's

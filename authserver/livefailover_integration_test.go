@@ -58,15 +58,15 @@ func sseEvents(resp *http.Response) <-chan sseEvent {
 	return ch
 }
 
-// journaledEndpoint is an endpoint over the stack's backend with GuardLive in front of the live bridge at
-// /auth/live, its streams journaled in rdb.
+// journaledEndpoint is an endpoint over the stack's backend with its Live route over the live bridge at /auth/live,
+// its streams journaled in rdb.
 func journaledEndpoint(t *testing.T, rdb redis.UniversalClient) (*testEnv, *httptest.Server) {
 	t.Helper()
 	var dials atomic.Int32
 	bridge := liveBridgeWith(t, &dials, func(c *live.SSEConfig) { c.Redis = rdb })
 	e := realEnv(t, nil, nil)
 	mux := http.NewServeMux()
-	mux.Handle("/auth/live", e.h.GuardLive(bridge))
+	mux.Handle("/auth/live", http.StripPrefix("/auth", e.h.Live(bridge)))
 	mux.Handle("/auth/", http.StripPrefix("/auth", e.h))
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)

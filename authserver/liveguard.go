@@ -2,8 +2,11 @@ package authserver
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"time"
+
+	"github.com/c13f5054/moralis-go/query/live"
 )
 
 // DefaultSessionCacheTTL is how long the endpoint trusts a session the backend confirmed (GuardLive and the data
@@ -12,45 +15,89 @@ const DefaultSessionCacheTTL = 10 * time.Second
 
 type verifiedSessionKey struct{}
 
-// GuardLive wraps a handler that streams live queries for the signed-in user (the /auth/live bridge:
-// query/live.NewSSEHandler) with the Handler's policy, in this order, before next runs:
+// Live returns the handler of GET /live?class=NAME&where=JSON, the live-query stream of the signed-in user
+// (query/live's server-sent events, the React hooks' useLiveQuery), served by bridge through the Handler's one
+// pipeline, as every other route: one method (GET; another is 405 with Allow), one error writer ({"code","error"}
+// with the status of the one table) and one set of stream caps. Before the bridge opens any websocket:
 //
 //   - the per-client rate limits (RateLimit, then LiveRateLimit): 429 with Retry-After;
-//   - the origin: a request whose Origin is not allowed (see Config.AllowedOrigins) gets 403, an allowed
-//     one gets the CORS headers for credentials;
+//   - the origin: a request whose Origin is not allowed (see Config.AllowedOrigins) gets 403, an allowed one gets the
+//     CORS headers for credentials;
 //   - the session (cookie or Bearer, as for /me) is checked against the backend (Backend.Me, i.e. users/me), the
 //     answer cached for SessionCacheTTL: no session, or one the backend does not know, gets 401
 //     {"code":209,"error":"Invalid session token"}, so a fake token never reaches the live-query server;
 //   - the open streams: a session already holding LiveStreamsPerSession streams, a user already holding
 //     LiveStreamsPerUser (over all its sessions), or a client already holding LiveStreamsPerClient (over all its
-//     users), gets 429 {"code":155}, as query/live answers a session over its own cap; a stream's slots come back
-//     when it ends.
+//     users) gets 429 {"code":155}; this instance already holding MaxLiveStreams gets 503 {"code":1} with
+//     Retry-After; a stream's slots come back when it ends;
+//   - then the bridge's own refusals of the query (a class or a where it does not take: 400, 403 or 413) and of the
+//     live-query server (502), through the same writer.
 //
-// next reads the confirmed token with VerifiedSession. A sign-out (POST /signout) ends the session's open streams
-// on this instance; with Config.Redis, on every instance, and no instance opens another from its cache. Without
-// Redis, another instance may keep opening streams for a signed-out session for up to SessionCacheTTL. The returned
-// handler is safe for concurrent use.
-func (h *Handler) GuardLive(next http.Handler) http.Handler {
-	rt := route{limit: h.liveLimit, origin: originStrict, session: sessionConfirmed, name: "live"}
-	return serve(h.policy, rt, func(c *call, _ struct{}) (struct{}, error) {
-		// The stream ends with the request, at a sign-out of its session (through any instance, with Redis), or
-		// when the stream caps' store can no longer vouch for its slot.
-		ctx, end := context.WithCancel(c.r.Context())
-		defer end()
-		if h.policy.streams != nil {
-			release, err := h.policy.streams.open(c.ctx, c.r, c.token, c.user, end)
-			if err != nil {
-				return struct{}{}, err
+// A sign-out (POST /signout) ends the session's open streams on this instance; with Config.Redis, on every
+// instance, and no instance opens another from its cache. Mount it beside the Handler:
+// mux.Handle("/auth/live", http.StripPrefix("/auth", h.Live(bridge))). The returned handler is safe for concurrent
+// use.
+func (h *Handler) Live(bridge *live.SSEBridge) http.Handler {
+	mux := http.NewServeMux()
+	rt := route{method: http.MethodGet, limit: h.liveLimit, origin: originStrict, session: sessionConfirmed}
+	handle(h.policy, mux, "/live", rt, func(c *call, _ struct{}) (struct{}, error) {
+		return struct{}{}, h.stream(c, func(r *http.Request) error {
+			err := bridge.Serve(c.w, r, c.token)
+			var le *live.StreamError
+			if errors.As(err, &le) && le.Status < 500 {
+				return answerOf(err, "") // the caller's query refused: an answer, not a failure to report
 			}
-			defer release()
-		}
-		defer h.policy.open.add(c.token, end)()
-		if h.policy.tel != nil {
-			defer h.policy.tel.StreamOpened(c.ctx)()
-		}
-		next.ServeHTTP(c.w, c.r.WithContext(context.WithValue(ctx, verifiedSessionKey{}, c.token)))
-		return struct{}{}, errAnswered
+			return err
+		})
 	})
+	notFound(h.policy, mux, originStrict)
+	return mux
+}
+
+// GuardLive wraps a live stream handler of your own with the policy of Live: the rate limits, the origin, the
+// confirmed session and the stream caps, in that order, before next runs; next reads the confirmed token with
+// VerifiedSession. Only GET is let through (another method is 405 with Allow). For query/live's bridge use Live,
+// which also answers the bridge's refusals through the endpoint's one error writer. The returned handler is safe
+// for concurrent use.
+func (h *Handler) GuardLive(next http.Handler) http.Handler {
+	rt := route{method: http.MethodGet, limit: h.liveLimit, origin: originStrict, session: sessionConfirmed, name: "live"}
+	return serve(h.policy, rt, func(c *call, _ struct{}) (struct{}, error) {
+		return struct{}{}, h.stream(c, func(r *http.Request) error {
+			next.ServeHTTP(c.w, r.WithContext(context.WithValue(r.Context(), verifiedSessionKey{}, c.token)))
+			return nil
+		})
+	})
+}
+
+// stream runs one live stream of call c, within the stream caps: serve gets c's request with a context that ends
+// with the request, at a sign-out of its session (through any instance, with Redis), or when the stream caps'
+// store can no longer vouch for its slot. It returns serve's refusal, or errAnswered once the stream ran.
+func (h *Handler) stream(c *call, serve func(r *http.Request) error) error {
+	ctx, end := context.WithCancel(c.r.Context())
+	defer end()
+	if h.liveSlots != nil {
+		select {
+		case h.liveSlots <- struct{}{}:
+			defer func() { <-h.liveSlots }()
+		default:
+			return errInstanceStreams
+		}
+	}
+	if h.policy.streams != nil {
+		release, err := h.policy.streams.open(c.ctx, c.r, c.token, c.user, end)
+		if err != nil {
+			return err
+		}
+		defer release()
+	}
+	defer h.policy.open.add(c.token, end)()
+	if h.policy.tel != nil {
+		defer h.policy.tel.StreamOpened(c.ctx)()
+	}
+	if err := serve(c.r.WithContext(ctx)); err != nil {
+		return err
+	}
+	return errAnswered
 }
 
 // VerifiedSession returns the session token that GuardLive confirmed with the backend for r, and false when r

@@ -2,12 +2,17 @@ package authserver
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/c13f5054/moralis-go/query/live"
 )
 
 // GuardLive refuses a credentialed request from an origin that is not configured before it asks the backend about
@@ -112,5 +117,114 @@ func TestGuardLiveRefusedSession(t *testing.T) {
 				t.Fatal("a refused session reached the stream")
 			}
 		})
+	}
+}
+
+// Live serves query/live's bridge as one more route of the endpoint: its refusals, from the pipeline (method,
+// session) as from the bridge (class, where, the live-query server), are written by the endpoint's one writer, with
+// the endpoint's headers and the status of its table, and only a failure is reported to OnError. Fails when the
+// bridge's refusals are written by a writer of its own (tried: Live as a route of any method in front of a handler
+// writing the bridge's refusals itself: the POST reached the bridge, 502, and every refusal lacked the endpoint's
+// charset, nosniff and no-store).
+func TestLiveAnswersThroughThePipeline(t *testing.T) {
+	var reported atomic.Int32
+	e := newTestEnv(t, func(c *Config) { c.OnError = func(*http.Request, error) { reported.Add(1) } })
+	e.be.users["r:live"] = &PublicUser{ObjectID: "u1", Accounts: []string{}, SolAccounts: []string{}}
+	var dials atomic.Int32
+	bridge, err := live.NewSSEBridge(live.SSEConfig{AllowedClasses: []string{"Item"},
+		Dial: func(context.Context, string) (*live.Client, error) {
+			dials.Add(1)
+			return nil, errors.New("dial tcp: connection refused")
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.StripPrefix("/auth", e.h.Live(bridge)))
+	t.Cleanup(srv.Close)
+	for _, c := range []struct {
+		name, method, query, token string
+		status                     int
+		code                       int
+		text                       string
+	}{
+		{"another method", http.MethodPost, "class=Item", "r:live", 405, 107, "Method not allowed"},
+		{"no session", http.MethodGet, "class=Item", "", 401, 209, "Invalid session token"},
+		{"a bad class name", http.MethodGet, "class=Bad-Name", "r:live", 400, 103, "Invalid class name"},
+		{"a class not allowed", http.MethodGet, "class=Other", "r:live", 403, 119, "live queries are not enabled for class Other"},
+		{"a where that is not JSON", http.MethodGet, "class=Item&where=%7B", "r:live", 400, 107, "where parameter is not valid JSON"},
+		{"a where operator not allowed", http.MethodGet, "class=Item&where=" + url.QueryEscape(`{"a":{"$select":{}}}`), "r:live", 400, 102, ""},
+		{"the live-query server unreachable", http.MethodGet, "class=Item", "r:live", 502, 1, "could not reach the live query server"},
+	} {
+		req, _ := http.NewRequest(c.method, srv.URL+"/auth/live?"+c.query, nil)
+		if c.token != "" {
+			req.Header.Set("Authorization", "Bearer "+c.token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := readAnswer(resp)
+		if a.status != c.status || a.body["code"] != float64(c.code) || (c.text != "" && a.body["error"] != c.text) {
+			t.Errorf("%s: %d %s; want %d {code %d, %q}", c.name, a.status, a.raw, c.status, c.code, c.text)
+		}
+		if a.header.Get("Content-Type") != "application/json; charset=utf-8" || a.header.Get("X-Content-Type-Options") != "nosniff" ||
+			a.header.Get("Cache-Control") != "no-store" {
+			t.Errorf("%s: not the endpoint's headers: %v", c.name, a.header)
+		}
+		if c.status == 405 && a.header.Get("Allow") != http.MethodGet {
+			t.Errorf("%s: Allow %q", c.name, a.header.Get("Allow"))
+		}
+	}
+	if dials.Load() != 1 || reported.Load() != 1 {
+		t.Fatalf("%d dials, %d reported to OnError; want 1 and 1 (the unreachable server only)", dials.Load(), reported.Load())
+	}
+}
+
+// The instance's live streams are capped (MaxLiveStreams) over Live and GuardLive together: at the cap a stream is
+// refused 503 {"code":1} with Retry-After before any dial, and the slot comes back when a stream ends. Fails without
+// the cap (tried: the second stream went on to the bridge's dial).
+func TestLiveStreamsCappedPerInstance(t *testing.T) {
+	e := newTestEnv(t, func(c *Config) { c.MaxLiveStreams = 1 })
+	e.be.users["r:a"] = &PublicUser{ObjectID: "ua", Accounts: []string{}, SolAccounts: []string{}}
+	e.be.users["r:b"] = &PublicUser{ObjectID: "ub", Accounts: []string{}, SolAccounts: []string{}}
+	held, release := make(chan struct{}), make(chan struct{})
+	guarded := e.h.GuardLive(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		close(held)
+		<-release
+	}))
+	var dials atomic.Int32
+	bridge, _ := live.NewSSEBridge(live.SSEConfig{Dial: func(context.Context, string) (*live.Client, error) {
+		dials.Add(1)
+		return nil, errors.New("no live-query server here")
+	}})
+	mux := http.NewServeMux()
+	mux.Handle("/guarded/", http.StripPrefix("/guarded", guarded))
+	mux.Handle("/auth/", http.StripPrefix("/auth", e.h.Live(bridge)))
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	var once sync.Once
+	end := func() { once.Do(func() { close(release) }) }
+	t.Cleanup(end) // before srv.Close, which waits for the held stream
+	get := func(path, tok string) answer {
+		req, _ := http.NewRequest(http.MethodGet, srv.URL+path, nil)
+		req.Header.Set("Authorization", "Bearer "+tok)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return readAnswer(resp)
+	}
+	first := make(chan answer, 1)
+	go func() { first <- get("/guarded/live", "r:a") }()
+	<-held
+	a := get("/auth/live?class=Item", "r:b")
+	if a.status != http.StatusServiceUnavailable || a.body["code"] != float64(1) || a.header.Get("Retry-After") == "" || dials.Load() != 0 {
+		t.Fatalf("a stream at the instance's cap: %d %s (Retry-After %q, %d dials); want 503 code 1 before any dial",
+			a.status, a.raw, a.header.Get("Retry-After"), dials.Load())
+	}
+	end()
+	<-first
+	if a := get("/auth/live?class=Item", "r:b"); a.status != http.StatusBadGateway || dials.Load() != 1 {
+		t.Fatalf("after the stream ended: %d %s, %d dials; want the bridge's dial (502 here)", a.status, a.raw, dials.Load())
 	}
 }

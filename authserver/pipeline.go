@@ -16,7 +16,7 @@ import (
 
 // route is what the pipeline needs to know of one route: its method and the policy it takes.
 type route struct {
-	// method is the route's HTTP method; any other is answered 405 with Allow. "" for any method (GuardLive).
+	// method is the route's HTTP method; any other is answered 405 with Allow. "" for any method.
 	method string
 	// limit is the route's own rate limit, on top of the policy's (sign-in, live).
 	limit limit
@@ -151,7 +151,7 @@ func serve[In, Out any](p *policy, rt route, fn func(c *call, in In) (Out, error
 			if !errors.As(err, &ae) && p.onError != nil {
 				p.onError(r, err)
 			}
-			ae = answerOf(err, upstream)
+			ae = answerOf(err, upstream).forRoute(rt)
 			c.answer = ae
 			if ae.code == parse.CodeInvalidSessionToken && c.token != "" {
 				p.cookie.clear(w) // a session the backend refused leaves the browser

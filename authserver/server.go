@@ -5,6 +5,7 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"net/netip"
 	"time"
 )
 
@@ -44,6 +45,17 @@ type ServerConfig struct {
 	// MaxConnsPerClient caps the open connections of one client IP address (IPv6: its /64) at any load; default
 	// DefaultMaxConnsPerClient. Connections over it are closed as soon as they are accepted.
 	MaxConnsPerClient int
+	// ProxyProtocol lists the addresses of the balancers in front of the server (for example
+	// netip.MustParsePrefix("10.0.0.5/32")) that open every connection with a PROXY protocol header (version 2, as
+	// HAProxy's send-proxy-v2 writes it, or version 1: send-proxy, nginx's proxy_protocol), naming the client the
+	// connection is for. The header is read as the connection is accepted, within ReadHeaderTimeout, before the
+	// connection caps count it: the connection then counts as the client's in MaxConnsPerClient and MaxConns' shares,
+	// and its requests' RemoteAddr is the client's address, which every per-client limit of a Handler keys on by
+	// default. So one client holding connections through the balancer is capped as one client, and the others are not
+	// capped with it. A connection from these addresses without a valid header is closed; a header naming no client
+	// (a health check's LOCAL, UNKNOWN) leaves the balancer's own address. From any other address no header is read
+	// (one sent anyway is an invalid request): only the balancer can name a client. Default none.
+	ProxyProtocol []netip.Prefix
 	// ErrorLog receives the server's errors; default nil: the log package's standard logger.
 	ErrorLog *log.Logger
 }
@@ -73,7 +85,8 @@ type ServerConfig struct {
 // anything but busy connections fills the cap.
 type Server struct {
 	*http.Server
-	guard *connGuard
+	guard   *connGuard
+	proxies []netip.Prefix // ServerConfig.ProxyProtocol
 }
 
 // NewServer returns a Server that serves handler (a Handler, or a mux that mounts one) with cfg
@@ -94,6 +107,13 @@ func NewServer(handler http.Handler, cfg ServerConfig) (*Server, error) {
 	}
 	if o.MaxHeaderBytes < 0 {
 		return nil, errors.New("authserver: ServerConfig.MaxHeaderBytes must not be negative")
+	}
+	proxies := make([]netip.Prefix, 0, len(o.ProxyProtocol))
+	for _, p := range o.ProxyProtocol {
+		if !p.IsValid() {
+			return nil, errors.New("authserver: ServerConfig.ProxyProtocol holds an invalid prefix")
+		}
+		proxies = append(proxies, p.Masked())
 	}
 	def := func(d *time.Duration, v time.Duration) {
 		if *d == 0 {
@@ -117,15 +137,25 @@ func NewServer(handler http.Handler, cfg ServerConfig) (*Server, error) {
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: o.ReadHeaderTimeout, ReadTimeout: o.ReadTimeout,
 		WriteTimeout: o.WriteTimeout, IdleTimeout: o.IdleTimeout, MaxHeaderBytes: o.MaxHeaderBytes,
 		ErrorLog: o.ErrorLog, ConnState: g.track}
-	return &Server{Server: srv, guard: g}, nil
+	return &Server{Server: srv, guard: g, proxies: proxies}, nil
 }
 
-// Serve serves connections from ln, within the connection caps.
-func (s *Server) Serve(ln net.Listener) error { return s.Server.Serve(s.guard.wrap(ln)) }
+// Serve serves connections from ln, within the connection caps (and reading the balancers' PROXY protocol headers,
+// ServerConfig.ProxyProtocol).
+func (s *Server) Serve(ln net.Listener) error { return s.Server.Serve(s.wrap(ln)) }
 
-// ServeTLS serves TLS connections from ln, within the connection caps.
+// ServeTLS serves TLS connections from ln, within the connection caps (the balancers' PROXY protocol headers come
+// before TLS, as HAProxy sends them).
 func (s *Server) ServeTLS(ln net.Listener, certFile, keyFile string) error {
-	return s.Server.ServeTLS(s.guard.wrap(ln), certFile, keyFile)
+	return s.Server.ServeTLS(s.wrap(ln), certFile, keyFile)
+}
+
+// wrap puts the PROXY protocol reader (when configured) and then the connection guard around ln.
+func (s *Server) wrap(ln net.Listener) net.Listener {
+	if len(s.proxies) > 0 {
+		ln = newProxyListener(ln, s.proxies, s.ReadHeaderTimeout)
+	}
+	return s.guard.wrap(ln)
 }
 
 // ListenAndServe listens on s.Addr (":http" when empty) and serves, within the connection caps.

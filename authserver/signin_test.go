@@ -295,7 +295,7 @@ func runRefusals(t *testing.T, e *testEnv) {
 			m, _ := e.getMessage("evm", ethAddr(s))
 			return e.postJSON("/link", body("evm", ethAddr(s), m, ethSign(t, s, m)), map[string]string{"Authorization": "Basic " + tok})
 		}},
-		{"link with bad signature", 401, func() answer {
+		{"link with bad signature", 404, func() answer {
 			m, _ := e.getMessage("evm", ethAddr(other))
 			return e.postJSON("/link", body("evm", ethAddr(other), m, ethSign(t, s, m)), map[string]string{"Authorization": "Bearer " + tok})
 		}},

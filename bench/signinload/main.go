@@ -15,7 +15,13 @@
 // endpoint instances (examples/authserver on MORALIS_ENDPOINT_ADDR_1/2, their guards in Redis) behind a round-robin
 // proxy in this process over one or both of them; "haproxy" both behind the stack's HAProxy
 // (MORALIS_ENDPOINT_LB_URL). Each run takes its browsers' addresses from a random 127.N.0.0/16, so a run does not
-// find the limits of an earlier one in Redis.
+// find the limits of an earlier one in Redis. A run longer than 10 s has more browsers, each signing in once every
+// seconds/10 s (100/s for 60 s: 600 browsers, 10 sign-ins each), as the default per-client limits allow.
+//
+// -busy N runs N CPU-bound neighbours (this program, spinning) beside the load, as other work on a shared machine
+// would: the sign-ins must come slower, never fail. The CPU the stack's processes used during the load is reported
+// per sign-in, each group apart: parse-server, PostgreSQL, the endpoints (the stack's two, or this process for
+// "inproc"), HAProxy.
 //
 // It prints one summary line per run and writes the figures as JSON. Run it through `make bench` (or
 // `go run ./bench/signinload -rate 100 -seconds 10`) with the local stack up.
@@ -25,6 +31,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -39,6 +46,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/c13f5054/moralis-go/auth"
@@ -69,6 +77,12 @@ type summary struct {
 	// load, divided by the sign-ins that succeeded: 2,000 ms over it is the rate two quiet cores can serve, as the
 	// backend is the limit. -1 when the processes could not be read (another target's stack, no /proc).
 	BackendCPUMSPerSignIn float64 `json:"backendCpuMsPerSignIn"`
+	// CPUMSPerSignIn is the same for each group of the stack's processes: "parse-server", "postgres" (the server
+	// and its backends, those that ended during the load included), "endpoints" (the stack's two instances, or this
+	// process with -target inproc, the load generator included), "haproxy".
+	CPUMSPerSignIn map[string]float64 `json:"cpuMsPerSignIn"`
+	// Busy is -busy: the CPU-bound neighbours that ran beside the load.
+	Busy int `json:"busy"`
 	// LoadAverage is the machine's one-minute load average at the end of the load (-1: unknown).
 	LoadAverage float64 `json:"loadAverage"`
 }
@@ -81,13 +95,21 @@ type outcome struct {
 	client int
 }
 
+// perBrowser is how many sign-ins one browser makes in a run at most: 20 requests, within the default sign-in limit's
+// burst, and 10 nonces, within the nonce quota.
+const perBrowser = 10
+
 func main() {
+	if len(os.Args) == 2 && os.Args[1] == spinArg {
+		spin()
+	}
 	rate := flag.Int("rate", 100, "sign-ins started per second (one simulated browser each)")
 	seconds := flag.Int("seconds", 10, "how long to offer the load")
 	out := flag.String("out", "bench/results", "folder for signin-load.json (signin-load-TARGET.json for the other targets, -burst added for that shape)")
 	target := flag.String("target", "inproc", `the endpoint: "inproc", "lb1", "lb2" or "haproxy" (see the package doc)`)
 	flag.StringVar(&shape, "shape", "steady", `"steady": every browser's wallet signed in once before the measured load (not measured), and during it one sign-in in ten, spread evenly, by a wallet never seen; "burst": every wallet new in the first second`)
 	cpuProfile := flag.String("cpuprofile", "", "write this process's CPU profile (the load generator and, with -target inproc, the endpoint) to this file")
+	flag.IntVar(&busy, "busy", 0, "CPU-bound neighbours to run beside the load (0-8)")
 	flag.Parse()
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
@@ -117,12 +139,15 @@ var origin = "http://127.0.0.1"
 // shape is -shape: how new and returning wallets mix.
 var shape = "steady"
 
+// busy is -busy: CPU-bound neighbours beside the load.
+var busy int
+
 // newEvery is how often, in the steady shape, a sign-in is a new wallet's (one in newEvery).
 const newEvery = 10
 
 func run(rate, seconds int, outDir, target string) error {
-	if rate < 1 || rate > 250 || seconds < 1 || seconds > 60 {
-		return fmt.Errorf("rate must be 1..250 and seconds 1..60")
+	if rate < 1 || rate > 250 || seconds < 1 || seconds > 60 || busy < 0 || busy > 8 {
+		return fmt.Errorf("rate must be 1..250, seconds 1..60 and busy 0..8")
 	}
 	env, err := devstack.Load()
 	if err != nil {
@@ -167,8 +192,9 @@ func run(rate, seconds int, outDir, target string) error {
 		tr := &http.Transport{DialContext: (&net.Dialer{LocalAddr: local, Timeout: 5 * time.Second}).DialContext, MaxIdleConnsPerHost: 2}
 		return &http.Client{Transport: tr, Timeout: 30 * time.Second}
 	}
-	browsers := make([]*http.Client, rate)
-	wallets := make([]*signer.Key, rate)
+	period := (seconds + perBrowser - 1) / perBrowser // seconds between one browser's sign-ins
+	browsers := make([]*http.Client, rate*period)
+	wallets := make([]*signer.Key, rate*period)
 	for i := range browsers {
 		browsers[i] = browserAt(i/250, i)
 		if wallets[i], err = signer.GenerateKey(); err != nil {
@@ -181,6 +207,13 @@ func run(rate, seconds int, outDir, target string) error {
 		if err := register(base, wallets, func(i int) *http.Client { return browserAt(100+i/250, i) }); err != nil {
 			return err
 		}
+	}
+	if busy > 0 {
+		stop, err := neighbours(busy)
+		if err != nil {
+			return err
+		}
+		defer stop()
 	}
 	return load(rate, seconds, outDir, target, base, browsers, wallets)
 }
@@ -250,11 +283,12 @@ func inProcess(env devstack.Env) (string, func(), error) {
 // load offers rate sign-ins a second for seconds at base, one browser (and wallet) each, then replays them.
 func load(rate, seconds int, outDir, target, base string, browsers []*http.Client, wallets []*signer.Key) error {
 	ctx := context.Background()
-	pids, pidErr := backendPIDs()
-	cpu0, cpuErr := cpuMS(pids)
-	if pidErr != nil {
-		cpuErr = pidErr
+	groups := stackGroups(target)
+	cpu0 := make([]float64, len(groups))
+	for i, g := range groups {
+		cpu0[i] = g.cpu()
 	}
+	period := len(browsers) / rate
 	results := make(chan outcome, rate*seconds)
 	var wg sync.WaitGroup
 	start := time.Now()
@@ -262,7 +296,8 @@ func load(rate, seconds int, outDir, target, base string, browsers []*http.Clien
 		for i := 0; i < rate; i++ {
 			at := start.Add(time.Duration(k)*time.Second + time.Duration(i)*time.Second/time.Duration(rate))
 			time.Sleep(time.Until(at))
-			w := wallets[i]
+			b := (k%period)*rate + i // browser b signs in every period seconds
+			w := wallets[b]
 			if shape == "steady" && (k*rate+i)%newEvery == newEvery-1 {
 				// A wallet never seen: a first sign-in (the user created), spread evenly through the load.
 				nw, err := signer.GenerateKey()
@@ -272,22 +307,23 @@ func load(rate, seconds int, outDir, target, base string, browsers []*http.Clien
 				w = nw
 			}
 			wg.Add(1)
-			go func(i int) {
+			go func(b int) {
 				defer wg.Done()
-				results <- signIn(ctx, browsers[i], base, w, i)
-			}(i)
+				results <- signIn(ctx, browsers[b], base, w, b)
+			}(b)
 		}
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
 	close(results)
-	cpu1, err := cpuMS(pids)
-	if cpuErr == nil {
-		cpuErr = err
+	cpuUsed := make([]float64, len(groups))
+	for i, g := range groups {
+		cpuUsed[i] = g.cpu() - cpu0[i]
 	}
 
 	s := summary{At: time.Now().UTC().Format(time.RFC3339), Target: target, Shape: shape, OfferedPerSec: rate, Seconds: seconds,
-		Statuses: map[string]int{}, BackendCPUMSPerSignIn: -1, LoadAverage: loadAverage()}
+		Busy: busy, Statuses: map[string]int{}, BackendCPUMSPerSignIn: -1, CPUMSPerSignIn: map[string]float64{},
+		LoadAverage: loadAverage()}
 	var lat []float64
 	nonces := map[string]bool{}
 	var accepted []outcome
@@ -302,10 +338,20 @@ func load(rate, seconds int, outDir, target, base string, browsers []*http.Clien
 		}
 	}
 	s.DistinctNonces = len(nonces)
-	if cpuErr != nil {
-		fmt.Fprintln(os.Stderr, "signinload: parse-server CPU not measured:", cpuErr)
-	} else if s.Succeeded > 0 {
-		s.BackendCPUMSPerSignIn = math.Round((cpu1-cpu0)/float64(s.Succeeded)*10) / 10
+	var cpuLine []string
+	for i, g := range groups {
+		if g.err != nil {
+			fmt.Fprintf(os.Stderr, "signinload: %s CPU not measured: %v\n", g.name, g.err)
+			continue
+		}
+		if s.Succeeded > 0 {
+			v := math.Round(cpuUsed[i]/float64(s.Succeeded)*10) / 10
+			s.CPUMSPerSignIn[g.name] = v
+			cpuLine = append(cpuLine, fmt.Sprintf("%s %.1f", g.name, v))
+		}
+	}
+	if v, ok := s.CPUMSPerSignIn["parse-server"]; ok {
+		s.BackendCPUMSPerSignIn = v
 	}
 	s.AchievedPerSec = math.Round(float64(s.Succeeded)/elapsed.Seconds()*10) / 10
 	sort.Float64s(lat)
@@ -323,9 +369,9 @@ func load(rate, seconds int, outDir, target, base string, browsers []*http.Clien
 		}
 	}
 	line, _ := json.Marshal(s)
-	fmt.Printf("signin-load [%s, %s]: offered %d/s for %d s: %d of %d signed in (%.1f/s), p50 %.0f ms, p90 %.0f ms, p99 %.0f ms, max %.0f ms; statuses %v; %d distinct nonces; replays accepted %d; parse-server CPU %.1f ms per sign-in; load average %.1f\n",
-		target, shape, rate, seconds, s.Succeeded, s.Attempted, s.AchievedPerSec, s.P50MS, s.P90MS, s.P99MS, s.MaxMS, s.Statuses, s.DistinctNonces, s.ReplaysAccepted,
-		s.BackendCPUMSPerSignIn, s.LoadAverage)
+	fmt.Printf("signin-load [%s, %s, %d busy neighbours]: offered %d/s for %d s: %d of %d signed in (%.1f/s), %d failed, p50 %.0f ms, p90 %.0f ms, p99 %.0f ms, max %.0f ms; statuses %v; %d distinct nonces; replays accepted %d; CPU ms per sign-in: %s; load average %.1f\n",
+		target, shape, busy, rate, seconds, s.Succeeded, s.Attempted, s.AchievedPerSec, s.Attempted-s.Succeeded, s.P50MS, s.P90MS, s.P99MS, s.MaxMS, s.Statuses, s.DistinctNonces, s.ReplaysAccepted,
+		strings.Join(cpuLine, ", "), s.LoadAverage)
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return err
 	}
@@ -335,6 +381,9 @@ func load(rate, seconds int, outDir, target, base string, browsers []*http.Clien
 	}
 	if shape != "steady" {
 		name += "-" + shape
+	}
+	if busy > 0 {
+		name += fmt.Sprintf("-busy%d", busy)
 	}
 	name += ".json"
 	if err := os.WriteFile(filepath.Join(outDir, name), append(line, '\n'), 0o644); err != nil {
@@ -355,7 +404,7 @@ func signIn(ctx context.Context, hc *http.Client, base string, w *signer.Key, i 
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/message?chain=evm&address="+url.QueryEscape(strings.ToLower(w.Address().Hex())), nil)
 	resp, err := hc.Do(req)
 	if err != nil {
-		return outcome{status: "error", client: i}
+		return outcome{status: "message " + errClass(err), client: i}
 	}
 	var m struct{ Message, Nonce string }
 	err = json.NewDecoder(resp.Body).Decode(&m)
@@ -370,7 +419,7 @@ func signIn(ctx context.Context, hc *http.Client, base string, w *signer.Key, i 
 	body, _ := json.Marshal(map[string]string{"chain": "evm", "address": strings.ToLower(w.Address().Hex()), "message": m.Message, "signature": fmt.Sprintf("0x%x", sig)})
 	status, err := post(ctx, hc, base+"/signin", body)
 	if err != nil {
-		return outcome{status: "error", client: i}
+		return outcome{status: "signin " + errClass(err), client: i}
 	}
 	return outcome{status: fmt.Sprint(status), ms: float64(time.Since(t0).Microseconds()) / 1000, nonce: m.Nonce, body: body, client: i}
 }
@@ -386,6 +435,22 @@ func post(ctx context.Context, hc *http.Client, u string, body []byte) (int, err
 	io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
 	return resp.StatusCode, nil
+}
+
+// errClass names the kind of a request's failure for the statuses: "timeout", "reset", "refused", "eof" or "error".
+func errClass(err error) string {
+	var ne net.Error
+	switch {
+	case errors.As(err, &ne) && ne.Timeout():
+		return "timeout"
+	case errors.Is(err, syscall.ECONNRESET):
+		return "reset"
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "refused"
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return "eof"
+	}
+	return "error"
 }
 
 func pct(sorted []float64, p float64) float64 {

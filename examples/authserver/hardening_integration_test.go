@@ -3,7 +3,7 @@
 package main
 
 // Attacks on the served endpoint (issue 20, items 3, 4 and 7): the authserver as deployed (authserver.NewServer, the
-// handler's default limits, /auth/live behind GuardLive) over the real backend, attacked from loopback addresses
+// handler's default limits, /auth/live its Live route) over the real backend, attacked from loopback addresses
 // (127.0.0.0/8 is all local on Linux, so each address is another client to the server). Loops are bounded; time
 // bounds are generous.
 

@@ -8,15 +8,19 @@
 // one-time ticket each sign-in hands the backend (auth.IssueTicket): the local stack's adapters require one.
 // SIWE messages name -domain (default: the -addr host:port) and -uri (default http://DOMAIN). It serves through
 // authserver.NewServer (time-outs, a connection cap overall and per client) with the endpoint's default per-client rate
-// limits and nonce quota; /auth/live goes through the endpoint's GuardLive (rate limit, session confirmed first).
+// limits and nonce quota; /auth/live is the endpoint's Live route (query/live's bridge through the endpoint's
+// pipeline: rate limit, session confirmed first, stream caps, one error writer).
 //
 // Several instances behind a balancer (the local stack's `make up` runs two this way, see DEPLOY.md): -redis (a
 // redis:// URL) keeps the rate limits, the nonce quota, the live-stream caps and session revocation in Redis for
 // every instance (authserver.Config.RedisURL), and the nonces too, so a nonce issued through one instance is accepted
 // by another (-shared-nonces keeps them in the backend instead, authserver.BackendNonceStore: no Redis needed, three
-// more backend requests per sign-in); -trust-proxy
-// names the balancer's addresses (CIDRs), from which the client's address is read from the last X-Forwarded-For
-// value the balancer set. Give every instance the same -domain and -uri (the balancer's).
+// more backend requests per sign-in); -proxy-protocol names the balancer's addresses (CIDRs), whose connections
+// open with a PROXY protocol header naming the client (HAProxy's send-proxy-v2; authserver.ServerConfig.ProxyProtocol):
+// the connection caps and every limit then count the client, not the balancer. A balancer that cannot send it sets
+// X-Forwarded-For instead: -trust-proxy names its addresses, from which the client's address is read from the last
+// X-Forwarded-For value (the limits then count the client; the connection caps cannot, see DEPLOY.md). Give every
+// instance the same -domain and -uri (the balancer's).
 //
 // Smart-contract wallets (ERC-1271, and ERC-6492 accounts not deployed yet) sign in when -chain-rpc (env
 // MORALIS_RPC_URL, which `make chain` writes) names an EVM JSON-RPC URL: the endpoint (authserver.Config.Chain) and
@@ -104,6 +108,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, logw io
 		redisURL  = fs.String("redis", "", "redis:// URL: the nonces, rate limits, nonce quota, live-stream caps and session revocation shared by every instance using it (default: in memory, one process)")
 		shared    = fs.Bool("shared-nonces", false, "keep nonces in the backend (authserver.BackendNonceStore), shared by every instance (needs the master key)")
 		trusted   = fs.String("trust-proxy", "", "comma-separated CIDRs of the balancer: from these addresses, the client is the last X-Forwarded-For value")
+		proxyProt = fs.String("proxy-protocol", "", "comma-separated CIDRs of the balancer: its connections open with a PROXY protocol header naming the client (HAProxy send-proxy-v2)")
 		chainRPC  = fs.String("chain-rpc", getenv("MORALIS_RPC_URL"), "EVM JSON-RPC URL; when set, smart-contract wallets (ERC-1271/6492) sign in, verified there (env MORALIS_RPC_URL)")
 	)
 	if err := fs.Parse(args); err != nil {
@@ -184,7 +189,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, logw io
 		RateLimit: authserver.RateLimit{Burst: *burst, Every: *every, ClientKey: clientKey},
 		Nonces:    nonces, RedisURL: *redisURL,
 		Chain:   chain,
-		OnError: func(r *http.Request, err error) { logger.Printf("%s %s: %v", r.Method, r.URL.Path, err) },
+		OnError: func(r *http.Request, err error) { logger.Printf("%s %s: %v", r.Method, r.URL.Path, withCause(err)) },
 	})
 	if err != nil {
 		return err
@@ -202,11 +207,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, logw io
 			defer rc.Close()
 			journal = rc
 		}
-		sse, err := liveHandler(cfg, *liveURL, *liveCls, *heartbeat, journal)
+		bridge, err := liveBridge(cfg, *liveURL, *liveCls, *heartbeat, journal)
 		if err != nil {
 			return err
 		}
-		mux.Handle("/auth/live", h.GuardLive(sse))
+		mux.Handle("/auth/live", http.StripPrefix("/auth", h.Live(bridge)))
 	}
 	dp, err := dataProxy(h, cfg, getenv, *dataFns)
 	if err != nil {
@@ -222,8 +227,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, logw io
 			http.Error(w, "static directory not found: "+*static, http.StatusNotFound)
 		})
 	}
+	proxies, err := parsePrefixes("-proxy-protocol", *proxyProt)
+	if err != nil {
+		return err
+	}
 	srv, err := authserver.NewServer(mux, authserver.ServerConfig{WriteTimeout: *writeTO, ReadTimeout: *readTO, IdleTimeout: *idleTO,
-		MaxConns: *maxConns, MaxConnsPerClient: *perClient, ErrorLog: log.New(logw, "authserver: http: ", log.LstdFlags)})
+		MaxConns: *maxConns, MaxConnsPerClient: *perClient, ProxyProtocol: proxies,
+		ErrorLog: log.New(logw, "authserver: http: ", log.LstdFlags)})
 	if err != nil {
 		return err
 	}
@@ -249,14 +259,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, logw io
 	return nil
 }
 
-// liveHandler serves GET /auth/live: server-sent events of a live query, held on this side with the signed-in
-// user's session, for the React useLiveQuery hook. It is mounted behind the auth handler's GuardLive, which applies the rate
-// limits and confirms the session (cookie or Bearer, as for the auth endpoint) with the backend before any
-// websocket is opened.
+// liveBridge is the stream of GET /auth/live: server-sent events of a live query, held on this side with the
+// signed-in user's session, for the React useLiveQuery hook. The auth handler serves it through its pipeline
+// (authserver.Handler.Live): the rate limits, the session confirmed (cookie or Bearer, as for the auth endpoint) with
+// the backend before any websocket is opened, the stream caps and one error writer.
 //
 // With journal (the -redis Redis), each stream is journaled there, so a browser that reconnects through the balancer
 // to another instance resumes from its Last-Event-ID without a gap (live.SSEConfig.Redis).
-func liveHandler(cfg client.Config, url, classes string, heartbeat time.Duration, journal redis.UniversalClient) (http.Handler, error) {
+func liveBridge(cfg client.Config, url, classes string, heartbeat time.Duration, journal redis.UniversalClient) (*live.SSEBridge, error) {
 	c, err := client.New(cfg)
 	if err != nil {
 		return nil, err
@@ -267,13 +277,7 @@ func liveHandler(cfg client.Config, url, classes string, heartbeat time.Duration
 			allowed = append(allowed, s)
 		}
 	}
-	return live.NewSSEHandler(live.SSEConfig{
-		Session: func(r *http.Request) (string, error) {
-			if tok, ok := authserver.VerifiedSession(r); ok {
-				return tok, nil
-			}
-			return "", errors.New("no confirmed session")
-		},
+	return live.NewSSEBridge(live.SSEConfig{
 		Dial: func(ctx context.Context, token string) (*live.Client, error) {
 			return live.Dial(ctx, live.Config{URL: url, AppID: cfg.AppID, JavaScriptKey: cfg.JavaScriptKey,
 				SessionToken: token, Runner: c.WithSessionToken(token)})
@@ -289,16 +293,9 @@ func liveHandler(cfg client.Config, url, classes string, heartbeat time.Duration
 // X-Forwarded-For value, the one the balancer set (values before it are the client's to choose). nil (the
 // default key) when trusted is empty.
 func forwardedClientKey(trusted string) (func(*http.Request) string, error) {
-	var nets []netip.Prefix
-	for _, s := range strings.Split(trusted, ",") {
-		if s = strings.TrimSpace(s); s == "" {
-			continue
-		}
-		p, err := netip.ParsePrefix(s)
-		if err != nil {
-			return nil, fmt.Errorf("-trust-proxy: %w", err)
-		}
-		nets = append(nets, p.Masked())
+	nets, err := parsePrefixes("-trust-proxy", trusted)
+	if err != nil {
+		return nil, err
 	}
 	if len(nets) == 0 {
 		return nil, nil
@@ -334,6 +331,31 @@ func forwardedClientKey(trusted string) (func(*http.Request) string, error) {
 		}
 		return key(addr)
 	}, nil
+}
+
+// withCause is err's text followed by its cause's, when it wraps one (a BackendError's text is only what the
+// browser is told; the operator's log wants why).
+func withCause(err error) string {
+	if c := errors.Unwrap(err); c != nil && c.Error() != err.Error() {
+		return err.Error() + ": " + c.Error()
+	}
+	return err.Error()
+}
+
+// parsePrefixes parses a comma-separated list of CIDRs (flag names the flag, for the error).
+func parsePrefixes(flag, list string) ([]netip.Prefix, error) {
+	var nets []netip.Prefix
+	for _, s := range strings.Split(list, ",") {
+		if s = strings.TrimSpace(s); s == "" {
+			continue
+		}
+		p, err := netip.ParsePrefix(s)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", flag, err)
+		}
+		nets = append(nets, p.Masked())
+	}
+	return nets, nil
 }
 
 // purgeNonces deletes expired nonces of the shared store every minute until ctx ends.

@@ -48,7 +48,7 @@ SERVER2_LOG=$LOGDIR/parse-server-2.log
 REDIS_PID_FILE=$STATE/redis.pid
 REDIS_LOG=$LOGDIR/redis.log
 LB_PID_FILE=$STATE/haproxy.pid
-LB_CFG=$STATE/haproxy.cfg
+LB_CFG=$STATE/haproxy.state
 LB_LOG=$LOGDIR/haproxy.log
 EP_BIN=$STATE/bin/authserver
 DB_NAME=moralis
@@ -114,8 +114,8 @@ redis_ok() {
 	pid_alive "$REDIS_PID_FILE" && [ -n "$REDIS_PORT" ] &&
 		[ "$(redis-cli -h 127.0.0.1 -p "$REDIS_PORT" ping 2>/dev/null)" = PONG ]
 }
-# lb_ok: our HAProxy (by PID) runs the configuration this up.sh would write.
-lb_ok() { pid_alive "$LB_PID_FILE" && [ -f "$LB_CFG" ] && lb_config | cmp -s - "$LB_CFG"; }
+# lb_ok: our HAProxy (by PID) runs haproxy.cfg with the variables this up.sh would give it.
+lb_ok() { pid_alive "$LB_PID_FILE" && [ -f "$LB_CFG" ] && lb_state | cmp -s - "$LB_CFG"; }
 # health_ok PORT: parse-server on PORT answers /parse/health with "ok".
 health_ok() { [ -n "$1" ] && curl -fsS --max-time 2 "http://127.0.0.1:$1/parse/health" 2>/dev/null | grep -q '"ok"'; }
 
@@ -164,49 +164,21 @@ instance_ok() {
 		[ "$(sed -n 2p "$pf")" = "$(redis_url)" ] && health_ok "$(port_of "$1")"
 }
 
-# lb_config prints the balancer's configuration. Two fronts: the parse-servers (round robin, a health
-# check every second, so a dead instance is out within about 2 s; a request whose connection could not be
-# made is retried on the other instance, nothing that reached an instance is replayed by the balancer:
-# that is the SDK's job, with its idempotency ids) and the endpoint instances (whose answers name the
-# instance in X-Devstack-Endpoint, for the tests). Websockets (LiveQuery)
-# and server-sent events pass through (timeout tunnel). X-Forwarded-For carries the client's address.
-lb_config() {
-	cat <<-EOF
-		# written by internal/devstack/up.sh
-		global
-		    maxconn 4096
-		defaults
-		    mode http
-		    option forwardfor
-		    timeout connect 2s
-		    timeout client 60s
-		    timeout server 60s
-		    timeout http-request 10s
-		    timeout queue 5s
-		    timeout tunnel 1h
-		    retries 3
-		    option redispatch 1
-		    retry-on conn-failure
-		frontend parse
-		    bind 127.0.0.1:$LB_PORT
-		    default_backend parse_servers
-		backend parse_servers
-		    balance roundrobin
-		    option httpchk GET /parse/health
-		    http-check expect status 200
-		    default-server inter 1s fastinter 250ms downinter 1s fall 2 rise 2
-		    server parse1 127.0.0.1:$SERVER_PORT check
-		    server parse2 127.0.0.1:$SERVER2_PORT check
-		frontend endpoints
-		    bind 127.0.0.1:$EP_LB_PORT
-		    default_backend endpoints
-		backend endpoints
-		    balance roundrobin
-		    http-response set-header X-Devstack-Endpoint %s
-		    default-server inter 1s fastinter 250ms downinter 250ms fall 2 rise 2
-		    server endpoint1 127.0.0.1:$EP1_PORT check
-		    server endpoint2 127.0.0.1:$EP2_PORT check
-	EOF
+# The balancer's configuration is internal/devstack/haproxy.cfg, the one DEPLOY.md shows, run as it is with these
+# variables (HAProxy expands them): two fronts, the parse-servers and the endpoint instances, whose answers name the
+# instance in X-Devstack-Endpoint (DEVSTACK), for the tests. The balancer connects from 127.0.0.2 (BALANCER_SOURCE):
+# the endpoints read its PROXY protocol headers from that address only, so the tests' direct connections from
+# 127.0.0.1 need none. lb_state prints the variables and the file: what the running HAProxy was started with.
+LB_FILE=$DEVSTACK_SRC/haproxy.cfg
+BALANCER_SOURCE=127.0.0.2
+lb_env() {
+	echo "DEVSTACK=1 BALANCER_SOURCE=$BALANCER_SOURCE PARSE_BIND=127.0.0.1:$LB_PORT" \
+		"PARSE1_ADDR=127.0.0.1:$SERVER_PORT PARSE2_ADDR=127.0.0.1:$SERVER2_PORT ENDPOINT_BIND=127.0.0.1:$EP_LB_PORT" \
+		"ENDPOINT1_ADDR=127.0.0.1:$EP1_PORT ENDPOINT2_ADDR=127.0.0.1:$EP2_PORT"
+}
+lb_state() {
+	lb_env
+	cat "$LB_FILE"
 }
 # ---- the endpoint instances (examples/authserver) ------------------------------------------------
 # ep_stale prints a Go file of the module (or go.mod/go.sum) newer than the cached binary: it must be rebuilt.
@@ -223,7 +195,7 @@ ep_args() {
 	local port
 	if [ "$1" = 1 ]; then port=$EP1_PORT; else port=$EP2_PORT; fi
 	echo "-addr 127.0.0.1:$port -domain 127.0.0.1:$EP_LB_PORT -uri http://127.0.0.1:$EP_LB_PORT" \
-		"-redis $(redis_url) -trust-proxy 127.0.0.1/32" \
+		"-redis $(redis_url) -proxy-protocol $BALANCER_SOURCE/32" \
 		"-livequery ws://127.0.0.1:$LB_PORT/parse -live-heartbeat 1s -static $STATE/no-static"
 }
 # ep_ok N: endpoint N runs the cached binary (started after it was built) with the current settings and answers
@@ -377,6 +349,7 @@ start_instance() {
 			DEVSTACK_MASTER_KEY="$MASTER_KEY" \
 			DEVSTACK_DATABASE_URI="postgres://postgres@127.0.0.1:$PG_PORT/$DB_NAME" \
 			DEVSTACK_MAIL_FILE="$MAIL_FILE" DEVSTACK_PID_FILE="$pf" DEVSTACK_REDIS_URL="$(redis_url)" \
+			DEVSTACK_TRUST_PROXY="$BALANCER_SOURCE" \
 			setsid node "$APP_SRC/index.js" </dev/null >>"$lf" 2>&1
 	) &
 	eval "launcher_$n=\$!"
@@ -412,10 +385,12 @@ if ! lb_ok; then
 	[ -n "$EP1_PORT" ] || new_port EP1_PORT
 	[ -n "$EP2_PORT" ] || new_port EP2_PORT
 	save_ports
-	lb_config >"$LB_CFG"
-	haproxy -c -q -f "$LB_CFG" >"$LB_LOG" 2>&1 || die_with_log "haproxy refused $LB_CFG" "$LB_LOG"
+	lb_state >"$LB_CFG"
+	# shellcheck disable=SC2046 # lb_env is split into VAR=value words on purpose (no spaces inside one)
+	env $(lb_env) haproxy -c -q -f "$LB_FILE" >"$LB_LOG" 2>&1 || die_with_log "haproxy refused $LB_FILE" "$LB_LOG"
 	log "starting haproxy on 127.0.0.1:$LB_PORT (parse-servers) and 127.0.0.1:$EP_LB_PORT (endpoints)"
-	haproxy -D -p "$LB_PID_FILE" -f "$LB_CFG" >>"$LB_LOG" 2>&1 9>&- || die_with_log "haproxy did not start" "$LB_LOG"
+	# shellcheck disable=SC2046
+	env $(lb_env) haproxy -D -p "$LB_PID_FILE" -f "$LB_FILE" >>"$LB_LOG" 2>&1 9>&- || die_with_log "haproxy did not start" "$LB_LOG"
 	for _ in $(seq 1 50); do pid_alive "$LB_PID_FILE" && break; sleep 0.05; done
 	pid_alive "$LB_PID_FILE" || die_with_log "haproxy recorded no PID" "$LB_LOG"
 fi

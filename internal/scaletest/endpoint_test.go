@@ -22,8 +22,9 @@ import (
 )
 
 // The endpoint instances of the stack (examples/authserver, started by up.sh on MORALIS_ENDPOINT_ADDR_1/2 with
-// -redis and -trust-proxy 127.0.0.1/32: nonces, limits, caps and revocation in Redis) behind HAProxy (MORALIS_ENDPOINT_LB_URL), at the
-// endpoint's default limits. HAProxy names the instance that answered in X-Devstack-Endpoint.
+// -redis: nonces, limits, caps and revocation in Redis; and -proxy-protocol 127.0.0.2/32: HAProxy's PROXY protocol
+// header names each connection's client) behind HAProxy (MORALIS_ENDPOINT_LB_URL), at the endpoint's default limits.
+// HAProxy names the instance that answered in X-Devstack-Endpoint.
 
 // endpointHeader is the header HAProxy sets on the endpoints' answers: the instance's name.
 const endpointHeader = "X-Devstack-Endpoint"
@@ -46,8 +47,8 @@ func endpointEnv(tb testing.TB) devstack.Env {
 }
 
 // epClient is one client of the endpoints, from its own loopback address (127.x.y.z: the whole /8 is local), so
-// that each test has limits of its own: the endpoints key their limits by the address HAProxy puts in
-// X-Forwarded-For, or by the remote address when called directly.
+// that each test has limits of its own: the endpoints key their limits and connection caps by the address HAProxy's
+// PROXY protocol header names, or by the remote address when called directly.
 type epClient struct {
 	tb testing.TB
 	ip string
@@ -60,7 +61,12 @@ func newEPClient(tb testing.TB) *epClient {
 	if _, err := rand.Read(b[:]); err != nil {
 		tb.Fatal(err)
 	}
-	ip := fmt.Sprintf("127.%d.%d.%d", 1+int(b[0])%254, b[1], 1+int(b[2])%254)
+	return newEPClientAt(tb, fmt.Sprintf("127.%d.%d.%d", 1+int(b[0])%254, b[1], 1+int(b[2])%254))
+}
+
+// newEPClientAt is a client from the loopback address ip.
+func newEPClientAt(tb testing.TB, ip string) *epClient {
+	tb.Helper()
 	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}, Timeout: 5 * time.Second}
 	// One connection per request: the balancer then picks an instance for each, round robin.
 	tr := &http.Transport{DialContext: d.DialContext, DisableKeepAlives: true}

@@ -16,9 +16,10 @@ import (
 // SSEConfig configures the server-sent-events bridge that feeds browsers (the React hooks' useLiveQuery) from a
 // subscription held on the Go side, so the browser needs no backend keys.
 type SSEConfig struct {
-	// Session returns the session token of the request's user; an error answers 401. Required. It must return
-	// only a token the backend has confirmed, so that a fake cookie is refused before Dial opens a websocket:
-	// wrap the handler in authserver's (*Handler).GuardLive and return authserver.VerifiedSession(r).
+	// Session returns the session token of the request's user; an error answers 401. Required by NewSSEHandler;
+	// an SSEBridge is given the token by its caller. It must return only a token the backend has confirmed, so that
+	// a fake cookie is refused before Dial opens a websocket. Behind authserver, serve an SSEBridge with
+	// (*authserver.Handler).Live instead of this handler: the endpoint confirms the session and caps the streams.
 	Session func(r *http.Request) (string, error)
 	// Dial opens a live Client acting as the user of token (with a Runner for the snapshot and the catch-up).
 	// Required.
@@ -41,10 +42,10 @@ type SSEConfig struct {
 	AllowRegex bool
 	// MaxRegexLength bounds a $regex pattern in bytes when AllowRegex is on (default DefaultMaxRegexLength).
 	MaxRegexLength int
-	// MaxStreamsPerSession caps the open streams of one session token (default 4; negative: no cap); over it the
-	// answer is 429.
+	// MaxStreamsPerSession caps NewSSEHandler's open streams of one session token (default 4; negative: no cap);
+	// over it the answer is 429. An SSEBridge has no caps of its own: its server's are the ones.
 	MaxStreamsPerSession int
-	// MaxStreams caps the handler's open streams (default 1000; negative: no cap); over it the answer is 503.
+	// MaxStreams caps NewSSEHandler's open streams (default 1000; negative: no cap); over it the answer is 503.
 	MaxStreams int
 	// Redis, when set, keeps every stream's events in a journal in Redis (a Redis stream per browser stream, the
 	// entry ids in the SSE ids), so a browser that reconnects to any bridge sharing this Redis, with the
@@ -97,8 +98,65 @@ var classNameRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]{0,127}$`)
 // $exists, combined by $or, $and and $nor, within fixed bounds (see AllowRegex for $regex); anything else is
 // refused with 400 {"code":102,...} before any backend work. The stream ends when the browser goes away. Safe for
 // concurrent use.
+//
+// The handler is a small HTTP surface of its own (a GET only, SSEConfig.Session, its two stream caps, its
+// {"code","error"} refusals with the statuses of StreamError, 405 for another method, 401 {209} without a session,
+// 429 and 503 {155} over a cap), for a server that has no other. The sign-in endpoint serves the same stream through
+// its own pipeline instead: NewSSEBridge and (*authserver.Handler).Live.
 func NewSSEHandler(cfg SSEConfig) (http.Handler, error) {
-	if cfg.Session == nil || cfg.Dial == nil {
+	if cfg.Session == nil {
+		return nil, errors.New("live: SSEConfig needs Session and Dial")
+	}
+	b, err := NewSSEBridge(cfg)
+	if err != nil {
+		return nil, err
+	}
+	cfg = b.cfg
+	streams := &streamCounter{max: cfg.MaxStreams, perSession: cfg.MaxStreamsPerSession, bySession: map[string]int{}}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet {
+			jsonError(w, &StreamError{Status: http.StatusMethodNotAllowed, Code: 107, Message: "method not allowed"})
+			return
+		}
+		if err := b.check(r); err != nil {
+			jsonError(w, err)
+			return
+		}
+		token, err := cfg.Session(r)
+		if err != nil || token == "" {
+			jsonError(w, &StreamError{Status: http.StatusUnauthorized, Code: 209, Message: "Invalid session token"})
+			return
+		}
+		release, status := streams.acquire(token)
+		if status != 0 {
+			msg := "too many live streams"
+			if status == http.StatusTooManyRequests {
+				msg = "too many live streams for this session"
+			}
+			jsonError(w, &StreamError{Status: status, Code: 155, Message: msg})
+			return
+		}
+		defer release()
+		if err := b.Serve(w, r, token); err != nil {
+			jsonError(w, err.(*StreamError))
+		}
+	}), nil
+}
+
+// SSEBridge is the stream of NewSSEHandler without an HTTP surface of its own: no method check, session, caps or
+// error writer. A server that has those serves it through them: authserver's (*Handler).Live, which is how the
+// sign-in endpoint serves /auth/live (its one pipeline: rate limits, origin, the confirmed session, the stream caps
+// per session, user, client and instance, one error writer). Safe for concurrent use.
+type SSEBridge struct {
+	cfg     SSEConfig
+	allowed map[string]bool
+	lim     whereLimits
+}
+
+// NewSSEBridge returns the bridge of cfg. Dial is required; Session, MaxStreamsPerSession and MaxStreams are
+// NewSSEHandler's and play no part here. The other fields and their defaults are as for NewSSEHandler.
+func NewSSEBridge(cfg SSEConfig) (*SSEBridge, error) {
+	if cfg.Dial == nil {
 		return nil, errors.New("live: SSEConfig needs Session and Dial")
 	}
 	if cfg.Heartbeat <= 0 {
@@ -129,104 +187,114 @@ func NewSSEHandler(cfg SSEConfig) (http.Handler, error) {
 	for _, c := range cfg.AllowedClasses {
 		allowed[c] = true
 	}
-	lim := whereLimits{allowRegex: cfg.AllowRegex, maxRegexLength: cfg.MaxRegexLength}
-	streams := &streamCounter{max: cfg.MaxStreams, perSession: cfg.MaxStreamsPerSession, bySession: map[string]int{}}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodGet {
-			jsonError(w, http.StatusMethodNotAllowed, 0, "method not allowed")
-			return
+	return &SSEBridge{cfg: cfg, allowed: allowed,
+		lim: whereLimits{allowRegex: cfg.AllowRegex, maxRegexLength: cfg.MaxRegexLength}}, nil
+}
+
+// StreamError is the bridge's refusal of a stream, before any of it was written: the HTTP status that fits it, a
+// Parse code and a text safe to show. 400 {102} a where outside the allowed operators or bounds, {103} a bad class
+// name, {107} a where that is not JSON; 403 {119} a class that is not allowed; 413 {107} a where over 16 KiB; 502
+// {100} the live query server could not be reached or refused to subscribe; 500 {1} a response writer that cannot
+// stream, or a journaled bridge whose Client has no Runner. A refusal of the live query server itself is 400 with
+// its code.
+type StreamError struct {
+	Status  int
+	Code    int
+	Message string
+}
+
+// Error returns the refusal's text.
+func (e *StreamError) Error() string { return "live: " + e.Message }
+
+// check refuses, before any work, a request whose query names a class or a where the bridge does not take.
+func (b *SSEBridge) check(r *http.Request) *StreamError {
+	class := r.URL.Query().Get("class")
+	if !classNameRE.MatchString(class) {
+		return &StreamError{Status: http.StatusBadRequest, Code: 103, Message: "Invalid class name"}
+	}
+	if len(b.allowed) > 0 && !b.allowed[class] {
+		return &StreamError{Status: http.StatusForbidden, Code: 119, Message: "live queries are not enabled for class " + class}
+	}
+	_, err := b.where(r)
+	return err
+}
+
+// where reads the request's where parameter (nil when absent).
+func (b *SSEBridge) where(r *http.Request) (map[string]any, *StreamError) {
+	s := r.URL.Query().Get("where")
+	if s == "" {
+		return nil, nil
+	}
+	if len(s) > 16<<10 {
+		return nil, &StreamError{Status: http.StatusRequestEntityTooLarge, Code: 107, Message: "where parameter is too large"}
+	}
+	var where map[string]any
+	if err := json.Unmarshal([]byte(s), &where); err != nil || where == nil {
+		return nil, &StreamError{Status: http.StatusBadRequest, Code: 107, Message: "where parameter is not valid JSON"}
+	}
+	if err := checkWhere(where, b.lim); err != nil {
+		return nil, &StreamError{Status: http.StatusBadRequest, Code: 102, Message: err.(*WhereError).Reason}
+	}
+	return where, nil
+}
+
+// Serve serves the stream GET ?class=NAME&where=JSON of r to w as the user of token, whom the caller has
+// confirmed with the backend, until r's context ends (see NewSSEHandler for the stream). It returns nil once the
+// stream ran, and a *StreamError, with nothing written, when it refused it: the caller answers that.
+func (b *SSEBridge) Serve(w http.ResponseWriter, r *http.Request, token string) error {
+	if err := b.check(r); err != nil {
+		return err
+	}
+	cfg := &b.cfg
+	class := r.URL.Query().Get("class")
+	where, _ := b.where(r)
+	if !canFlush(w) {
+		return &StreamError{Status: http.StatusInternalServerError, Code: 1, Message: "streaming unsupported"}
+	}
+	out := &sseWriter{w: w, rc: http.NewResponseController(w), timeout: cfg.WriteTimeout, id: lastEventID(r)}
+	ctx := r.Context()
+	lc, err := cfg.Dial(ctx, token)
+	if err != nil {
+		return &StreamError{Status: http.StatusBadGateway, Code: 100, Message: "could not reach the live query server"}
+	}
+	defer lc.Close()
+	if cfg.Redis != nil && lc.cfg.Runner == nil {
+		return &StreamError{Status: http.StatusInternalServerError, Code: 1, Message: "live: a journaled stream needs a Runner"}
+	}
+	sub, err := lc.Subscribe(ctx, class, where, nil)
+	if err != nil {
+		var se *ServerError
+		if errors.As(err, &se) {
+			return &StreamError{Status: http.StatusBadRequest, Code: se.Code, Message: se.Message}
 		}
-		class := r.URL.Query().Get("class")
-		if !classNameRE.MatchString(class) {
-			jsonError(w, http.StatusBadRequest, 103, "Invalid class name")
-			return
+		return &StreamError{Status: http.StatusBadGateway, Code: 100, Message: "could not subscribe"}
+	}
+	defer sub.Unsubscribe()
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	if out.write(fmt.Sprintf(": subscribed\nretry: %d\n\n", cfg.Retry.Milliseconds())) != nil {
+		return nil
+	}
+	if cfg.Redis != nil {
+		serveJournaled(ctx, cfg, out, sub, token, class, where, strings.TrimSpace(r.Header.Get("Last-Event-ID")))
+		return nil
+	}
+	if lc.cfg.Runner != nil {
+		if out.event("snapshot", snapshotData(sub)) != nil {
+			return nil
 		}
-		if len(allowed) > 0 && !allowed[class] {
-			jsonError(w, http.StatusForbidden, 119, "live queries are not enabled for class "+class)
-			return
-		}
-		var where map[string]any
-		if s := r.URL.Query().Get("where"); s != "" {
-			if len(s) > 16<<10 {
-				jsonError(w, http.StatusRequestEntityTooLarge, 107, "where parameter is too large")
-				return
-			}
-			if err := json.Unmarshal([]byte(s), &where); err != nil || where == nil {
-				jsonError(w, http.StatusBadRequest, 107, "where parameter is not valid JSON")
-				return
-			}
-			if err := checkWhere(where, lim); err != nil {
-				jsonError(w, http.StatusBadRequest, 102, err.(*WhereError).Reason)
-				return
-			}
-		}
-		token, err := cfg.Session(r)
-		if err != nil || token == "" {
-			jsonError(w, http.StatusUnauthorized, 209, "Invalid session token")
-			return
-		}
-		if !canFlush(w) {
-			jsonError(w, http.StatusInternalServerError, 1, "streaming unsupported")
-			return
-		}
-		release, status := streams.acquire(token)
-		if status != 0 {
-			msg := "too many live streams"
-			if status == http.StatusTooManyRequests {
-				msg = "too many live streams for this session"
-			}
-			jsonError(w, status, 155, msg)
-			return
-		}
-		defer release()
-		out := &sseWriter{w: w, rc: http.NewResponseController(w), timeout: cfg.WriteTimeout, id: lastEventID(r)}
-		ctx := r.Context()
-		lc, err := cfg.Dial(ctx, token)
+	}
+	pump(ctx, cfg.Heartbeat, out, sub, nil, func(ev Event) error {
+		data, err := eventData(ev)
 		if err != nil {
-			jsonError(w, http.StatusBadGateway, 100, "could not reach the live query server")
-			return
+			return err
 		}
-		defer lc.Close()
-		if cfg.Redis != nil && lc.cfg.Runner == nil {
-			jsonError(w, http.StatusInternalServerError, 1, "live: a journaled stream needs a Runner")
-			return
-		}
-		sub, err := lc.Subscribe(ctx, class, where, nil)
-		if err != nil {
-			var se *ServerError
-			if errors.As(err, &se) {
-				jsonError(w, http.StatusBadRequest, se.Code, se.Message)
-				return
-			}
-			jsonError(w, http.StatusBadGateway, 100, "could not subscribe")
-			return
-		}
-		defer sub.Unsubscribe()
-		h := w.Header()
-		h.Set("Content-Type", "text/event-stream")
-		h.Set("Cache-Control", "no-store")
-		h.Set("X-Accel-Buffering", "no")
-		w.WriteHeader(http.StatusOK)
-		if out.write(fmt.Sprintf(": subscribed\nretry: %d\n\n", cfg.Retry.Milliseconds())) != nil {
-			return
-		}
-		if cfg.Redis != nil {
-			serveJournaled(ctx, &cfg, out, sub, token, class, where, strings.TrimSpace(r.Header.Get("Last-Event-ID")))
-			return
-		}
-		if lc.cfg.Runner != nil {
-			if out.event("snapshot", snapshotData(sub)) != nil {
-				return
-			}
-		}
-		pump(ctx, cfg.Heartbeat, out, sub, nil, func(ev Event) error {
-			data, err := eventData(ev)
-			if err != nil {
-				return err
-			}
-			return out.event(string(ev.Kind), data)
-		})
-	}), nil
+		return out.event(string(ev.Kind), data)
+	})
+	return nil
 }
 
 // pump runs a stream until the browser goes away, the subscription ends or a write fails: a heartbeat comment
@@ -285,8 +353,9 @@ func eventData(ev Event) ([]byte, error) {
 	return data, err
 }
 
-func jsonError(w http.ResponseWriter, status, code int, msg string) {
+// jsonError is NewSSEHandler's one error writer: e's status and {"code","error"}.
+func jsonError(w http.ResponseWriter, e *StreamError) {
 	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(map[string]any{"code": code, "error": msg})
+	w.WriteHeader(e.Status)
+	json.NewEncoder(w).Encode(map[string]any{"code": e.Code, "error": e.Message})
 }

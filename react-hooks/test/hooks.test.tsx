@@ -268,13 +268,16 @@ describe('useSolanaAccounts', () => {
     expect(endpoint.calls.at(-1)).toMatchObject({ path: '/unlink', body: { chain: 'solana', address: solana.address } });
   });
 
-  it('a refused link (401, code 101, as the Go endpoint answers it) keeps the session', async () => {
+  it.each([
+    [404, 'as the Go endpoint answers it'],
+    [401, 'as endpoints before the 401 rule answered it'],
+  ])('a refused link (%i, code 101, %s) keeps the session', async (status) => {
     const { result, endpoint, config } = await signedIn();
     endpoint.answerOnce('POST /link', () =>
-      Response.json({ code: 101, error: 'Nonce unknown, used or expired' }, { status: 401 }),
+      Response.json({ code: 101, error: 'Nonce unknown, used or expired' }, { status }),
     );
     await act(() => result.current.sol.linkAsync().catch(() => {}));
-    expect(result.current.sol.error).toMatchObject({ code: 101 });
+    expect(result.current.sol.error).toMatchObject({ code: 101, status });
     expect(config.store.getState().session).not.toBeNull();
     expect(result.current.user.user).not.toBeNull();
   });

@@ -11,7 +11,9 @@
 //   pub/sub, one instance only), DEVSTACK_IDEMPOTENCY_PURGE_SECONDS (interval of the _Idempotency purge,
 //   default 5; "0" turns it off; read by cloud/main.js), DEVSTACK_BREAK_PRIVATE (comma list of parse-server private
 //   modules the package must find broken: Config, triggers, Auth, RestWrite, RedisPubSub; for the tests that show
-//   the package degrades instead of failing), DEVSTACK_ALLOW_CUSTOM_OBJECT_ID ("0": a stock server's default).
+//   the package degrades instead of failing), DEVSTACK_ALLOW_CUSTOM_OBJECT_ID ("0": a stock server's default),
+//   DEVSTACK_TRUST_PROXY (comma list: the balancer's address, whose X-Forwarded-For names the client: parse-server's
+//   trustProxy).
 // It runs on every parse-server line the package supports (the stack installs one per line: deps.sh): 6 and later
 // start with ParseServer.startApp, 5.x with ParseServer.start.
 // The process's working directory must be the state directory: the files adapter (files.js) writes
@@ -74,6 +76,10 @@ const options = {
   javascriptKey: required('DEVSTACK_JS_KEY'),
   masterKey: required('DEVSTACK_MASTER_KEY'),
   masterKeyIps: ['127.0.0.1', '::1'],
+  // Behind the balancer every request comes from its address; trusting that address only (DEVSTACK_TRUST_PROXY) for
+  // X-Forwarded-For, which the balancer overwrites, makes request.ip the client's: the public ticket function meters
+  // each client, masterKeyIps checks the caller.
+  trustProxy: process.env.DEVSTACK_TRUST_PROXY ? process.env.DEVSTACK_TRUST_PROXY.split(',') : false,
   databaseURI: required('DEVSTACK_DATABASE_URI'),
   databaseOptions: { enableSchemaHooks: true },
   serverURL,

@@ -107,16 +107,20 @@ export const CONNECTION_FAILED = 100;
 /** Parse's "Invalid session token" code: the session the request carried is unknown, revoked or expired. */
 export const INVALID_SESSION_TOKEN = 209;
 
-/** Parse's "Object not found" code: the endpoint's refusal of a signature, a nonce or a message (with HTTP 401). */
+/**
+ * Parse's "Object not found" code: the endpoint's refusal of a signature, a nonce or a message (HTTP 401 on
+ * `/signin`; 404 on the routes of a signed-in user, such as a `/link` with an expired nonce or an `/unlink` of an
+ * address the user does not have, whose session stands).
+ */
 export const OBJECT_NOT_FOUND = 101;
 
 /**
  * Whether an error answer of the endpoint says the session is gone: Parse code 209 from any route, or HTTP 401 from
  * a route that needs a session (all but `/message` and `/signin`, whose 401 refuses a signature or a message, not a
- * session) unless its code is 101: the endpoint answers a refused signature, nonce or message with 401 and code 101
- * on every route (a `/link` with an expired nonce, an `/unlink` of an address the user does not have), which says
- * nothing about the session. A bare 401 (no code, e.g. from a proxy) still ends it. `path` is the route, e.g.
- * "/data/query" (a query string is ignored).
+ * session). The endpoint answers 401 only for a missing, ended or refused session; a 401 with code 101 (as endpoints
+ * before that rule answered a refused `/link` or `/unlink`) says nothing about the session and does not end it. A
+ * bare 401 (no code, e.g. from a proxy) still ends it. `path` is the route, e.g. "/data/query" (a query string is
+ * ignored).
  */
 export function isSessionGone(path: string, status: number, code: number): boolean {
   if (code === INVALID_SESSION_TOKEN) return true;

@@ -145,7 +145,8 @@ export function createFakeEndpoint(base = '/auth') {
       const user = currentUser();
       if (!user) return fail(401, 209, 'Invalid session token');
       const { chain, address, message, signature } = body ?? {};
-      if (!verify(chain, address, message, signature)) return fail(401, 101, 'Signature does not match address');
+      // A signed-in user's refusal: 404 (the Go endpoint answers 401 only for the session).
+      if (!verify(chain, address, message, signature)) return fail(404, 101, 'Signature does not match address');
       issued.delete(message);
       verified.push({ chain, address });
       const list = [...new Set([...(user.solAccounts ?? []), address])];
