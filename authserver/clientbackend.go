@@ -157,7 +157,12 @@ func (b *ClientBackend) Client() *client.Client { return b.base }
 // through one ClientBackend run one at a time (others wait, or give up when their context ends), so concurrent
 // sign-ins of a wallet do not race to create or update its user on the backend; across several endpoint instances
 // auth.SignIn retries the logins that lost such a race, each with a new ticket.
-func (b *ClientBackend) SignIn(ctx context.Context, m auth.SignedMessage) (*Session, error) {
+func (b *ClientBackend) SignIn(ctx context.Context, m auth.SignedMessage) (s *Session, err error) {
+	defer func() {
+		if s != nil { // every way in makes the session with its end by the rolling rule (or none: no master key)
+			s.MaxExpiresAt = b.life.capOf(s.ExpiresAt)
+		}
+	}()
 	unlock, err := b.wallets.lock(ctx, string(m.Chain)+":"+strings.ToLower(m.Address))
 	if err != nil {
 		return nil, err // the context ended: the handler answers 504
@@ -567,14 +572,21 @@ func (b *ClientBackend) me(ctx context.Context, tok string) (*client.Client, *cl
 		return nil, nil, b.refuseSession(ctx, tok, recs, errSessionUnbound)
 	}
 	now := b.life.now()
-	if end := rec.end(b.life); now.After(rec.expiresAt.Add(-b.life.idle / 2)) {
+	end := rec.end(b.life)
+	if now.After(rec.expiresAt.Add(-b.life.idle / 2)) {
 		if until := minTime(now.Add(b.life.idle), rec.startedAt.Add(b.life.max)); !rec.startedAt.IsZero() && until.After(end) {
 			if err := b.extend(ctx, tok, rec, until); err != nil {
 				return nil, nil, mapClientError(err)
 			}
 			reportSlide(ctx, until)
+			end = until
 		}
 	}
+	var capAt time.Time
+	if !rec.startedAt.IsZero() {
+		capAt = rec.startedAt.Add(b.life.max)
+	}
+	ReportSessionEnd(ctx, end, capAt)
 	return view, u, nil
 }
 
