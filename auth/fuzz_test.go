@@ -13,6 +13,9 @@ func FuzzParseSIWE(f *testing.F) {
 	f.Add(strings.Replace(eip4361Example, "service.invalid wants", "https://user:pass@[::1]:8080 wants", 1))
 	f.Add(strings.Replace(strings.Replace(eip4361Example, "I accept the ServiceOrg Terms of Service: https://service.invalid/tos", "", 1), "Chain ID: 1", "Chain ID: 0137", 1))
 	f.Add(strings.Replace(eip4361Example, "2021-09-30T16:25:24Z\nResources:\n- ipfs://bafybeiemxf5abjwjbikoz4mc3a3dla6ual3jsgpdr4cjr3oz3evfyavhwq/\n- https://example.com/my-web2-claim.json", "2016-12-31t23:59:60.123456789012z\nRequest ID: \nResources:", 1))
+	for _, st := range []string{"Nonce: ", "Version: 2 of our terms", "Resources: none"} { // statements that look like fields
+		f.Add(strings.Replace(eip4361Example, "I accept the ServiceOrg Terms of Service: https://service.invalid/tos", st, 1))
+	}
 	f.Add("")
 	f.Add("\n\n\n")
 	f.Fuzz(func(t *testing.T, text string) { checkRoundTrip(t, text, parseSIWEAny) })
@@ -26,6 +29,13 @@ func FuzzParseSIWS(f *testing.F) {
 	f.Add((&SIWSMessage{Domain: "a.b", Address: addr}).String())
 	f.Add((&SIWSMessage{Scheme: "https", Domain: "u@[::1]:1", Address: addr, Statement: "x", Resources: []string{}}).String())
 	f.Add("a wants you to sign in with your Solana account:\n" + addr + "\n\nIssued At: 2016-12-31t23:59:60.123456789012z")
+	// Statements that look like fields: before the fields, and alone (a statement, or the field it reads as).
+	for _, st := range []string{"Nonce: ", "Version: 2 of our terms", "Resources: none", "Nonce: abcdefgh1"} {
+		m := siwsFull(addr)
+		m.Statement = st
+		f.Add(m.String())
+		f.Add("a wants you to sign in with your Solana account:\n" + addr + "\n\n" + st)
+	}
 	f.Add("")
 	f.Add("\n\n\n")
 	f.Fuzz(func(t *testing.T, text string) { checkRoundTrip(t, text, parseSIWSAny) })

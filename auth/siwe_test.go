@@ -68,6 +68,34 @@ func TestSIWERoundTripAndOptional(t *testing.T) {
 	}
 }
 
+// EIP-4361 places the statement by position (address, blank line, [statement LF], blank line, then "URI: "), so a
+// statement that looks like a field, or is one of the fields' lines, is the statement; nothing reads it as a field.
+// (Sign-In with Solana needed a fix for this: TestParseSIWSFieldLikeStatement.)
+func TestParseSIWEFieldLikeStatement(t *testing.T) {
+	base, err := ParseSIWE(eip4361Example)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range []string{"Nonce: ", "Version: 2 of our terms", "Resources: none", "Resources:", "URI: https://evil.example",
+		"Nonce: 32891756", "Issued At: 2021-09-30T16:25:24Z", "- https://example.com/"} {
+		m := *base
+		m.Statement = st
+		if err := m.Validate(); err != nil {
+			t.Fatalf("%q: Validate %v", st, err)
+		}
+		text := m.String()
+		p, err := ParseSIWE(text)
+		if err != nil || p.Statement != st || p.URI != base.URI || p.Nonce != base.Nonce || len(p.Resources) != 2 || p.String() != text {
+			t.Fatalf("%q: %v, parsed %+v\n%q", st, err, p, text)
+		}
+	}
+	// Without the blank line after it, a field-like statement is not taken for the fields either: refused.
+	text := strings.Replace(eip4361Example, "I accept the ServiceOrg Terms of Service: https://service.invalid/tos\n\n", "URI: https://evil.example\n", 1)
+	if _, err := ParseSIWE(text); !errors.Is(err, ErrSIWEMalformed) {
+		t.Fatalf("statement without its blank line: %v", err)
+	}
+}
+
 func TestParseSIWERejects(t *testing.T) {
 	good := eip4361Example
 	cases := map[string]string{

@@ -15,11 +15,18 @@ import (
 //
 //	[ scheme "://" ] domain " wants you to sign in with your Solana account:" LF
 //	address
-//	[ LF LF statement ]
+//	[ LF LF statement ]                      ; 1*( reserved / unreserved / " " )
 //	[ LF LF fields ]                         ; one or more of, in this order, one per line:
 //	    "URI: " URI / "Version: " "1" / "Chain ID: " chain-id / "Nonce: " 8*( ALPHA / DIGIT ) /
 //	    "Issued At: " date-time / "Expiration Time: " date-time / "Not Before: " date-time /
 //	    "Request ID: " 1*pchar / "Resources:" *( LF "- " URI )
+//
+// The statement is any line of its characters, also one that looks like a field ("Nonce: ", "Version: 2 of our
+// terms", "Resources: none"): the grammar decides by position, not by the line's start. After the address's blank
+// line, a line followed by another blank line is the statement (the fields follow); a last line is the statement
+// unless it reads as fields. A statement with no field after it that reads as fields ("Nonce: abcdefgh1") could be
+// either by the grammar; it is read as the fields, as @solana/wallet-standard-util's parseSignInMessageText reads
+// it, so Validate refuses such a statement in a message without fields.
 //
 // Build one and call String for the text to sign; ParseSIWS reads one back, and String of a parsed message gives
 // the parsed text back byte for byte (time texts as written) for as long as its fields are not changed. Empty
@@ -33,7 +40,8 @@ type SIWSMessage struct {
 	// Address is the signer's base58 public key (32 to 44 base58 characters); required.
 	Address string
 	// Statement is an optional human-readable line: ASCII letters, digits, spaces and RFC 3986 reserved or
-	// unreserved punctuation. It may not start like a field line ("URI: ", "Nonce: ", ...): it would read as one.
+	// unreserved punctuation. It may look like a field ("Version: 2 of our terms"); only in a message with no
+	// field may it not read as fields ("Nonce: abcdefgh1"), since the text would read as those fields.
 	Statement string
 	// URI is the absolute URI of the resource that is the subject of the signing.
 	URI string
@@ -93,11 +101,11 @@ func siwsMalformed(format string, a ...any) error {
 	return fmt.Errorf("%w: %s", ErrSIWSMalformed, fmt.Sprintf(format, a...))
 }
 
-// siwsFieldPrefixes start the field lines, in their order. A line after the address's blank line that starts
-// with one of them is a field, never the statement.
+// siwsFieldPrefixes start the field lines, in their order.
 var siwsFieldPrefixes = []string{"URI: ", "Version: ", "Chain ID: ", "Nonce: ", "Issued At: ", "Expiration Time: ",
 	"Not Before: ", "Request ID: ", "Resources:"}
 
+// isSIWSFieldLine reports whether l starts like a field line (it may still be a statement: see SIWSMessage).
 func isSIWSFieldLine(l string) bool {
 	for _, p := range siwsFieldPrefixes {
 		if strings.HasPrefix(l, p) {
@@ -105,6 +113,19 @@ func isSIWSFieldLine(l string) bool {
 		}
 	}
 	return false
+}
+
+// readsAsSIWSFields reports whether lines, alone, are a well-formed fields part: what a last line after the
+// address's blank line is read as, in preference to a statement.
+func readsAsSIWSFields(lines []string) bool {
+	p := &siweParser{lines: lines, bad: siwsMalformed}
+	return p.siwsFields(&SIWSMessage{}) == nil
+}
+
+// hasSIWSFields reports whether m has any field after the statement (String writes a fields part).
+func (m *SIWSMessage) hasSIWSFields() bool {
+	return m.URI != "" || m.Version != "" || m.ChainID != "" || m.Nonce != "" || !m.IssuedAt.IsZero() ||
+		!m.ExpirationTime.IsZero() || !m.NotBefore.IsZero() || m.RequestID != "" || m.Resources != nil
 }
 
 // validSIWSAddress: 32*44 base58 characters (Phantom's ABNF; VerifySIWS also ties it to the signing key).
@@ -146,8 +167,11 @@ func (m *SIWSMessage) Validate() error {
 	if !validSIWSAddress(m.Address) {
 		return siwsMalformed("bad address: want 32 to 44 base58 characters")
 	}
-	if m.Statement != "" && (!validSIWEStatement(m.Statement) || isSIWSFieldLine(m.Statement)) {
+	if m.Statement != "" && !validSIWEStatement(m.Statement) {
 		return siwsMalformed("bad statement")
+	}
+	if m.Statement != "" && !m.hasSIWSFields() && readsAsSIWSFields([]string{m.Statement}) {
+		return siwsMalformed("a statement with no field after it may not read as a field")
 	}
 	if m.URI != "" && !validURI(m.URI) {
 		return siwsMalformed("bad URI")
@@ -227,11 +251,12 @@ func (m *SIWSMessage) Canonical() string {
 
 // ParseSIWS parses Sign-In with Solana text to the letter of Phantom's ABNF (see SIWSMessage): "\n" line ends,
 // no trailing newline, fields in their order, each at most once; an RFC 3986 authority with a non-empty host; an
-// address of 32 to 44 base58 characters; a statement of ABNF characters (not empty; a line that starts like a
-// field is a field); RFC 3986 URIs; version 1; a chain id of SIWSChainIDs; a nonce of at least 8 letters or
-// digits; RFC 3339 times (0001-01-01T00:00:00Z refused: the zero time means "absent"); a request id of pchar; a
-// Resources list, possibly empty. String of the result gives text back byte for byte. Any deviation gives an
-// error wrapping ErrSIWSMalformed; it never panics and is safe for concurrent use.
+// address of 32 to 44 base58 characters; a statement of ABNF characters (not empty; placed by position, so a line
+// that looks like a field may be the statement: see SIWSMessage); RFC 3986 URIs; version 1; a chain id of
+// SIWSChainIDs; a nonce of at least 8 letters or digits; RFC 3339 times (0001-01-01T00:00:00Z refused: the zero
+// time means "absent"); a request id of pchar; a Resources list, possibly empty. String of the result gives text
+// back byte for byte. Any deviation gives an error wrapping ErrSIWSMalformed; it never panics and is safe for
+// concurrent use.
 func ParseSIWS(text string) (*SIWSMessage, error) {
 	if len(text) > MaxSIWSMessageLen {
 		return nil, siwsMalformed("too long")
@@ -252,67 +277,86 @@ func ParseSIWS(text string) (*SIWSMessage, error) {
 	}
 	m.Address = addr
 
-	// [ LF LF statement ]: a blank line, then a line that is not a field.
+	// [ LF LF statement ] [ LF LF fields ], decided by position (see SIWSMessage): after a blank line, a line
+	// followed by a blank line is the statement; a last line is the statement unless it reads as fields.
 	if err := p.blank(); err != nil {
 		return nil, err
 	}
-	if l, ok := p.peek(); ok && !isSIWSFieldLine(l) {
-		p.next()
+	l, ok := p.peek()
+	if !ok {
+		return m, nil
+	}
+	rest := p.lines[p.i:]
+	if (len(rest) > 1 && rest[1] == "") || (len(rest) == 1 && !readsAsSIWSFields(rest)) {
 		if l == "" || !validSIWEStatement(l) {
+			if len(rest) == 1 && isSIWSFieldLine(l) {
+				return nil, p.siwsFields(&SIWSMessage{}) // the error of the field it starts like
+			}
 			return nil, siwsMalformed("bad statement")
 		}
+		p.next()
 		m.Statement = l
 		if err := p.blank(); err != nil {
 			return nil, err
 		}
+		if _, ok := p.peek(); !ok {
+			return m, nil
+		}
 	}
-	// [ LF LF fields ]: at least one field after the blank line.
-	if _, ok := p.peek(); !ok {
-		return m, nil
-	}
-	if m.URI, err = p.field("URI", false); err != nil {
-		return nil, err
-	}
-	if m.URI != "" && !validURI(m.URI) {
-		return nil, siwsMalformed("bad URI")
-	}
-	if m.Version, err = p.field("Version", false); err != nil {
-		return nil, err
-	}
-	if m.Version != "" && m.Version != "1" {
-		return nil, siwsMalformed("unsupported version")
-	}
-	if m.ChainID, err = p.field("Chain ID", false); err != nil {
-		return nil, err
-	}
-	if m.ChainID != "" && !validSIWSChainID(m.ChainID) {
-		return nil, siwsMalformed("unknown chain id")
-	}
-	if m.Nonce, err = p.field("Nonce", false); err != nil {
-		return nil, err
-	}
-	if m.Nonce != "" && !validSIWENonce(m.Nonce) {
-		return nil, siwsMalformed("nonce must be at least 8 letters or digits")
-	}
-	if m.IssuedAt, m.src.issuedAt, err = p.timeField("Issued At", false); err != nil {
-		return nil, err
-	}
-	if m.ExpirationTime, m.src.expirationTime, err = p.timeField("Expiration Time", false); err != nil {
-		return nil, err
-	}
-	if m.NotBefore, m.src.notBefore, err = p.timeField("Not Before", false); err != nil {
-		return nil, err
-	}
-	if m.RequestID, err = p.field("Request ID", false); err != nil {
-		return nil, err
-	}
-	if m.RequestID != "" && !validSIWERequestID(m.RequestID) {
-		return nil, siwsMalformed("bad request id")
-	}
-	if m.Resources, err = p.resources(); err != nil {
+	if err := p.siwsFields(m); err != nil {
 		return nil, err
 	}
 	return m, nil
+}
+
+// siwsFields reads the fields part of a SIWS message into m, up to the end of the text: the fields in their order,
+// each at most once, at least one.
+func (p *siweParser) siwsFields(m *SIWSMessage) error {
+	if _, ok := p.peek(); !ok {
+		return p.bad("no field")
+	}
+	var err error
+	if m.URI, err = p.field("URI", false); err != nil {
+		return err
+	}
+	if m.URI != "" && !validURI(m.URI) {
+		return siwsMalformed("bad URI")
+	}
+	if m.Version, err = p.field("Version", false); err != nil {
+		return err
+	}
+	if m.Version != "" && m.Version != "1" {
+		return siwsMalformed("unsupported version")
+	}
+	if m.ChainID, err = p.field("Chain ID", false); err != nil {
+		return err
+	}
+	if m.ChainID != "" && !validSIWSChainID(m.ChainID) {
+		return siwsMalformed("unknown chain id")
+	}
+	if m.Nonce, err = p.field("Nonce", false); err != nil {
+		return err
+	}
+	if m.Nonce != "" && !validSIWENonce(m.Nonce) {
+		return siwsMalformed("nonce must be at least 8 letters or digits")
+	}
+	if m.IssuedAt, m.src.issuedAt, err = p.timeField("Issued At", false); err != nil {
+		return err
+	}
+	if m.ExpirationTime, m.src.expirationTime, err = p.timeField("Expiration Time", false); err != nil {
+		return err
+	}
+	if m.NotBefore, m.src.notBefore, err = p.timeField("Not Before", false); err != nil {
+		return err
+	}
+	if m.RequestID, err = p.field("Request ID", false); err != nil {
+		return err
+	}
+	if m.RequestID != "" && !validSIWERequestID(m.RequestID) {
+		return siwsMalformed("bad request id")
+	}
+	m.Resources, err = p.resources()
+	return err
 }
 
 // blank consumes the blank line before a statement or the fields; at the end of the text it does nothing.

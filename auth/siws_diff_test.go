@@ -207,6 +207,13 @@ func TestSIWSDifferential(t *testing.T) {
 		c.AccountAddress = base58.Encode(k.Public().(ed25519.PublicKey))
 	}
 	retext := func(c *diffSignIn, k ed25519.PrivateKey, f func(string) string) { c.Text = f(c.Text); sign(c, k) }
+	// Statements that look like fields, before the fields: the statement for both.
+	for i, st := range []string{"Nonce: ", "Version: 2 of our terms", "Resources: none", "URI: https://evil.example", "Nonce: abcdefgh1"} {
+		k, _ := siwsKey(byte(230 + i))
+		m := valid(100+i, k)
+		m.Statement = st
+		cases = append(cases, diffCase(fmt.Sprintf("valid statement like a field %q", st), k, m, nil))
+	}
 	// Both refuse.
 	cases = append(cases,
 		diffCase("tampered text", kB, valid(1, kB), func(c *diffSignIn) { c.Text = strings.Replace(c.Text, "Sign in", "Sign-in", 1) }),
@@ -325,6 +332,21 @@ func TestSIWSDifferential(t *testing.T) {
 	for _, c := range cases {
 		texts = append(texts, c.Text)
 	}
+	// A statement alone that looks like a field. Where it cannot be that field by the ABNF (version "1", a nonce of
+	// 8 letters or digits, a URI...), it is the statement, and the reference agrees when its own field pattern
+	// (any non-empty value) fails too; where that pattern matches, the reference reads a field the ABNF does not
+	// allow (ours reads the ABNF's statement: why). A statement alone that reads as fields ("Nonce: abcdefgh1")
+	// is read as those fields by both.
+	_, addrA := siwsKey(3)
+	alone := diffDomain + siwsHeaderSuffix + "\n" + addrA + "\n\n"
+	abnfOnly := map[int]string{}
+	for _, st := range []string{"Nonce: ", "Resources: none", "URI: ", "Nonce: abcdefgh1", "Resources:", "Version: 1"} {
+		texts = append(texts, alone+st)
+	}
+	for _, st := range []string{"Version: 2 of our terms", "Nonce: abc", "URI: not a uri", "Chain ID: mainnet-beta"} {
+		abnfOnly[len(texts)] = st
+		texts = append(texts, alone+st)
+	}
 
 	dir := t.TempDir()
 	corpus := filepath.Join(dir, "siws-corpus.json")
@@ -375,10 +397,17 @@ func TestSIWSDifferential(t *testing.T) {
 			agree++
 		}
 	}
-	parsedSame, refLenient := 0, 0
+	parsedSame, refLenient, byABNF := 0, 0, 0
 	for i, text := range texts {
 		m, err := ParseSIWS(text)
 		p := ref.Parses[i]
+		if st, ok := abnfOnly[i]; ok {
+			if err != nil || m.Statement != st || m.hasSIWSFields() || p.Parsed == nil || p.Parsed["statement"] != nil {
+				t.Errorf("text %d: ours %v %+v, reference %v: want ours the statement %q, the reference a field", i, err, m, p.Parsed, st)
+			}
+			byABNF++
+			continue
+		}
 		if err != nil {
 			if p.Parsed != nil {
 				refLenient++
@@ -406,8 +435,8 @@ func TestSIWSDifferential(t *testing.T) {
 		}
 		parsedSame++
 	}
-	t.Logf("sign-ins: %d agree, %d where ours is stricter (each with its reason); texts: %d parsed alike and rendered back byte for byte by both, %d refused by ours and parsed by the reference",
-		agree, strict, parsedSame, refLenient)
+	t.Logf("sign-ins: %d agree, %d where ours is stricter (each with its reason); texts: %d parsed alike and rendered back byte for byte by both, %d refused by ours and parsed by the reference, %d statements alone that the reference reads as fields the ABNF does not allow",
+		agree, strict, parsedSame, refLenient, byABNF)
 	if report := os.Getenv("SIWS_DIFF_REPORT"); report != "" {
 		b, _ := json.MarshalIndent(stricter, "", " ")
 		_ = os.WriteFile(report, b, 0o600)

@@ -37,8 +37,12 @@ type Session struct {
 	// SessionToken is the backend's session token ("r:..."); the Handler puts it in the session cookie.
 	SessionToken string
 	// ExpiresAt is when the session ends unless it is extended (sessions that roll: ClientBackend with a master
-	// key); the session cookie expires then. Zero: unknown (a browser-session cookie, or CookieMaxAge).
+	// key); the session cookie expires then, and the answer says so (SessionEnd). Zero: unknown (a browser-session
+	// cookie, or CookieMaxAge, and no SessionEnd in the answer).
 	ExpiresAt time.Time
+	// MaxExpiresAt is when the session ends however it is extended (Config.SessionMaxAge after the sign-in); zero:
+	// unknown.
+	MaxExpiresAt time.Time
 }
 
 // Backend is what the Handler calls once a request has passed every local check (signature, nonce, message,

@@ -389,14 +389,21 @@ func (b *ClientBackend) me(ctx context.Context, tok string) (*client.Client, *cl
 		return nil, nil, b.refuseSession(ctx, tok, recs, errSessionUnbound)
 	}
 	now := b.life.now()
-	if end := rec.end(b.life); now.After(rec.expiresAt.Add(-b.life.idle / 2)) {
+	end := rec.end(b.life)
+	if now.After(rec.expiresAt.Add(-b.life.idle / 2)) {
 		if until := minTime(now.Add(b.life.idle), rec.startedAt.Add(b.life.max)); !rec.startedAt.IsZero() && until.After(end) {
 			if err := b.extend(ctx, tok, rec, until); err != nil {
 				return nil, nil, mapClientError(err)
 			}
 			reportSlide(ctx, until)
+			end = until
 		}
 	}
+	var capAt time.Time
+	if !rec.startedAt.IsZero() {
+		capAt = rec.startedAt.Add(b.life.max)
+	}
+	ReportSessionEnd(ctx, end, capAt)
 	return view, u, nil
 }
 

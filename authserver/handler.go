@@ -182,6 +182,7 @@ type Config struct {
 //	POST /signout                                   -> 200 {}               (clears the cookie)
 //	GET  /me                                        -> 200 {"user":{...}} or 401 {"code":209,...}
 //
+// The answers with a user also say when the session ends, when the Backend knows it ("session": SessionEnd).
 // Every refusal ({code, error} JSON with a 4xx status) happens before any Backend call. The session comes from
 // the cookie or an "Authorization: Bearer" header. Per-client rate limits and a per-client nonce quota are on by
 // default (see Config). Live serves query/live's stream through the same pipeline (GuardLive puts it in front of a

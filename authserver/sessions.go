@@ -245,9 +245,10 @@ func (b *ClientBackend) endSession(ctx context.Context, tok string, recs []sessi
 // slideKey is the context key of the pipeline's slideSink.
 type slideKey struct{}
 
-// slideSink is where a Backend reports, during one request, that it extended the request's session (the new end):
-// the pipeline then sets the cookie again with that end.
-type slideSink struct{ until time.Time }
+// slideSink is where a Backend reports, during one request, that it extended the request's session (until: the
+// new end; the pipeline then sets the cookie again with it), and when the session ends as of this request (end,
+// max: see ReportSessionEnd).
+type slideSink struct{ until, end, max time.Time }
 
 // withSlideSink returns ctx with a new sink for reportSlide.
 func withSlideSink(ctx context.Context) (context.Context, *slideSink) {
@@ -260,6 +261,24 @@ func reportSlide(ctx context.Context, until time.Time) {
 	if s, ok := ctx.Value(slideKey{}).(*slideSink); ok {
 		s.until = until
 	}
+}
+
+// ReportSessionEnd is for a Backend of your own: called from Me, Link or Unlink with the ctx the Handler gave it,
+// it tells the Handler when the request's session ends (end: unless used before; max: however used, zero when
+// unknown), and the answer carries it (SessionEnd). ClientBackend calls it. Outside a Handler's request it does
+// nothing; a zero end reports nothing.
+func ReportSessionEnd(ctx context.Context, end, max time.Time) {
+	if s, ok := ctx.Value(slideKey{}).(*slideSink); ok && !end.IsZero() {
+		s.end, s.max = end, max
+	}
+}
+
+// capOf is the cap of a session that this rule made with the end until (until = start + idle, idle <= max).
+func (l sessionLife) capOf(until time.Time) time.Time {
+	if until.IsZero() {
+		return time.Time{}
+	}
+	return until.Add(l.max - l.idle)
 }
 
 // newRecord is the body of a new record of tok (see ClientBackend): its key, start, end and binding, empty ACL.

@@ -4,9 +4,11 @@ package authserver
 
 import (
 	"net/http"
+	"reflect"
 	"testing"
 	"time"
 
+	"github.com/c13f5054/moralis-go/auth"
 	"github.com/c13f5054/moralis-go/client"
 	"github.com/c13f5054/moralis-go/internal/stacktest"
 	"github.com/c13f5054/moralis-go/signer"
@@ -88,6 +90,17 @@ func wantEnd(t *testing.T, what string, master *client.Client, tok string, a ans
 	}
 }
 
+// wantAnswerEnd checks that answer a says the session ends at end unless used, at max however used, on the clock
+// at now (the wire contract's SessionEnd).
+func wantAnswerEnd(t *testing.T, what string, a answer, now, end, max time.Time) {
+	t.Helper()
+	want := map[string]any{"expiresAt": auth.FormatServerTime(end), "maxExpiresAt": auth.FormatServerTime(max),
+		"now": auth.FormatServerTime(now)}
+	if !reflect.DeepEqual(a.body["session"], want) {
+		t.Fatalf("%s: the answer's session is %v; want %v", what, a.body["session"], want)
+	}
+}
+
 // backendRefuses checks that parse-server itself no longer accepts tok.
 func backendRefuses(t *testing.T, tok string) {
 	t.Helper()
@@ -111,6 +124,7 @@ func TestRollingSessionSlidesUpToTheCap(t *testing.T) {
 		t.Fatalf("sign-in cookie Max-Age %d; want %d", sessionCookie(a).MaxAge, int(testIdle/time.Second))
 	}
 	wantEnd(t, "sign-in", master, tok, a, t0, t0.Add(testIdle))
+	wantAnswerEnd(t, "sign-in", a, t0, t0.Add(testIdle), t0.Add(testMax))
 
 	// Used before half its lifetime has passed: no write, no new cookie.
 	e.clock.Add(testIdle/2 - time.Second)
@@ -119,6 +133,7 @@ func TestRollingSessionSlidesUpToTheCap(t *testing.T) {
 		t.Fatalf("/me just before half the lifetime: %d, cookie %v; want 200 and no cookie", a.status, sessionCookie(a))
 	}
 	wantEnd(t, "just before half the lifetime", master, tok, a, e.clock.Now(), t0.Add(testIdle))
+	wantAnswerEnd(t, "just before half the lifetime", a, e.clock.Now(), t0.Add(testIdle), t0.Add(testMax))
 
 	// Past half: it slides to now + idle, in the backend and in the cookie; then to the cap, never past it.
 	for _, step := range []struct {
@@ -137,6 +152,7 @@ func TestRollingSessionSlidesUpToTheCap(t *testing.T) {
 			t.Fatalf("/me at t0+%s: cookie set %v; want %v", step.after, sessionCookie(a) != nil, step.slid)
 		}
 		wantEnd(t, "at t0+"+step.after.String(), master, tok, a, e.clock.Now(), t0.Add(step.want))
+		wantAnswerEnd(t, "at t0+"+step.after.String(), a, e.clock.Now(), t0.Add(step.want), t0.Add(testMax))
 	}
 
 	// At the cap it ends, however active: 401, the cookie cleared, and parse-server refuses it too.

@@ -1,12 +1,16 @@
 package authserver
 
 import (
+	"context"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/c13f5054/moralis-go/auth"
 	"github.com/c13f5054/moralis-go/client"
+	"github.com/c13f5054/moralis-go/signer"
 )
 
 // The lifetimes of rolling sessions follow the one configuration rule: zero is the default, negative an error
@@ -75,5 +79,66 @@ func TestClientBackendWithoutMasterKeyIsLoud(t *testing.T) {
 		if loud := strings.Contains(logs.String(), "without a master key") && strings.Contains(logs.String(), "not the one door in"); loud != (master == "") {
 			t.Fatalf("master key %q: logged %q", master, logs)
 		}
+	}
+}
+
+// endBackend is a Backend of one's own whose sessions end at fixed times: it gives them at sign-in (Session) and
+// reports them from Me (ReportSessionEnd), as ClientBackend does.
+type endBackend struct {
+	*fakeBackend
+	end, max time.Time
+	silent   bool // Me reports nothing
+}
+
+func (b *endBackend) SignIn(ctx context.Context, m auth.SignedMessage) (*Session, error) {
+	s, err := b.fakeBackend.SignIn(ctx, m)
+	if s != nil {
+		s.ExpiresAt, s.MaxExpiresAt = b.end, b.max
+	}
+	return s, err
+}
+
+func (b *endBackend) Me(ctx context.Context, tok string) (*PublicUser, error) {
+	if !b.silent {
+		ReportSessionEnd(ctx, b.end, b.max)
+	}
+	return b.fakeBackend.Me(ctx, tok)
+}
+
+// The answers of POST /signin and GET /me say when the session ends (the wire contract's SessionEnd), on the
+// endpoint's clock; a Backend that does not know (or does not say) gets answers without it.
+func TestAnswersSayWhenTheSessionEnds(t *testing.T) {
+	be := &endBackend{fakeBackend: newFakeBackend()}
+	e := newTestEnvBackend(t, be, "testAppId", nil)
+	now := e.clock.Now()
+	be.end, be.max = now.Add(time.Hour).Truncate(time.Millisecond), now.Add(3*time.Hour).Truncate(time.Millisecond)
+	want := map[string]any{"expiresAt": auth.FormatServerTime(be.end), "maxExpiresAt": auth.FormatServerTime(be.max),
+		"now": auth.FormatServerTime(now)}
+	signIn := func() answer {
+		k, _ := signer.GenerateKey()
+		msg, _ := e.getMessage("evm", ethAddr(k))
+		return e.postJSON("/signin", body("evm", ethAddr(k), msg, ethSign(t, k, msg)), nil)
+	}
+	a := signIn()
+	if a.status != 200 || !reflect.DeepEqual(a.body["session"], want) {
+		t.Fatalf("sign-in: %d %s; want session %v", a.status, a.raw, want)
+	}
+	tok := sessionOf(a)
+	// /me after the session slid (as ClientBackend reports it): the new end.
+	e.clock.Add(time.Minute)
+	be.end = be.end.Add(time.Minute)
+	want = map[string]any{"expiresAt": auth.FormatServerTime(be.end), "maxExpiresAt": auth.FormatServerTime(be.max),
+		"now": auth.FormatServerTime(e.clock.Now())}
+	if a := e.do("GET", "/me", "", "", cookie(tok)); a.status != 200 || !reflect.DeepEqual(a.body["session"], want) {
+		t.Fatalf("/me: %d %s; want session %v", a.status, a.raw, want)
+	}
+	// Unknown: no "session" at all (never a zero time the page would take for an ended session).
+	be.silent = true
+	if a := e.do("GET", "/me", "", "", cookie(tok)); a.status != 200 || a.body["session"] != nil || strings.Contains(a.raw, `"session"`) {
+		t.Fatalf("/me, nothing reported: %d %s", a.status, a.raw)
+	}
+	be.end, be.max = time.Time{}, time.Time{}
+	if a := signIn(); a.status != 200 || strings.Contains(a.raw, `"session"`) {
+		t.Fatalf("sign-in, end unknown: %d %s", a.status, a.raw)
 	}
 }

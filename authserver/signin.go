@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/c13f5054/moralis-go/auth"
 	"github.com/c13f5054/moralis-go/parse"
@@ -77,7 +78,7 @@ func (h *Handler) signIn(c *call, req SignedRequest) (SignInResponse, error) {
 			h.o.OnError(c.r, fmt.Errorf("authserver: ending the session replaced by a sign-in: %w", err))
 		}
 	}
-	answer := SignInResponse{User: s.User}
+	answer := SignInResponse{User: s.User, Session: h.sessionEnd(s.ExpiresAt, s.MaxExpiresAt)}
 	if h.o.TokenInBody {
 		answer.SessionToken = s.SessionToken
 	}
@@ -94,7 +95,7 @@ func (h *Handler) link(c *call, req SignedRequest) (UserResponse, error) {
 	done = c.step("backend")
 	u, err := h.backend.Link(c.ctx, c.token, m)
 	done(err)
-	return UserResponse{User: u}, err
+	return h.userAnswer(c, u), err
 }
 
 // unlink is POST /unlink: the Backend removes the address from the session's user.
@@ -104,7 +105,7 @@ func (h *Handler) unlink(c *call, req UnlinkRequest) (UserResponse, error) {
 		return UserResponse{}, err
 	}
 	u, err := h.backend.Unlink(c.ctx, c.token, m.Chain, m.Address)
-	return UserResponse{User: u}, err
+	return h.userAnswer(c, u), err
 }
 
 // signOut is POST /signout (the body is optional): the cookie is cleared, the session forgotten and ended on the
@@ -135,7 +136,26 @@ func invalidSession(err error) bool {
 // me is GET /me: the user of the session, from the Backend.
 func (h *Handler) me(c *call, _ struct{}) (UserResponse, error) {
 	u, err := h.backend.Me(c.ctx, c.token)
-	return UserResponse{User: u}, err
+	return h.userAnswer(c, u), err
+}
+
+// userAnswer is the answer of /me, /link and /unlink: the user, and when the session ends as the Backend reported
+// it during c (ReportSessionEnd).
+func (h *Handler) userAnswer(c *call, u *PublicUser) UserResponse {
+	return UserResponse{User: u, Session: h.sessionEnd(c.slid.end, c.slid.max)}
+}
+
+// sessionEnd is the SessionEnd of a session ending at end (unless used) and max (however used; zero: unknown), on
+// the Handler's clock; nil when end is unknown.
+func (h *Handler) sessionEnd(end, max time.Time) *SessionEnd {
+	if end.IsZero() {
+		return nil
+	}
+	s := &SessionEnd{ExpiresAt: auth.FormatServerTime(end), Now: auth.FormatServerTime(h.o.Now())}
+	if !max.IsZero() {
+		s.MaxExpiresAt = auth.FormatServerTime(max)
+	}
+	return s
 }
 
 // verified checks a signed request (its fields, then verify) and returns the message to give the Backend.

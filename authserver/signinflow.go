@@ -57,7 +57,12 @@ const scriptFailedText = "Cloud code failed"
 // at a time (others wait, or give up when their context ends), so concurrent sign-ins of a wallet do not race to
 // create or update its user on the backend; across several endpoint instances auth.SignIn retries the logins that
 // lost such a race, each with a new ticket.
-func (b *ClientBackend) SignIn(ctx context.Context, m auth.SignedMessage) (*Session, error) {
+func (b *ClientBackend) SignIn(ctx context.Context, m auth.SignedMessage) (s *Session, err error) {
+	defer func() {
+		if s != nil { // every way in makes the session with its end by the rolling rule (or none: no master key)
+			s.MaxExpiresAt = b.life.capOf(s.ExpiresAt)
+		}
+	}()
 	unlock, err := b.wallets.lock(ctx, string(m.Chain)+":"+strings.ToLower(m.Address))
 	if err != nil {
 		return nil, err // the context ended: the handler answers 504
@@ -66,8 +71,8 @@ func (b *ClientBackend) SignIn(ctx context.Context, m auth.SignedMessage) (*Sess
 	b.ensureChecked(ctx)
 	bind := sessionBinding{chain: m.Chain, address: m.Address, chainID: b.life.chainIDs[m.Chain]}
 	inst := uuid.NewString()
-	if s, done, err := b.signInByFunction(ctx, m, bind, inst); done {
-		return s, mapClientError(err)
+	if fs, done, ferr := b.signInByFunction(ctx, m, bind, inst); done {
+		return fs, mapClientError(ferr)
 	}
 	return b.signInByLogin(ctx, m, bind, inst)
 }

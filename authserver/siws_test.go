@@ -167,8 +167,8 @@ func TestHandlerSIWSOffWithoutDomain(t *testing.T) {
 func TestNewHandlerSIWSConfig(t *testing.T) {
 	base := Config{AppID: "a", Domain: "app.example"}
 	for name, edit := range map[string]func(*Config){
-		"unknown chain":          func(c *Config) { c.SolanaChainID = "mainnet-beta" },
-		"statement like a field": func(c *Config) { c.EVMMessageStyle, c.Statement = StyleMoralis, "URI: https://evil.example" },
+		"unknown chain":      func(c *Config) { c.SolanaChainID = "mainnet-beta" },
+		"statement not ABNF": func(c *Config) { c.EVMMessageStyle, c.Statement = StyleMoralis, "Sign in \"here\"" },
 	} {
 		c := base
 		edit(&c)
@@ -180,5 +180,22 @@ func TestNewHandlerSIWSConfig(t *testing.T) {
 	c.SolanaChainID = "solana:devnet"
 	if _, err := NewHandler(newFakeBackend(), c); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A statement that looks like a field is the statement of the endpoint's SIWS message (its fields follow it), as
+// the ABNF reads it: issued, parsed back and signed in with.
+func TestHandlerSIWSStatementLikeAField(t *testing.T) {
+	for _, st := range []string{"Version: 2 of our terms", "Nonce: ", "Resources: none"} {
+		e := newTestEnv(t, func(o *Config) { o.EVMMessageStyle, o.Statement = StyleMoralis, st })
+		s, _ := signer.GenerateEd25519Key()
+		msg, in := e.getSIWS(s.PublicKey())
+		m, err := auth.ParseSIWS(msg)
+		if err != nil || m.Statement != st || in["statement"] != st || m.Version != "1" || m.Nonce != in["nonce"] {
+			t.Fatalf("%q: %v, parsed %+v, input %v", st, err, m, in)
+		}
+		if a := e.postJSON("/signin", body("solana", s.PublicKey(), msg, solSign(t, s, msg)), nil); a.status != 200 {
+			t.Fatalf("%q: signin %d %s", st, a.status, a.raw)
+		}
 	}
 }

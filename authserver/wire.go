@@ -71,12 +71,35 @@ type SignInResponse struct {
 	User PublicUser `json:"user"`
 	// SessionToken is the backend session token (Config.TokenInBody only).
 	SessionToken string `json:"sessionToken,omitempty"`
+	// Session says when the new session ends; absent when the Backend does not say (see SessionEnd).
+	Session *SessionEnd `json:"session,omitempty"`
 }
 
 // UserResponse is the answer of POST /link, POST /unlink and GET /me.
 type UserResponse struct {
 	// User is the signed-in user, as it is now.
 	User *PublicUser `json:"user"`
+	// Session says when the session ends, as of this answer; absent when the Backend does not say (see
+	// SessionEnd).
+	Session *SessionEnd `json:"session,omitempty"`
+}
+
+// SessionEnd says when the signed-in session ends, by the endpoint's clock. The answers of POST /signin, GET /me,
+// POST /link and POST /unlink carry it when the Backend knows it: ClientBackend with a master key, whose sessions
+// roll (Config.SessionIdleTTL, SessionMaxAge); a Backend of your own gives it in Session at sign-in and with
+// ReportSessionEnd afterwards. A page shows the session ended at MaxExpiresAt, and asks GET /me again at ExpiresAt
+// (a request meanwhile, from any tab, may have moved it). It is a plain value.
+type SessionEnd struct {
+	// ExpiresAt is when the session ends unless it is used before then: a request the endpoint confirms once more
+	// than half of Config.SessionIdleTTL has passed moves it to that request's time + SessionIdleTTL, never past
+	// MaxExpiresAt. RFC 3339 in UTC with milliseconds.
+	ExpiresAt string `json:"expiresAt"`
+	// MaxExpiresAt is when the session ends however it is used (Config.SessionMaxAge after its sign-in), in the
+	// same form; absent when unknown.
+	MaxExpiresAt string `json:"maxExpiresAt,omitempty"`
+	// Now is the endpoint's clock when it answered, in the same form: measure the times above from it, not from the
+	// browser's clock, which may be off.
+	Now string `json:"now"`
 }
 
 // SignOutResponse is the answer of POST /signout: an empty object.

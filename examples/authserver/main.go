@@ -22,6 +22,11 @@
 // X-Forwarded-For value (the limits then count the client; the connection caps cannot, see DEPLOY.md). Give every
 // instance the same -domain and -uri (the balancer's).
 //
+// Sessions roll (authserver.Config.SessionIdleTTL, SessionMaxAge): -session-idle-ttl (default 168h, 7 days) is how
+// long a session lives unused, a request past half of it extending it by as much; -session-max-age (default 720h,
+// 30 days) is its cap from the sign-in. Each must be positive and the idle lifetime not above the cap, e.g.
+// -session-idle-ttl 15m -session-max-age 8h. The sign-in and /auth/me answers tell the page when the session ends.
+//
 // Smart-contract wallets (ERC-1271, and ERC-6492 accounts not deployed yet) sign in when -chain-rpc (env
 // MORALIS_RPC_URL, which `make chain` writes) names an EVM JSON-RPC URL: the endpoint (authserver.Config.Chain) and
 // its backend (authserver.BackendConfig.Chain, before it asks for a contract-account ticket) verify such signatures
@@ -110,12 +115,17 @@ func run(ctx context.Context, args []string, getenv func(string) string, logw io
 		trusted   = fs.String("trust-proxy", "", "comma-separated CIDRs of the balancer: from these addresses, the client is the last X-Forwarded-For value")
 		proxyProt = fs.String("proxy-protocol", "", "comma-separated CIDRs of the balancer: its connections open with a PROXY protocol header naming the client (HAProxy send-proxy-v2)")
 		chainRPC  = fs.String("chain-rpc", getenv("MORALIS_RPC_URL"), "EVM JSON-RPC URL; when set, smart-contract wallets (ERC-1271/6492) sign in, verified there (env MORALIS_RPC_URL)")
+		sessIdle  = fs.Duration("session-idle-ttl", authserver.DefaultSessionIdleTTL, "how long a session lives unused; a request past half of it extends it by as much (authserver.Config.SessionIdleTTL)")
+		sessMax   = fs.Duration("session-max-age", authserver.DefaultSessionMaxAge, "the longest a session lives after its sign-in, however used; then a new signature is needed (authserver.Config.SessionMaxAge)")
 	)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if err := checkSessionFlags(*sessIdle, *sessMax); err != nil {
+		return err
 	}
 	host, _, err := net.SplitHostPort(*addr)
 	if err != nil {
@@ -188,7 +198,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, logw io
 		AllowedOrigins: allowed, InsecureCookie: *insecure,
 		RateLimit: authserver.RateLimit{Burst: *burst, Every: *every, ClientKey: clientKey},
 		Nonces:    nonces, RedisURL: *redisURL,
-		Chain:   chain,
+		Chain:          chain,
+		SessionIdleTTL: *sessIdle, SessionMaxAge: *sessMax,
 		OnError: func(r *http.Request, err error) { logger.Printf("%s %s: %v", r.Method, r.URL.Path, withCause(err)) },
 	})
 	if err != nil {
@@ -255,6 +266,20 @@ func run(ctx context.Context, args []string, getenv func(string) string, logw io
 	}
 	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
 		return err
+	}
+	return nil
+}
+
+// checkSessionFlags checks -session-idle-ttl and -session-max-age: each positive (a zero would silently mean the
+// package default), the idle lifetime not above the cap. Its errors name the flag.
+func checkSessionFlags(idle, maxAge time.Duration) error {
+	switch {
+	case idle <= 0:
+		return fmt.Errorf("-session-idle-ttl %s: must be positive", idle)
+	case maxAge <= 0:
+		return fmt.Errorf("-session-max-age %s: must be positive", maxAge)
+	case idle > maxAge:
+		return fmt.Errorf("-session-idle-ttl %s must not exceed -session-max-age %s", idle, maxAge)
 	}
 	return nil
 }

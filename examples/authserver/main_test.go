@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestFlags(t *testing.T) {
@@ -25,6 +26,42 @@ func TestFlags(t *testing.T) {
 	}
 	if err := run(t.Context(), []string{"-addr", "nonsense"}, noEnv, &logb, nil); err == nil {
 		t.Fatal("bad address accepted")
+	}
+}
+
+// The session lifetimes' flags are checked before anything starts, and each error names its flag.
+func TestSessionLifetimeFlags(t *testing.T) {
+	var logb bytes.Buffer
+	noEnv := func(string) string { return "" }
+	if err := run(t.Context(), []string{"-h"}, noEnv, &logb, nil); !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("-h: %v", err)
+	}
+	for _, f := range []string{"-session-idle-ttl", "-session-max-age", "168h0m0s", "720h0m0s"} {
+		if !strings.Contains(logb.String(), f) {
+			t.Errorf("help lacks %s", f)
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-session-idle-ttl", "0s"}, "-session-idle-ttl 0s: must be positive"},
+		{[]string{"-session-idle-ttl", "-1m"}, "-session-idle-ttl -1m0s: must be positive"},
+		{[]string{"-session-max-age", "0"}, "-session-max-age 0s: must be positive"},
+		{[]string{"-session-idle-ttl", "2h", "-session-max-age", "1h"}, "-session-idle-ttl 2h0m0s must not exceed -session-max-age 1h0m0s"},
+		{[]string{"-session-idle-ttl", "fortnight"}, "session-idle-ttl"},
+	} {
+		// Checked before the listen address: a bad address would fail later, not first.
+		err := run(t.Context(), append(c.args, "-addr", "0.0.0.0:1"), noEnv, &logb, nil)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v; want an error with %q", c.args, err, c.want)
+		}
+	}
+	if err := checkSessionFlags(15*time.Minute, 8*time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	if err := checkSessionFlags(time.Hour, time.Hour); err != nil {
+		t.Fatalf("equal lifetimes: %v", err)
 	}
 }
 

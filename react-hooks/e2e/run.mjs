@@ -11,11 +11,15 @@
 //
 // Usage: cd react-hooks && npm run build:demo && cd e2e && npm ci && node run.mjs
 // E2E_AUTHSERVER_BIN=path runs a prebuilt authserver instead of building ./examples/authserver.
+// E2E_AUTHSERVER_ARGS="-rate-every 5s" adds flags to the walk's authserver: that one refills each client's rate limit
+// five times slower, as a machine five times faster than this one would spend it (the walk's two tabs share the
+// endpoint's default per-client limit; over it, the hooks wait for Retry-After).
 // Needs: /usr/bin/chromium (or CHROMIUM=...), go, the local stack up (MORALIS_* in the environment or in
 // .devstack/env at the repository root, or MORALIS_ENV_FILE=...), and the local chain (.devstack/chain/env, or
 // MORALIS_CHAIN_ENV_FILE=...: MORALIS_RPC_URL, MORALIS_DEV_KEY, MORALIS_WEB3API_URL, MORALIS_API_KEY). Exits non-zero on failure; the last line is
 // "e2e: N passed, M failed".
 import { spawn, execFile } from 'node:child_process';
+import { request as httpRequest } from 'node:http';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -94,12 +98,14 @@ const sleep = (t) => new Promise((r) => setTimeout(r, t));
 
 // ---------- the Go authserver ----------
 
-let server; // { child, pid, output(), exited }
+let server; // { child, pid, output(), exited }: the authserver of the walk
+const servers = []; // every authserver started (the walk's, and the short-lived sessions' one)
 
-async function startAuthserver(bin, env, port) {
+// Starts examples/authserver on host:port with the demo page; extra flags after the usual ones.
+async function startAuthserver(bin, env, port, { host = '127.0.0.1', args = [] } = {}) {
   const out = [];
   const { MORALIS_DEV_KEY: _devKey, ...serverEnv } = env; // the chain's dev key stays in this test process
-  const child = spawn(bin, ['-addr', `127.0.0.1:${port}`, '-static', demoDist, '-data-functions', 'echo'], {
+  const child = spawn(bin, ['-addr', `${host}:${port}`, '-static', demoDist, '-data-functions', 'echo', ...args], {
     cwd: repo,
     env: { ...process.env, ...serverEnv },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -107,13 +113,15 @@ async function startAuthserver(bin, env, port) {
   const exited = new Promise((r) => child.once('exit', (code, signal) => r({ code, signal })));
   child.stdout.on('data', (d) => out.push(d.toString()));
   child.stderr.on('data', (d) => out.push(d.toString()));
-  server = { child, pid: child.pid, output: () => out.join(''), exited, done: false };
-  exited.then(() => (server.done = true));
-  const base = `http://127.0.0.1:${port}`;
+  const srv = { child, pid: child.pid, output: () => out.join(''), exited, done: false };
+  servers.push(srv);
+  if (!server) server = srv;
+  exited.then(() => (srv.done = true));
+  const base = `http://${host}:${port}`;
   const end = Date.now() + 20_000;
   let last = '';
   while (Date.now() < end) {
-    if (server.done) throw new Failure(`authserver exited early: ${JSON.stringify(await exited)}\n${server.output()}`);
+    if (srv.done) throw new Failure(`authserver exited early: ${JSON.stringify(await exited)}\n${srv.output()}`);
     try {
       const [page, me] = await Promise.all([fetch(`${base}/`), fetch(`${base}/auth/me`)]);
       last = `GET / -> ${page.status}, GET /auth/me -> ${me.status} ${await me.text()}`;
@@ -123,39 +131,37 @@ async function startAuthserver(bin, env, port) {
     }
     await sleep(100);
   }
-  throw new Failure(`authserver not ready on ${base} after 20 s (last: ${last})\n${server.output()}`);
+  throw new Failure(`authserver not ready on ${base} after 20 s (last: ${last})\n${srv.output()}`);
 }
 
-async function stopAuthserver() {
-  if (!server || server.done) return;
+async function stopAuthserver(srv = server) {
+  if (!srv || srv.done) return;
   try {
-    process.kill(server.pid, 'SIGTERM');
+    process.kill(srv.pid, 'SIGTERM');
   } catch {}
-  const t = await Promise.race([server.exited.then(() => 'exited'), sleep(5000).then(() => 'timeout')]);
-  if (t === 'timeout' && !server.done) {
+  const t = await Promise.race([srv.exited.then(() => 'exited'), sleep(5000).then(() => 'timeout')]);
+  if (t === 'timeout' && !srv.done) {
     try {
-      process.kill(server.pid, 'SIGKILL');
+      process.kill(srv.pid, 'SIGKILL');
     } catch {}
-    await server.exited;
+    await srv.exited;
   }
 }
+const killServers = () => {
+  for (const srv of servers) {
+    if (srv.done) continue;
+    try {
+      process.kill(srv.pid, 'SIGKILL');
+    } catch {}
+  }
+};
 for (const sig of ['SIGINT', 'SIGTERM']) {
   process.on(sig, () => {
-    if (server && !server.done) {
-      try {
-        process.kill(server.pid, 'SIGKILL');
-      } catch {}
-    }
+    killServers();
     process.exit(130);
   });
 }
-process.on('exit', () => {
-  if (server && !server.done) {
-    try {
-      process.kill(server.pid, 'SIGKILL');
-    } catch {}
-  }
-});
+process.on('exit', killServers);
 
 // ---------- wallets (keys stay in Node) ----------
 
@@ -361,7 +367,7 @@ async function main() {
     const buildMs = ms(t);
     t = performance.now();
     const port = await freePort();
-    const base = await startAuthserver(bin, env, port);
+    const base = await startAuthserver(bin, env, port, { args: (process.env.E2E_AUTHSERVER_ARGS ?? '').split(' ').filter(Boolean) });
     console.log(`setup: go build ${buildMs} ms, authserver pid ${server.pid} ready on ${base} in ${ms(t)} ms`);
 
     // 2. Chromium with a fresh profile
@@ -479,11 +485,56 @@ async function main() {
       }
       throw new Failure(`${what}: page shows ${JSON.stringify(snap)}, want ${JSON.stringify(want)}`);
     };
-    const me = () =>
-      page.evaluate(async () => {
-        const r = await fetch('/auth/me', { credentials: 'include' });
-        return { status: r.status, body: await r.json().catch(() => null) };
+    // Every /auth request of another page: path, the session cookie it carried, its status and answer.
+    const watchRequests = (p) => {
+      const log = [];
+      p.on('request', (req) => {
+        const u = new URL(req.url());
+        if (!u.pathname.startsWith('/auth/')) return;
+        const x = { path: u.pathname, cookie: undefined, status: undefined, answer: undefined };
+        log.push(x);
+        req.allHeaders().then((h) => (x.cookie = h.cookie ?? ''), () => (x.cookie = '?'));
+        req.response().then(async (r) => {
+          x.answer = await r?.text().catch(() => '');
+          x.status = r?.status() ?? 0;
+        }, () => (x.status = 0));
       });
+      return log;
+    };
+    // until, on another page.
+    const untilOn = async (p, what, want, timeout = WAIT_MS) => {
+      const end = Date.now() + timeout;
+      let snap;
+      while (Date.now() < end) {
+        snap = {};
+        for (const k of Object.keys(want)) snap[k] = await p.getByTestId(k).textContent().catch(() => null);
+        if (Object.entries(want).every(([k, v]) => snap[k] === v)) return snap;
+        await sleep(25);
+      }
+      throw new Failure(`${what}: the page shows ${JSON.stringify(snap)}, want ${JSON.stringify(want)}`);
+    };
+    // GET /auth/me with the browser's session cookie, from this process and another loopback address (127.0.0.3):
+    // the test's own checks neither count against the page's per-client rate limit (the endpoint's default, which
+    // the two tabs share) nor change the browser's cookies.
+    const me = async () => {
+      const cookie = (await context.cookies(base)).map((c) => `${c.name}=${c.value}`).join('; ');
+      return new Promise((res, rej) => {
+        const req = httpRequest(`${base}/auth/me`, { localAddress: '127.0.0.3', headers: cookie ? { cookie } : {} }, (r) => {
+          let text = '';
+          r.setEncoding('utf8');
+          r.on('data', (d) => (text += d));
+          r.on('end', () => {
+            let body = null;
+            try {
+              body = JSON.parse(text);
+            } catch {}
+            res({ status: r.statusCode, body });
+          });
+        });
+        req.on('error', rej);
+        req.end();
+      });
+    };
     const sessionCookie = async () => (await context.cookies(base)).find((c) => /session/i.test(c.name));
     const rest = async (path, headers = {}) => {
       const r = await fetch(`${env.MORALIS_SERVER_URL}${path}`, {
@@ -578,7 +629,7 @@ async function main() {
         await until('page load', { status: 'signed-out', account: '', 'user-eth': '' });
         eq(await offered(), 'signin', 'actions offered while signed out');
         eq((await me()).status, 401, 'GET /auth/me before sign-in');
-        eq(count('/auth/me'), 2, 'GET /auth/me: one from the page under StrictMode, one from this test');
+        eq(count('/auth/me'), 1, 'GET /auth/me from the page: one, under StrictMode');
         await shot('01-signed-out');
       }],
       ['connect wallet (one prompt)', async () => {
@@ -831,6 +882,7 @@ async function main() {
         // Its next data calls: none while signed out, then, after signing in there, only with the new session.
         eq(after.filter((x) => x.path.startsWith('/auth/data/')).length, 0, 'data calls from tab 2 while signed out');
         const from3 = tab2.length;
+        const from1 = exchanges.length;
         await page2.getByTestId('signin').click();
         await waitFor('tab 2 signed in again', async () => (await t2('status')) === 'signed-in' && (await t2('user-eth')) === acct2);
         const fresh = (await sessionCookie())?.value;
@@ -841,14 +893,98 @@ async function main() {
         eq(stale.length, 0, `tab 2 requests with the signed-out session (${JSON.stringify(stale.map((x) => x.path))})`);
         console.log(`     tab 2 showed signed out ${tookMs} ms after the click in tab 1`);
         await page2.screenshot({ path: join(artifacts, 'e2e-09-second-tab.png'), fullPage: true });
-        // And the other way: tab 1 signs in (after tab 2's sign-in), tab 2 signs out, tab 1 shows signed out.
-        await tid('signin').click();
-        await until('tab 1 signed in again', { status: 'signed-in', 'user-eth': acct2, error: '' });
+        // Tab 2's sign-in is shown in tab 1 too (same wallet account), without a request of tab 1's own.
+        await until('tab 1 shows the sign-in of tab 2', { status: 'signed-in', 'user-eth': acct2, error: '' });
+        eq(exchanges.slice(from1).filter((x) => ['/auth/me', '/auth/signin', '/auth/message'].includes(x.path.split('?')[0])).length, 0,
+          'GET /auth/me, /auth/message or POST /auth/signin from tab 1 for the sign-in of tab 2');
+        // And the other way: tab 2 signs out, tab 1 shows signed out.
         await page2.getByTestId('signout').click();
         await waitFor('tab 2 signed out', async () => (await t2('status')) === 'signed-out');
         await until('tab 1 signed out by tab 2', { status: 'signed-out', 'user-eth': '', error: '' });
         eq((await me()).status, 401, 'GET /auth/me after the sign-out in tab 2');
         await page2.close();
+        check(pageErrors.length === 0, `no uncaught page errors: ${JSON.stringify(pageErrors)}`);
+      }],
+      ['two tabs: a sign-in in one is shown in the other without a reload; a sign-out there ends it here; a switch of account in one ends it in both', async () => {
+        const page2 = await context.newPage();
+        page2.on('pageerror', (e) => pageErrors.push(`tab 2: ${e.message}`));
+        const tab2 = watchRequests(page2);
+        const t2 = (id) => page2.getByTestId(id).textContent();
+        const until2 = (what, want) => untilOn(page2, what, want);
+        await page2.goto(`${base}/`);
+        await until2('tab 2 opened signed out', { status: 'signed-out', 'user-eth': '' });
+        // A sign-in in tab 1: tab 2 shows it without a reload and without asking the endpoint who is signed in.
+        const from2 = tab2.length;
+        const from1 = exchanges.length;
+        await tid('signin').click();
+        await until('tab 1 signed in', { status: 'signed-in', 'user-eth': acct2, error: '' });
+        await until2('tab 2 shows the sign-in of tab 1', { status: 'signed-in', 'user-eth': acct2, error: '' });
+        eq(tab2.slice(from2).filter((x) => ['/auth/me', '/auth/signin', '/auth/message'].includes(x.path)).length, 0,
+          'GET /auth/me, /auth/message or POST /auth/signin from tab 2 for the sign-in of tab 1');
+        const fresh = (await sessionCookie())?.value;
+        await waitFor('tab 2 data call with the session of tab 1', async () =>
+          tab2.slice(from2).some((x) => x.path.startsWith('/auth/data/') && x.cookie?.includes(fresh)));
+        await page2.screenshot({ path: join(artifacts, 'e2e-10-sign-in-shown-in-tab-2.png'), fullPage: true });
+        // A sign-out in tab 2 ends it in tab 1.
+        await page2.getByTestId('signout').click();
+        await until2('tab 2 signed out', { status: 'signed-out', 'user-eth': '' });
+        await until('tab 1 signed out by tab 2', { status: 'signed-out', 'user-eth': '', error: '' });
+        eq(exchanges.slice(from1).filter((x) => x.path === '/auth/signout').length, 0, 'POST /auth/signout from tab 1');
+        eq((await me()).status, 401, 'GET /auth/me after the sign-out in tab 2');
+        // Tab 1 signs in again (shown in tab 2), then its wallet switches account: the session ends in both.
+        await tid('signin').click();
+        await until('tab 1 signed in again', { status: 'signed-in', 'user-eth': acct2, error: '' });
+        await until2('tab 2 shows it', { status: 'signed-in', 'user-eth': acct2, error: '' });
+        const token = (await sessionCookie())?.value;
+        const fromSwitch = exchanges.length;
+        ethIndex = 0;
+        await page.evaluate((a) => window.__e2eEmitEth('accountsChanged', [a]), ethKeys[0].address);
+        await until('tab 1 after the switch', { account: acct1, status: 'signed-out', 'user-eth': '', error: '' });
+        await until2('tab 2 after the switch in tab 1', { status: 'signed-out', 'user-eth': '' });
+        check(/switched wallet account/.test((await page2.getByTestId('session-ended').textContent().catch(() => '')) ?? ''),
+          'tab 2 says the session ended for another wallet account');
+        await signedOutOnServer(token, fromSwitch);
+        // The next sign-in, with the new account, is shown in tab 2 as that account's user.
+        await tid('signin').click();
+        await until('tab 1 signed in with account 1', { status: 'signed-in', 'user-eth': acct1, account: acct1, error: '' });
+        await until2('tab 2 shows account 1', { status: 'signed-in', 'user-eth': acct1, error: '' });
+        await page2.getByTestId('signout').click();
+        await until('tab 1 signed out at the end', { status: 'signed-out', 'user-eth': '', error: '' });
+        await noMismatch();
+        await page2.close();
+        check(pageErrors.length === 0, `no uncaught page errors: ${JSON.stringify(pageErrors)}`);
+      }],
+      ['the session ends on an idle page when it ends at the endpoint (6 s idle lifetime), with no action of the page', async () => {
+        // Another authserver, with short sessions, on another loopback address (its own cookies).
+        const port2 = await freePort();
+        const base2 = await startAuthserver(bin, env, port2, { host: '127.0.0.2', args: ['-session-idle-ttl', '6s', '-session-max-age', '30s'] });
+        const page3 = await context.newPage();
+        page3.on('pageerror', (e) => pageErrors.push(`short sessions: ${e.message}`));
+        const log3 = watchRequests(page3);
+        const until3 = (what, want, timeout) => untilOn(page3, what, want, timeout);
+        await page3.goto(`${base2}/`);
+        await until3('opened', { status: 'signed-out' });
+        await page3.getByTestId('signin').click();
+        await until3('signed in', { status: 'signed-in', 'user-eth': acct1, error: '' });
+        const signin = log3.find((x) => x.path === '/auth/signin');
+        await waitFor('the sign-in answer', async () => signin.answer !== undefined);
+        const session = JSON.parse(signin.answer).session;
+        check(session?.expiresAt && session?.maxExpiresAt && session?.now, `the sign-in answer says when the session ends: ${signin.answer}`);
+        // Both measured from the sign-in (the endpoint's "now" is when it answered, a little later).
+        const idle = Date.parse(session.expiresAt) - Date.parse(session.now);
+        check(idle > 0 && idle <= 6000, `the answer: ends at most 6 s from now unless used (${idle} ms)`);
+        eq(Date.parse(session.maxExpiresAt) - Date.parse(session.expiresAt), 24000, 'the answer: the cap is 30 s after the sign-in, 24 s after the idle end');
+        const afterSignIn = log3.length;
+        // Nothing is clicked: the page shows signed out when the session has ended.
+        await until3('signed out at the end of the session', { status: 'signed-out', 'user-eth': '', error: '' }, WAIT_MS + 6000);
+        check(/Your session ended/.test((await page3.getByTestId('session-ended').textContent().catch(() => '')) ?? ''), 'the page says the session ended');
+        const asked = log3.slice(afterSignIn).filter((x) => x.path === '/auth/me');
+        eq(asked.length, 1, 'GET /auth/me asked once, at the end (to learn whether a request had moved it)');
+        await waitFor('its answer', async () => asked[0].status !== undefined);
+        eq(asked[0].status, 401, 'GET /auth/me at the end of the session');
+        await page3.screenshot({ path: join(artifacts, 'e2e-11-session-ended.png'), fullPage: true });
+        await page3.close();
+        await stopAuthserver(servers.at(-1));
         check(pageErrors.length === 0, `no uncaught page errors: ${JSON.stringify(pageErrors)}`);
       }],
     ];
@@ -882,7 +1018,7 @@ async function main() {
     console.log(`total: ${ms(t0)} ms (${exchanges.length} /auth requests, ${signed.eth.length} personal_sign, ${signed.sol.length} signMessage)`);
   } finally {
     await context?.close().catch(() => {});
-    await stopAuthserver();
+    for (const srv of servers) await stopAuthserver(srv);
     if (server && results.some((r) => !r.ok && !r.skipped)) {
       console.log(`authserver output:\n${server.output().trim().split('\n').slice(-40).join('\n')}`);
     }

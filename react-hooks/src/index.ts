@@ -10,6 +10,7 @@ export type {
   EventSourceCtor,
   EventSourceLike,
   InitialState,
+  LockManagerLike,
   State,
   WalletState,
 } from './core/config.js';
@@ -20,6 +21,7 @@ export {
   INVALID_SESSION_TOKEN,
   isSessionGone,
   PARSE_CODES,
+  RATE_LIMIT_WAIT_MS,
 } from './core/client.js';
 export type {
   BackendQuery,
@@ -41,16 +43,19 @@ export type {
   SolanaSignInInput,
   SignedMessage,
   SignedRequest,
+  SessionEnd,
   SignInResponse,
   SignInResult,
   UnlinkRequest,
   UserResponse,
+  UserResult,
 } from './core/client.js';
 export type { PublicUser } from './core/wire.gen.js';
 export { cookieStorage, createStorage, memoryStorage, noopStorage, parseCookie } from './core/storage.js';
 export type { CookieStorageOptions, Storage, StorageLike } from './core/storage.js';
 export { createStore } from './core/store.js';
-export type { BroadcastChannelCtor, TabMessage } from './core/tabs.js';
+export { compareStamps } from './core/tabs.js';
+export type { BroadcastChannelCtor, SharedSession, Stamp, TabMessage } from './core/tabs.js';
 export type { Store } from './core/store.js';
 export type {
   ChainConfig,
@@ -84,7 +89,14 @@ export type {
 
 export { assertChain, connect, disconnect, reconnect, resolveConnector, switchChain } from './core/actions/wallet.js';
 export type { ConnectParameters, ConnectReturn } from './core/actions/wallet.js';
-export { applyInitialState, cookieToInitialState, hydrate, sessionMismatch } from './core/actions/session.js';
+export {
+  applyInitialState,
+  cookieToInitialState,
+  END_RETRY_MS,
+  hydrate,
+  sessionMismatch,
+  TAB_LOCK_WAIT_MS,
+} from './core/actions/session.js';
 export { signIn, signOut, fetchUser, linkSolana, unlinkSolana } from './core/actions/auth.js';
 export type { SignInParameters } from './core/actions/auth.js';
 export { transfer, validateTransfer } from './core/actions/transfer.js';

@@ -1,9 +1,8 @@
 // Sessions across tabs, and answers saying the session is gone. Two configs sharing one BroadcastChannel name (and
 // one fake endpoint, i.e. one cookie jar, and one storage) in this process act as two tabs of the app.
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, renderHook, waitFor } from '@testing-library/react';
 import { BroadcastChannel as NodeBroadcastChannel } from 'node:worker_threads';
-import type { ReactNode } from 'react';
+import { Wallet } from 'ethers';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   createConfig,
@@ -14,19 +13,23 @@ import {
   injected,
   isSessionGone,
   memoryStorage,
-  MoralisProvider,
   signIn,
   signOut,
   useLiveQuery,
   useMoralisQuery,
   useNativeBalance,
+  connect,
+  useUser,
   type BroadcastChannelCtor,
   type Config,
+  type EIP1193Provider,
   type StorageLike,
 } from '../src/index.js';
 import { createFakeEip1193 } from './helpers/eip1193.js';
 import { createFakeEndpoint } from './helpers/endpoint.js';
 import { ES, FakeEventSource } from './helpers/eventSource.js';
+import { createLocks } from './helpers/locks.js';
+import { wrapperFor } from './helpers/wrapper.js';
 
 const BC = NodeBroadcastChannel as unknown as BroadcastChannelCtor;
 const open: { close(): void }[] = [];
@@ -34,24 +37,37 @@ afterEach(() => {
   for (const c of open.splice(0)) c.close();
 });
 
-/** Two tabs: one wallet, one cookie jar (endpoint), one storage; each its own config (store). */
+/**
+ * Two tabs: one wallet, one cookie jar (endpoint), one storage, one lock manager; each its own config (store).
+ * `make` opens another tab.
+ */
 function twoTabs(storageKey: string, extra: Partial<Parameters<typeof createConfig>[0]> = {}) {
   const provider = createFakeEip1193({ trusted: true, chainId: 1337 });
   const endpoint = createFakeEndpoint();
   const storage = memoryStorage();
-  const make = () =>
+  const locks = createLocks();
+  const make = (p: EIP1193Provider = provider) =>
     createConfig({
-      connectors: [injected({ target: () => provider })],
+      connectors: [injected({ target: () => p })],
       fetch: endpoint.fetch,
       storage,
       storageKey,
       multiInjectedProviderDiscovery: false,
       BroadcastChannel: BC,
+      locks,
       ...extra,
     });
   const a = make();
   const b = make();
-  return { provider, endpoint, storage, a, b };
+  return { provider, endpoint, storage, locks, make, a, b };
+}
+
+/** Every message posted on the tabs' channel, as a third tab sees it. */
+function recorder(config: Config) {
+  const raw = rawChannel(config);
+  const seen: unknown[] = [];
+  raw.onmessage = (e) => void seen.push(e.data);
+  return { raw, seen };
 }
 
 /** A raw channel of the same name as the tabs' (to post as a third tab would). */
@@ -61,16 +77,6 @@ function rawChannel(config: Config) {
   return c;
 }
 
-function wrapperFor(config: Config) {
-  const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false } } });
-  return ({ children }: { children: ReactNode }) => (
-    <QueryClientProvider client={queryClient}>
-      <MoralisProvider config={config} reconnectOnMount={false}>
-        {children}
-      </MoralisProvider>
-    </QueryClientProvider>
-  );
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -152,6 +158,181 @@ describe('sign-out across tabs', () => {
     window.dispatchEvent(new StorageEvent('storage', { key, newValue: value }));
     expect(b.store.getState().session).toBeNull();
     expect(b.store.getState().sessionEnded).toBe('signedOut');
+  });
+});
+
+describe('sign-in, sign-out and account changes in every tab', () => {
+  const user = (c: Config) => c.store.getState().session?.user.objectId ?? null;
+
+  it('a sign-in in one tab is shown in the other (its hooks too), which asks the endpoint nothing', async () => {
+    const { endpoint, a, b } = twoTabs('sync1');
+    const { result } = renderHook(() => useUser({ fetchOnMount: false }), { wrapper: wrapperFor(b) });
+    expect(result.current.user).toBeNull();
+    const before = endpoint.calls.length;
+    await signIn(a);
+    await waitFor(() => expect(result.current.user?.objectId).toBe(user(a)));
+    expect(b.store.getState().session).toMatchObject({ address: a.store.getState().session!.address, chain: 'evm', chainId: 1337 });
+    expect(endpoint.paths().slice(before)).toEqual(['GET /message', 'POST /signin']);
+  });
+
+  it('a sign-out in the tab that did not sign in ends the session in the one that did', async () => {
+    const { endpoint, a, b } = twoTabs('sync2');
+    hydrate(b);
+    await signIn(a);
+    await waitFor(() => expect(user(b)).toBe(user(a)));
+    await signOut(b);
+    await waitFor(() => expect(a.store.getState().session).toBeNull());
+    expect(a.store.getState().sessionEnded).toBe('signedOut');
+    expect(endpoint.cookie).toBeNull();
+    // And again the other way round, with the same tabs.
+    await signIn(b);
+    await waitFor(() => expect(user(a)).toBe(user(b)));
+    await signOut(a);
+    await waitFor(() => expect(b.store.getState().session).toBeNull());
+  });
+
+  it('a change of the user in one tab (GET /me) reaches the others, as the same session', async () => {
+    const { endpoint, a, b } = twoTabs('sync3');
+    hydrate(b);
+    await signIn(a);
+    await waitFor(() => expect(user(b)).toBe(user(a)));
+    const sessionId = b.store.getState().sessionId;
+    endpoint.users.set(user(a)!, { ...endpoint.users.get(user(a)!)!, username: 'renamed' });
+    await fetchUser(a);
+    await waitFor(() => expect(b.store.getState().session?.user.username).toBe('renamed'));
+    expect(b.store.getState().sessionId).toBe(sessionId);
+  });
+
+  it('a tab opened later shows the state of the last change, whichever tab made it', async () => {
+    const { a, b, make } = twoTabs('sync4');
+    hydrate(b);
+    await signIn(a);
+    const late = make();
+    hydrate(late);
+    expect(user(late)).toBe(user(a));
+    await waitFor(() => expect(user(b)).toBe(user(a)));
+    await signOut(b);
+    const later = make();
+    hydrate(later);
+    expect(later.store.getState().session).toBeNull();
+    await signIn(b);
+    const last = make();
+    hydrate(last);
+    expect(user(last)).toBe(user(b));
+  });
+
+  it('a wallet switching account in one tab ends the session in every tab, and its next sign-in is shown in all', async () => {
+    const { provider, endpoint, a, b } = twoTabs('sync5');
+    hydrate(b);
+    await signIn(a);
+    await waitFor(() => expect(user(b)).toBe(user(a)));
+    const first = user(a);
+    provider.switchAccount(Wallet.createRandom());
+    expect(a.store.getState().session).toBeNull();
+    await waitFor(() => expect(b.store.getState().session).toBeNull());
+    expect(b.store.getState().sessionEnded).toBe('accountChanged');
+    await waitFor(() => expect(endpoint.cookie).toBeNull());
+    await signIn(a);
+    await waitFor(() => expect(user(b)).toBe(user(a)));
+    expect(user(a)).not.toBe(first);
+  });
+
+  it('a late message never undoes a newer state (the ordering rule)', async () => {
+    const { a, b } = twoTabs('sync6');
+    hydrate(b);
+    const { raw, seen } = recorder(a);
+    await signIn(a); // 1: session
+    await signOut(a); // 2: signed out
+    await waitFor(() => expect(seen).toHaveLength(2));
+    await waitFor(() => expect(b.store.getState().session).toBeNull());
+    const [started, signedOutMsg] = seen as [{ session: { sid: unknown } }, unknown];
+    raw.postMessage(started); // the sign-in again, late: older than the sign-out
+    await sleep(50);
+    expect(b.store.getState().session).toBeNull();
+    await signIn(a); // 3: a newer session
+    await waitFor(() => expect(user(b)).toBe(user(a)));
+    const current = b.store.getState().sessionId;
+    raw.postMessage(signedOutMsg); // the first sign-out again: older than this session
+    raw.postMessage({ type: 'gone', sid: started.session.sid, reason: 'expired' }); // the first session's end
+    raw.postMessage({ ...started, stamp: { t: Date.now() + 60_000, tab: 'zz', n: 0 } }); // a change of the first, stamped later
+    await sleep(50);
+    expect(user(b)).toBe(user(a));
+    expect(b.store.getState().sessionId).toBe(current);
+  });
+
+  it("a tab's change never overwrites a newer state another tab stored", async () => {
+    const { storage, a, make } = twoTabs('sync9');
+    await signIn(a);
+    // Another tab stored a later state whose message has not arrived here yet (its clock is ahead).
+    const later = { t: Date.now() + 60_000, tab: 'other', n: 0 };
+    const other = { objectId: 'uOther', username: 'other', ethAddress: '0x00000000000000000000000000000000000000aa', accounts: [] };
+    storage.setItem('sync9.currentUser', JSON.stringify(other));
+    storage.setItem('sync9.session', JSON.stringify({ objectId: 'uOther', sid: later, v: later }));
+    await signOut(a);
+    expect(a.store.getState().session).toBeNull();
+    const late = make();
+    hydrate(late);
+    expect(user(late)).toBe('uOther');
+  });
+
+  it('two tabs signing in with different wallets at once end up on the session the cookie holds', async () => {
+    const { endpoint, locks, make } = twoTabs('sync7');
+    const walletA = createFakeEip1193({ trusted: true, chainId: 1337 });
+    const walletB = createFakeEip1193({ trusted: true, chainId: 1337 });
+    const a = make(walletA);
+    const b = make(walletB);
+    await connect(a);
+    await connect(b);
+    const held = endpoint.hold('POST /signin');
+    const signingA = signIn(a);
+    await held.entered;
+    const signingB = signIn(b);
+    // B waits for A's sign-in to be answered and shown before its own POST goes out.
+    await waitFor(() => expect(locks.waiting() + endpoint.paths().filter((p) => p === 'POST /signin').length).toBe(2));
+    held.release();
+    await Promise.all([signingA, signingB]);
+    expect(endpoint.log.filter((l) => l.endsWith('POST /signin'))).toEqual(['> POST /signin', '< POST /signin', '> POST /signin', '< POST /signin']);
+    // The cookie holds B's session (signed in last): B shows it, A (another wallet) shows none and ended nothing.
+    const kept = endpoint.cookieUser();
+    expect(kept).toBeDefined();
+    expect(user(b)).toBe(kept);
+    await waitFor(() => expect(a.store.getState().session).toBeNull());
+    expect(a.store.getState().sessionEnded).toBe('accountChanged');
+    expect(endpoint.paths().filter((p) => p === 'POST /signout')).toEqual([]);
+    // A opened later, with no wallet, shows the cookie's session.
+    const late = make(createFakeEip1193({ trusted: false }));
+    hydrate(late);
+    expect(user(late)).toBe(kept);
+  });
+
+  it('a sign-in releases the lock only once the clock is past its stamp, so the next tab stamps after it', async () => {
+    const { a } = twoTabs('sync10');
+    // A clock whose millisecond ticks every 50 reads (and a performance.now that moves 1 µs a read), however slow
+    // the machine: a stamp and the next tab's could fall in the same millisecond.
+    const t0 = Date.now();
+    const p0 = performance.now();
+    let reads = 0;
+    vi.spyOn(Date, 'now').mockImplementation(() => t0 + Math.floor(++reads / 50));
+    vi.spyOn(performance, 'now').mockImplementation(() => p0 + reads / 1000);
+    await signIn(a);
+    expect(Date.now()).toBeGreaterThan(a._internal.clock);
+  });
+
+  it('a sign-out racing a sign-in in another tab waits for it, and ends it: every tab signed out, the cookie cleared', async () => {
+    const { endpoint, locks, a, b } = twoTabs('sync8');
+    hydrate(b);
+    const held = endpoint.hold('POST /signin');
+    const signingA = signIn(a);
+    await held.entered;
+    const out = signOut(b);
+    await waitFor(() => expect(locks.waiting() + endpoint.paths().filter((p) => p === 'POST /signout').length).toBe(1));
+    held.release();
+    await Promise.all([signingA, out]);
+    expect(endpoint.log.filter((l) => /POST \/sign(in|out)$/.test(l))).toEqual(['> POST /signin', '< POST /signin', '> POST /signout', '< POST /signout']);
+    await waitFor(() => expect(a.store.getState().session).toBeNull());
+    expect(b.store.getState().session).toBeNull();
+    expect(endpoint.cookie).toBeNull();
+    expect(endpoint.cookieUser()).toBeUndefined();
   });
 });
 

@@ -1,5 +1,5 @@
 // Typed errors: a user's refusal (4001) is told from a network failure by class, name and code.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   assertChain,
   ChainMismatchError,
@@ -14,6 +14,7 @@ import {
   phantom,
   ProviderRpcError,
   RateLimitError,
+  RATE_LIMIT_WAIT_MS,
   signIn,
   switchChain,
   toWalletError,
@@ -109,6 +110,7 @@ describe('wallet errors are typed', () => {
   it('429 is a RateLimitError with Retry-After; other answers keep their Parse code', async () => {
     const client = createEndpointClient({
       baseUrl: '/auth',
+      maxRateLimitWaitMs: 0,
       fetch: async () =>
         new Response('{"code":155,"error":"Too many requests"}', { status: 429, headers: { 'Retry-After': '3' } }),
     });
@@ -116,6 +118,37 @@ describe('wallet errors are typed', () => {
     expect(err).toBeInstanceOf(RateLimitError);
     expect(err).toBeInstanceOf(EndpointError);
     expect(err).toMatchObject({ name: 'RateLimitError', code: 155, status: 429, retryAfter: 3 });
+  });
+
+  it('a call over the rate limit waits for Retry-After and is sent again, up to maxRateLimitWaitMs in all', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const sent: string[] = [];
+      let refusals = 2;
+      const client = createEndpointClient({
+        baseUrl: '/auth',
+        fetch: async (url, init) => {
+          sent.push(`${init?.method} ${url}`);
+          if (refusals-- > 0) return new Response('{"code":155,"error":"Too many requests"}', { status: 429, headers: { 'Retry-After': '1' } });
+          return Response.json({});
+        },
+      });
+      const out = client.signOut();
+      await vi.advanceTimersByTimeAsync(999);
+      expect(sent).toHaveLength(1);
+      await vi.advanceTimersByTimeAsync(251 + 1250);
+      await expect(out).resolves.toBeUndefined();
+      expect(sent).toEqual(['POST /auth/signout', 'POST /auth/signout', 'POST /auth/signout']);
+      // A Retry-After past what is left of RATE_LIMIT_WAIT_MS: refused at once, with the answer's error.
+      const slow = createEndpointClient({
+        baseUrl: '/auth',
+        fetch: async () => new Response('{"code":155,"error":"Too many requests"}', { status: 429, headers: { 'Retry-After': '60' } }),
+      });
+      await expect(slow.getMessage('0xabc', 'evm')).rejects.toMatchObject({ name: 'RateLimitError', retryAfter: 60 });
+      expect(RATE_LIMIT_WAIT_MS).toBe(10_000);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('an aborted request rejects with the abort reason, not a network error', async () => {

@@ -99,7 +99,10 @@ describe('wallet session state', () => {
     const stored = JSON.parse(storage.map.get('moralis.currentUser')!);
     const account = provider.wallet.address.toLowerCase();
     expect(stored.ethAddress).toBe(account);
-    expect(JSON.parse(storage.map.get('moralis.session')!)).toEqual({ objectId: stored.objectId, address: account, chain: 'evm', chainId: 5 });
+    const binding = JSON.parse(storage.map.get('moralis.session')!);
+    expect(binding).toMatchObject({ objectId: stored.objectId, address: account, chain: 'evm', chainId: 5 });
+    // The session's stamp (its identity across tabs) and the stamp of the stored state: never a token.
+    expect(Object.keys(binding).sort()).toEqual(['address', 'chain', 'chainId', 'objectId', 'sid', 'v']);
     expect([...storage.map.values()].join()).not.toContain('r:token');
     const reads: string[] = [];
     const spy = { ...storage, getItem: (k: string) => (reads.push(k), storage.getItem(k)) };

@@ -33,6 +33,7 @@ var wireTypes = []struct{ name, typeParam string }{
 	{"UnlinkRequest", ""},
 	{"SignInResponse", ""},
 	{"UserResponse", ""},
+	{"SessionEnd", ""},
 	{"ErrorResponse", ""},
 	{"QueryRequest", ""},
 	{"QueryResponse", "Record<string, unknown>"},

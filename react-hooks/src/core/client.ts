@@ -6,6 +6,7 @@ import type {
   MessageResponse,
   QueryRequest,
   QueryResponse,
+  SessionEnd,
   SignedRequest,
   SignInResponse,
 } from './wire.gen.js';
@@ -22,6 +23,7 @@ export type {
   MessageResponse,
   QueryRequest,
   QueryResponse,
+  SessionEnd,
   SignedRequest,
   SignInResponse,
   UnlinkRequest,
@@ -62,6 +64,11 @@ export type SignedMessage = SignedRequest;
  * put it in the body (`TokenInBody`, for non-browser clients).
  */
 export type SignInResult = Omit<SignInResponse, 'user'> & { user: User };
+/**
+ * Answer of `GET {base}/me`, `POST {base}/link` and `POST {base}/unlink` as the hooks hold it (`UserResponse` with
+ * the hooks' `User`): the user, and when the session ends when the endpoint says so.
+ */
+export type UserResult = { user: User; session?: SessionEnd };
 /** @deprecated Use `QueryRequest`. */
 export type BackendQuery = QueryRequest;
 /** @deprecated Use `QueryResponse`. */
@@ -88,11 +95,13 @@ export interface EndpointClient {
   readonly baseUrl: string;
   getMessage(address: string, chain: ChainType, options?: GetMessageOptions): Promise<MessageResponse>;
   signIn(body: SignedRequest, options?: RequestOptions): Promise<SignInResult>;
-  link(body: SignedRequest, options?: RequestOptions): Promise<{ user: User }>;
-  unlink(body: { chain: ChainType; address: string }, options?: RequestOptions): Promise<{ user: User }>;
+  link(body: SignedRequest, options?: RequestOptions): Promise<UserResult>;
+  unlink(body: { chain: ChainType; address: string }, options?: RequestOptions): Promise<UserResult>;
   signOut(options?: RequestOptions): Promise<void>;
   /** The signed-in user, or null when the endpoint answers 401. */
   me(options?: RequestOptions): Promise<User | null>;
+  /** `GET {base}/me` whole: the signed-in user and when the session ends (`session`), or null on a 401. */
+  getSession(options?: RequestOptions): Promise<UserResult | null>;
   /** `POST {base}/data/query`: a backend query with the user's session. */
   query<T = Record<string, unknown>>(body: QueryRequest, options?: RequestOptions): Promise<QueryResponse<T>>;
   /** `POST {base}/data/function`: a cloud function with the user's session; resolves with its `result`. */
@@ -138,6 +147,32 @@ export interface EndpointClientOptions {
    * was sent with (and not one that started while it was in flight).
    */
   watchSession?: () => ((route: string) => void) | undefined;
+  /**
+   * How long, in all, a request answered 429 may wait to be sent again: each wait is the answer's `Retry-After`
+   * (at least 1 s, plus up to 250 ms so that tabs do not retry together), and a request whose next wait would go
+   * past it rejects with the RateLimitError. The endpoint refuses over-limit requests before doing anything, so
+   * sending one again is safe, also a POST. Default RATE_LIMIT_WAIT_MS; 0: never wait.
+   */
+  maxRateLimitWaitMs?: number;
+}
+
+/** The default of `EndpointClientOptions.maxRateLimitWaitMs`: 10 s. */
+export const RATE_LIMIT_WAIT_MS = 10_000;
+
+/** Resolves after ms, or rejects with the signal's reason when it aborts first. */
+function wait(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
 }
 
 /**
@@ -146,14 +181,27 @@ export interface EndpointClientOptions {
  */
 export function createEndpointClient(options: EndpointClientOptions): EndpointClient {
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
+  const maxWait = options.maxRateLimitWaitMs ?? RATE_LIMIT_WAIT_MS;
 
   async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown, ro: RequestOptions = {}): Promise<T> {
     const gone = options.watchSession?.();
-    try {
-      return await send<T>(method, path, body, ro);
-    } catch (err) {
-      if (gone && err instanceof EndpointError && isSessionGone(path, err.status, err.code)) gone(path.split('?')[0]);
-      throw err;
+    let waited = 0;
+    for (;;) {
+      try {
+        return await send<T>(method, path, body, ro);
+      } catch (err) {
+        // Over the endpoint's rate limit: refused before anything was done, so it is sent again once allowed.
+        if (err instanceof RateLimitError) {
+          const ms = Math.max(1, err.retryAfter ?? 1) * 1000 + Math.floor(Math.random() * 250);
+          if (waited + ms <= maxWait) {
+            waited += ms;
+            await wait(ms, ro.signal);
+            continue;
+          }
+        }
+        if (gone && err instanceof EndpointError && isSessionGone(path, err.status, err.code)) gone(path.split('?')[0]);
+        throw err;
+      }
     }
   }
 
@@ -221,6 +269,16 @@ export function createEndpointClient(options: EndpointClientOptions): EndpointCl
     return parts.length ? `?${parts.join('&')}` : '';
   };
 
+  async function getSession(ro?: RequestOptions): Promise<UserResult | null> {
+    try {
+      const res = await call<UserResult>('GET', '/me', undefined, ro);
+      return res.user ? res : null;
+    } catch (err) {
+      if (err instanceof EndpointError && err.status === 401) return null;
+      throw err;
+    }
+  }
+
   return {
     baseUrl,
     getMessage: (address, chain, ro) => call('GET', `/message${qs({ address, chain, style: ro?.style })}`, undefined, ro),
@@ -230,15 +288,8 @@ export function createEndpointClient(options: EndpointClientOptions): EndpointCl
     signOut: async (ro) => {
       await call('POST', '/signout', {}, ro);
     },
-    me: async (ro) => {
-      try {
-        const res = await call<{ user: User }>('GET', '/me', undefined, ro);
-        return res.user ?? null;
-      } catch (err) {
-        if (err instanceof EndpointError && err.status === 401) return null;
-        throw err;
-      }
-    },
+    me: async (ro) => (await getSession(ro))?.user ?? null,
+    getSession,
     query: (body, ro) => call('POST', '/data/query', body, ro),
     callFunction: async (name, params, ro) => {
       const res = await call<{ result?: unknown }>('POST', '/data/function', { name, params: params ?? {} }, ro);

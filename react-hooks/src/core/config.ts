@@ -5,7 +5,7 @@ import { injected } from './connectors/injected.js';
 import type { Connector } from './connectors/types.js';
 import { createStorage, type Storage, type StorageLike } from './storage.js';
 import { createStore, type Store } from './store.js';
-import type { BroadcastChannelCtor, TabChannel } from './tabs.js';
+import type { BroadcastChannelCtor, Stamp, TabChannel } from './tabs.js';
 import type { ChainConfig, ChainType, Session, SessionEndReason, Status, User, WalletStatus } from './types.js';
 
 /** The `EventSource` constructor shape used by live queries; inject a fake in tests. */
@@ -19,6 +19,14 @@ export interface EventSourceLike {
   onopen: ((event: Event) => void) | null;
   onerror: ((event: Event) => void) | null;
   close(): void;
+}
+
+/**
+ * The parts of the Web Locks API (`navigator.locks`) the config uses to run sign-ins and sign-outs one at a time
+ * over the tabs of the app; inject one in tests.
+ */
+export interface LockManagerLike {
+  request<T>(name: string, options: { signal?: AbortSignal }, callback: () => Promise<T>): Promise<T>;
 }
 
 /** The connected wallet. `connector`, `account`, `chainId` and `chainType` are null when none is connected. */
@@ -91,17 +99,32 @@ export interface CreateConfigParameters {
   bindSessionToChain?: boolean;
   /** The `fetch` used for endpoint calls; default `globalThis.fetch` at call time. */
   fetch?: FetchLike;
+  /**
+   * How long, in all, an endpoint call answered 429 (over the endpoint's per-client rate limit, which every tab of
+   * the browser shares) may wait for its `Retry-After` and be sent again before it fails with RateLimitError; see
+   * `createEndpointClient`. Default RATE_LIMIT_WAIT_MS (10 s); 0: fail at once.
+   */
+  maxRateLimitWaitMs?: number;
   /** The `EventSource` constructor for live queries; default `globalThis.EventSource` at call time. */
   EventSource?: EventSourceCtor;
   /**
-   * End the session in every tab of the app when it ends in one (a sign-out, an answer saying the session is gone,
-   * a session ended for another wallet account or chain): the tabs share the endpoint's cookie. Default true.
-   * Messages go over a `BroadcastChannel` named after `storageKey` and `endpoint`, else over `storage` events of
-   * `localStorage`; the channel opens on hydration, never on the server.
+   * Keep every tab of the app on the one session the endpoint's cookie holds (the tabs share it): a sign-in in one
+   * tab is shown in the others (unless their wallet is on another account or chain: they show none), a sign-out,
+   * an account change or an answer saying the session is gone ends it in all, and a change of the user or of when
+   * the session ends reaches them all. Every change is stamped and a tab applies only a newer one, so a late
+   * message never undoes a newer state; sign-ins and sign-outs run one at a time over the tabs (`locks`). Default
+   * true. Messages go over a `BroadcastChannel` named after `storageKey` and `endpoint`, else over `storage` events
+   * of `localStorage`; the channel opens on hydration, never on the server.
    */
   syncTabs?: boolean;
   /** The `BroadcastChannel` constructor for `syncTabs`; default `globalThis.BroadcastChannel` at hydration. */
   BroadcastChannel?: BroadcastChannelCtor;
+  /**
+   * The Web Locks API that runs sign-ins and sign-outs one at a time over the tabs (see `syncTabs`); default
+   * `navigator.locks` at call time; null: none (then two tabs signing in at the same moment may show the session
+   * whose answer was read last rather than the one the cookie kept).
+   */
+  locks?: LockManagerLike | null;
   /** Refused: a master key must never reach the browser. */
   masterKey?: never;
   /** Refused: a secret must never reach the browser. */
@@ -137,10 +160,20 @@ export interface ConfigInternal {
   chainDataSeen: Map<string, number>;
   /** Called by refreshChainData: the QueryClients that hold this config's chain data invalidate it. */
   chainDataListeners: Set<() => void>;
-  /** `Date.now()` when the current session started in this tab (sign-in, storage, initialState). */
-  sessionStartedAt: number;
   /** The channel to the other tabs (opened on hydration with `syncTabs`), or undefined. */
   tabs: TabChannel | undefined;
+  /** This tab's id in stamps (random). */
+  tabId: string;
+  /** The highest stamp time made or seen here (the hybrid logical clock of `nextStamp`). */
+  clock: number;
+  /** The identity (sign-in stamp) of the session shown, or null. */
+  sid: Stamp | null;
+  /** The stamp of the newest state this tab knows (made here or received): older messages are ignored. */
+  version: Stamp | null;
+  /** The timer of the session's end, its retry time after a failed check, and the check in flight. */
+  endTimer: ReturnType<typeof setTimeout> | undefined;
+  endRetryAt: number | undefined;
+  endCheck: Promise<void> | undefined;
 }
 
 /**
@@ -164,6 +197,8 @@ export interface Config {
   readonly syncTabs: boolean;
   /** The `BroadcastChannel` given to createConfig, or undefined for the global one. */
   readonly BroadcastChannel: BroadcastChannelCtor | undefined;
+  /** The lock manager given to createConfig (null: none), or undefined for `navigator.locks`. */
+  readonly locks: LockManagerLike | null | undefined;
   /** @internal */
   readonly _internal: ConfigInternal;
 }
@@ -176,6 +211,12 @@ export const SESSION_BINDING_KEY = 'session';
 export const RECENT_CONNECTOR_KEY = 'recentConnectorId';
 
 let configCount = 0;
+
+/** A random id for this tab's stamps (no browser global needed: `crypto` is in every supported runtime). */
+function newTabId(): string {
+  const c = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto;
+  return c?.randomUUID ? c.randomUUID() : `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
+}
 
 const SECRET_OPTIONS = ['masterKey', 'secret', 'moralisSecret', 'masterKeySecret', 'apiKey', 'web3ApiKey'];
 
@@ -238,8 +279,14 @@ export function createConfig(parameters: CreateConfigParameters = {}): Config {
     chainDataGen: 0,
     chainDataSeen: new Map(),
     chainDataListeners: new Set(),
-    sessionStartedAt: 0,
     tabs: undefined,
+    tabId: newTabId(),
+    clock: 0,
+    sid: null,
+    version: null,
+    endTimer: undefined,
+    endRetryAt: undefined,
+    endCheck: undefined,
   };
   const config: Config = {
     endpoint,
@@ -249,11 +296,11 @@ export function createConfig(parameters: CreateConfigParameters = {}): Config {
     client: createEndpointClient({
       baseUrl: endpoint,
       fetch: parameters.fetch,
+      maxRateLimitWaitMs: parameters.maxRateLimitWaitMs,
       // An answer saying the session is gone ends the session the request was sent with, at once.
       watchSession: () => {
         const sessionId = store.getState().sessionId;
-        const sentAt = Date.now();
-        return (route) => sessionGone(config, sessionId, sentAt, route);
+        return (route) => sessionGone(config, sessionId, route);
       },
     }),
     storage: createStorage({ storage: parameters.storage, key: parameters.storageKey }),
@@ -266,6 +313,7 @@ export function createConfig(parameters: CreateConfigParameters = {}): Config {
     bindSessionToChain: parameters.bindSessionToChain ?? true,
     syncTabs: parameters.syncTabs ?? true,
     BroadcastChannel: parameters.BroadcastChannel,
+    locks: parameters.locks,
     _internal: internal,
   };
   return config;

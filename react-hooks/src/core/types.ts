@@ -23,6 +23,14 @@ export interface Session {
   address?: string;
   /** The EVM chain id the wallet was on when it signed in (absent for Solana or when unknown). */
   chainId?: number;
+  /**
+   * When the session ends unless it is used before then (`Date.now()` scale, from the endpoint's answer and its
+   * clock; absent when the endpoint does not say). Requests may move it later (the endpoint's sessions roll): at
+   * this time the hooks ask the endpoint (`/me`), and show signed-out if it has ended.
+   */
+  expiresAt?: number;
+  /** When the session ends however it is used (`Date.now()` scale): the hooks show signed-out then. */
+  maxExpiresAt?: number;
 }
 
 /** Why the last session ended; null while signed in or when nobody signed in yet. */

@@ -89,12 +89,45 @@ export interface SignInResponse {
   user: PublicUser;
   /** SessionToken is the backend session token (Config.TokenInBody only). */
   sessionToken?: string;
+  /** Session says when the new session ends; absent when the Backend does not say (see SessionEnd). */
+  session?: SessionEnd;
 }
 
 /** UserResponse is the answer of POST /link, POST /unlink and GET /me. */
 export interface UserResponse {
   /** User is the signed-in user, as it is now. */
   user: PublicUser;
+  /**
+   * Session says when the session ends, as of this answer; absent when the Backend does not say (see
+   * SessionEnd).
+   */
+  session?: SessionEnd;
+}
+
+/**
+ * SessionEnd says when the signed-in session ends, by the endpoint's clock. The answers of POST /signin, GET /me,
+ * POST /link and POST /unlink carry it when the Backend knows it: ClientBackend with a master key, whose sessions
+ * roll (Config.SessionIdleTTL, SessionMaxAge); a Backend of your own gives it in Session at sign-in and with
+ * ReportSessionEnd afterwards. A page shows the session ended at MaxExpiresAt, and asks GET /me again at ExpiresAt
+ * (a request meanwhile, from any tab, may have moved it). It is a plain value.
+ */
+export interface SessionEnd {
+  /**
+   * ExpiresAt is when the session ends unless it is used before then: a request the endpoint confirms once more
+   * than half of Config.SessionIdleTTL has passed moves it to that request's time + SessionIdleTTL, never past
+   * MaxExpiresAt. RFC 3339 in UTC with milliseconds.
+   */
+  expiresAt: string;
+  /**
+   * MaxExpiresAt is when the session ends however it is used (Config.SessionMaxAge after its sign-in), in the
+   * same form; absent when unknown.
+   */
+  maxExpiresAt?: string;
+  /**
+   * Now is the endpoint's clock when it answered, in the same form: measure the times above from it, not from the
+   * browser's clock, which may be off.
+   */
+  now: string;
 }
 
 /** ErrorResponse is every answer other than 200: a Parse code (package parse's) and a text safe to show. */

@@ -12,18 +12,44 @@ export interface Call {
   contentType: string | undefined;
 }
 
+/** Options of `createFakeEndpoint`. */
+export interface FakeEndpointOptions {
+  /**
+   * Sessions roll as the Go endpoint's do with a master key: each ends `idleMs` after it was made or last extended
+   * (a confirmed request past half of it extends it), at most `maxMs` after its sign-in, and the answers with a
+   * user say so (`session`). Without them, sessions never end and the answers do not say.
+   */
+  idleMs?: number;
+  maxMs?: number;
+  /** How far the endpoint's clock is ahead of the browser's (its `now` and times), in ms; default 0. */
+  skewMs?: number;
+}
+
+interface FakeSession {
+  user: string;
+  startedAt: number;
+  expiresAt: number;
+}
+
 /**
  * An in-memory implementation of the Go endpoint contract, as a `fetch` function. It verifies every signature
- * for real (ethers.verifyMessage for EVM, ed25519 for Solana) and keeps the session in a simulated HttpOnly cookie.
+ * for real (ethers.verifyMessage for EVM, ed25519 for Solana) and keeps the session in a simulated HttpOnly cookie,
+ * set or cleared (as a browser's cookie jar does) when the answer is delivered, not when the request is served.
  * Unknown paths answer 404 and are recorded in `unexpected`, so tests fail loudly.
  */
-export function createFakeEndpoint(base = '/auth') {
+export function createFakeEndpoint(base = '/auth', options: FakeEndpointOptions = {}) {
   const calls: Call[] = [];
   const unexpected: string[] = [];
   const issued = new Map<string, { address: string; chain: string }>();
   const users = new Map<string, User>();
-  const sessions = new Map<string, string>();
+  const sessions = new Map<string, FakeSession>();
   let cookie: string | null = null;
+  const rolling = options.idleMs !== undefined && options.maxMs !== undefined;
+  const serverNow = () => Date.now() + (options.skewMs ?? 0);
+  const iso = (t: number) => new Date(t).toISOString();
+  /** The session's end as the answers carry it. */
+  const endOf = (s: FakeSession) =>
+    rolling ? { session: { expiresAt: iso(s.expiresAt), maxExpiresAt: iso(s.startedAt + options.maxMs!), now: iso(serverNow()) } } : {};
   let counter = 0;
   const verified: { chain: string; address: string }[] = [];
   const holds = new Map<string, { gate: Promise<void>; enter: () => void }>();
@@ -34,12 +60,19 @@ export function createFakeEndpoint(base = '/auth') {
   const balances = new Map<string, string>();
   /** Order in which requests were answered (`METHOD /path`). */
   const answered: string[] = [];
+  /** Requests served (`> METHOD /path`) and answers delivered (`< METHOD /path`), in order. */
+  const log: string[] = [];
   /** Canned answers by `METHOD /path`, used once each (e.g. a bare 401 from a proxy in front of the endpoint). */
   const canned = new Map<string, () => Response>();
 
   const json = (status: number, body: unknown) =>
     new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
   const fail = (status: number, code: number, error: string) => json(status, { code, error });
+  /** A request with a session that is unknown or ended: 401 209, and the cookie cleared (as the Go endpoint does). */
+  const gone = () => {
+    if (jar) setCookie = null;
+    return fail(401, 209, 'Invalid session token');
+  };
 
   function verify(chain: string, address: string, message: string, signature: string): boolean {
     const issuedTo = issued.get(message);
@@ -59,23 +92,50 @@ export function createFakeEndpoint(base = '/auth') {
     return false;
   }
 
+  /** The session of the request's cookie, when it has not ended (a confirmed request past half extends it). */
+  function currentSession(jar: string | null, extend = true): FakeSession | undefined {
+    const s = jar ? sessions.get(jar) : undefined;
+    if (!s) return undefined;
+    const now = serverNow();
+    if (rolling && now >= Math.min(s.expiresAt, s.startedAt + options.maxMs!)) {
+      sessions.delete(jar!);
+      return undefined;
+    }
+    if (rolling && extend && now > s.expiresAt - options.idleMs! / 2) {
+      s.expiresAt = Math.min(now + options.idleMs!, s.startedAt + options.maxMs!);
+    }
+    return s;
+  }
+
+  // The cookie the request being served carries, and the change its answer makes to the jar when delivered.
+  let jar: string | null = null;
+  let setCookie: string | null | undefined;
+
   function currentUser(): User | undefined {
-    const id = cookie ? sessions.get(cookie) : undefined;
-    return id ? users.get(id) : undefined;
+    const s = currentSession(jar);
+    return s ? users.get(s.user) : undefined;
   }
 
   const fetch = async (input: string, init: RequestInit = {}): Promise<Response> => {
     const url = new URL(input, 'http://app.test');
     const key = `${init.method ?? 'GET'} ${url.pathname.startsWith(base) ? url.pathname.slice(base.length) : url.pathname}`;
-    // The request reaches the server now (its cookie is read now), but its answer may be held back.
-    const res = await serve(input, init);
+    // The request reaches the server now (with the cookie the jar holds now), but its answer may be held back: its
+    // Set-Cookie reaches the jar when it is delivered.
+    jar = cookie;
+    setCookie = undefined;
+    log.push(`> ${key}`);
+    const served = serve(input, init); // runs to its end before returning (it awaits nothing)
+    const change = setCookie;
+    const res = await served;
     const h = holds.get(key);
     if (h) {
       h.enter();
       await h.gate;
     }
     if (init.signal?.aborted) throw init.signal.reason;
+    if (change !== undefined) cookie = change;
     answered.push(key);
+    log.push(`< ${key}`);
     return res;
   };
 
@@ -136,14 +196,18 @@ export function createFakeEndpoint(base = '/auth') {
         users.set(objectId, user);
       }
       const sessionToken = `r:token${++counter}`;
-      sessions.set(sessionToken, user.objectId);
-      cookie = sessionToken;
+      const now = serverNow();
+      const made: FakeSession = { user: user.objectId, startedAt: now, expiresAt: rolling ? now + options.idleMs! : Infinity };
+      sessions.set(sessionToken, made);
+      // The session this browser held ends: the new one replaces it (as the Go endpoint does).
+      if (jar) sessions.delete(jar);
+      setCookie = sessionToken;
       // As the Go endpoint by default: the session only in the (HttpOnly) cookie, not in the body.
-      return json(200, { user });
+      return json(200, { user, ...endOf(made) });
     }
     if (method === 'POST' && path === '/link') {
       const user = currentUser();
-      if (!user) return fail(401, 209, 'Invalid session token');
+      if (!user) return gone();
       const { chain, address, message, signature } = body ?? {};
       // A signed-in user's refusal: 404 (the Go endpoint answers 401 only for the session).
       if (!verify(chain, address, message, signature)) return fail(404, 101, 'Signature does not match address');
@@ -152,30 +216,30 @@ export function createFakeEndpoint(base = '/auth') {
       const list = [...new Set([...(user.solAccounts ?? []), address])];
       const next = { ...user, solAccounts: list, solAddress: list[0] };
       users.set(user.objectId, next);
-      return json(200, { user: next });
+      return json(200, { user: next, ...endOf(currentSession(jar, false)!) });
     }
     if (method === 'POST' && path === '/unlink') {
       const user = currentUser();
-      if (!user) return fail(401, 209, 'Invalid session token');
+      if (!user) return gone();
       const list = (user.solAccounts ?? []).filter((a) => a !== body?.address);
       const next: User = { ...user, solAccounts: list };
       if (list[0]) next.solAddress = list[0];
       else delete next.solAddress;
       users.set(user.objectId, next);
-      return json(200, { user: next });
+      return json(200, { user: next, ...endOf(currentSession(jar, false)!) });
     }
     if (method === 'POST' && path === '/signout') {
-      if (cookie) sessions.delete(cookie);
-      cookie = null;
+      if (jar) sessions.delete(jar);
+      setCookie = null;
       return json(200, {});
     }
     if (method === 'GET' && path === '/me') {
       const user = currentUser();
-      return user ? json(200, { user }) : fail(401, 209, 'Invalid session token');
+      return user ? json(200, { user, ...endOf(currentSession(jar, false)!) }) : gone();
     }
     if (path.startsWith('/data/')) {
       const user = currentUser();
-      if (!user) return fail(401, 209, 'Invalid session token');
+      if (!user) return gone();
       dataCalls.push({ user: user.objectId, path, query: Object.fromEntries(url.searchParams), body, cacheControl: headers['Cache-Control'] });
       if (method === 'POST' && path === '/data/query') {
         if (typeof body?.className !== 'string') return fail(400, 102, 'className is required');
@@ -204,6 +268,7 @@ export function createFakeEndpoint(base = '/auth') {
     fetch,
     calls,
     answered,
+    log,
     dataCalls,
     objects,
     balances,
@@ -238,8 +303,14 @@ export function createFakeEndpoint(base = '/auth') {
     setCookieFor(user: User) {
       users.set(user.objectId, user);
       const token = `r:token${++counter}`;
-      sessions.set(token, user.objectId);
+      sessions.set(token, { user: user.objectId, startedAt: serverNow(), expiresAt: rolling ? serverNow() + options.idleMs! : Infinity });
       cookie = token;
+    },
+    /** How many sessions the server holds (made and not ended, whether or not a cookie holds them). */
+    liveSessions: () => sessions.size,
+    /** The user of the session the cookie holds now (unexpired), or undefined: what a tab should show. */
+    cookieUser(): string | undefined {
+      return currentSession(cookie, false)?.user;
     },
     unexpected,
     verified,

@@ -12,7 +12,17 @@ import { isSessionGone } from '../client.js';
 import type { Config } from '../config.js';
 import type { Connector, SolanaConnector } from '../connectors/types.js';
 import type { Session, User } from '../types.js';
-import { clearSession, endSession, hydrate, pendingSignOut, setUser, startSession } from './session.js';
+import {
+  clearSession,
+  endSession,
+  hydrate,
+  localEnd,
+  nextStamp,
+  pendingSignOut,
+  setUser,
+  startSession,
+  withTabLock,
+} from './session.js';
 import { connect, resolveConnector } from './wallet.js';
 
 /** Parameters of `signIn`. */
@@ -120,19 +130,26 @@ async function runSignIn(config: Config, requested: Connector | undefined): Prom
       signature = await guard(connector.signMessage(message, account));
     }
     if (!signature) throw new DataNotSignedError();
-    // Not raced: its answer decides whether a session was opened that must be undone.
-    const res = await config.client.signIn({ chain, address: account, message, signature });
-    check();
-    if (reason) {
-      await endSession(config, reason === 'signedOut' ? 'signedOut' : reason === 'chainChanged' ? 'chainChanged' : 'accountChanged');
-      throw aborted();
-    }
-    // The session itself is the server's HttpOnly cookie; a token is kept (in memory) only if the endpoint sent one.
-    const session: Session = { user: res.user, chain, address: account };
-    if (res.sessionToken) session.sessionToken = res.sessionToken;
-    if (chain === 'evm' && chainId !== null) session.chainId = chainId;
-    startSession(config, session);
-    return res.user;
+    // One sign-in or sign-out at a time over the tabs: this answer sets the cookie, and its session is stamped,
+    // before another tab's request goes out (see withTabLock).
+    return await withTabLock(config, async () => {
+      check();
+      if (reason) throw aborted();
+      // Not raced: its answer decides whether a session was opened that must be undone.
+      const res = await config.client.signIn({ chain, address: account, message, signature });
+      const receivedAt = Date.now();
+      check();
+      if (reason) {
+        await endSession(config, reason === 'signedOut' ? 'signedOut' : reason === 'chainChanged' ? 'chainChanged' : 'accountChanged');
+        throw aborted();
+      }
+      // The session itself is the server's HttpOnly cookie; a token is kept (in memory) only if the endpoint sent one.
+      const session: Session = { user: res.user, chain, address: account, ...localEnd(res.session, receivedAt) };
+      if (res.sessionToken) session.sessionToken = res.sessionToken;
+      if (chain === 'evm' && chainId !== null) session.chainId = chainId;
+      startSession(config, session);
+      return res.user;
+    });
   } finally {
     unsubscribe();
   }
@@ -140,19 +157,22 @@ async function runSignIn(config: Config, requested: Connector | undefined): Prom
 
 /**
  * Signs out at the endpoint (clearing the cookie) and forgets the session, in this tab and in the other tabs of the
- * app (they share the cookie). An answer saying the session was already gone counts as signed out. The wallet stays
- * connected.
+ * app (they share the cookie): every session they show that was signed in before it ends. It waits for a sign-in or
+ * sign-out running in another tab (withTabLock), so whatever session the cookie holds when it is sent is the one it
+ * ends, everywhere. An answer saying the session was already gone counts as signed out. The wallet stays connected.
  */
 export async function signOut(config: Config): Promise<void> {
   hydrate(config);
   config._internal.signOutGen++;
-  const sentAt = Date.now();
-  try {
-    await config.client.signOut();
-  } catch (err) {
-    if (!(err instanceof EndpointError && isSessionGone('/signout', err.status, err.code))) throw err;
-  }
-  clearSession(config, 'signedOut', sentAt);
+  await withTabLock(config, async () => {
+    const stamp = nextStamp(config);
+    try {
+      await config.client.signOut();
+    } catch (err) {
+      if (!(err instanceof EndpointError && isSessionGone('/signout', err.status, err.code))) throw err;
+    }
+    clearSession(config, 'signedOut', stamp);
+  });
 }
 
 /**
@@ -169,9 +189,11 @@ export function fetchUser(config: Config): Promise<User | null> {
   const current = () => config.store.getState().session?.user ?? null;
   const promise = (async () => {
     try {
-      const user = await config.client.me();
+      const answer = await config.client.getSession();
+      const receivedAt = Date.now();
+      const user = answer?.user ?? null;
       if (config.store.getState().sessionId !== sessionId) return current();
-      if (user) setUser(config, user);
+      if (user) setUser(config, user, localEnd(answer?.session, receivedAt));
       else {
         if (config.store.getState().session) clearSession(config, 'expired');
         config.store.setState({ sessionStatus: 'success' });
@@ -222,9 +244,10 @@ export async function linkSolana(config: Config, parameters: { connector?: Solan
   const signature = await connector.signMessage(message, address);
   if (!signature) throw new DataNotSignedError();
   if (config.store.getState().sessionId !== sessionId) throw new AbortedError('Link', 'signedOut');
-  const { user } = await config.client.link({ chain: 'solana', address, message, signature });
+  const { user, session } = await config.client.link({ chain: 'solana', address, message, signature });
+  const receivedAt = Date.now();
   if (config.store.getState().sessionId !== sessionId) throw new AbortedError('Link', 'signedOut');
-  setUser(config, user);
+  setUser(config, user, localEnd(session, receivedAt));
   return user;
 }
 
@@ -238,8 +261,9 @@ export async function unlinkSolana(config: Config, parameters: { address: string
   if (!parameters?.address || !(current.solAccounts ?? []).includes(parameters.address)) {
     throw new AddressNotFoundError();
   }
-  const { user } = await config.client.unlink({ chain: 'solana', address: parameters.address });
+  const { user, session } = await config.client.unlink({ chain: 'solana', address: parameters.address });
+  const receivedAt = Date.now();
   if (config.store.getState().sessionId !== sessionId) throw new AbortedError('Unlink', 'signedOut');
-  setUser(config, user);
+  setUser(config, user, localEnd(session, receivedAt));
   return user;
 }

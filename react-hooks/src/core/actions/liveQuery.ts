@@ -95,7 +95,6 @@ export function watchLiveQuery<T extends LiveObject = LiveObject>(
     return () => {};
   }
   const sessionId = config.store.getState().sessionId;
-  const openedAt = Date.now();
   const source: EventSourceLike = new Ctor(liveQueryUrl(config.endpoint, parameters.className, parameters.where), {
     withCredentials: true,
   });
@@ -158,7 +157,7 @@ export function watchLiveQuery<T extends LiveObject = LiveObject>(
       if (typeof body.error === 'string') {
         source.close();
         update({ status: 'error', error: new EndpointError(body.error, body.code ?? 0, 0) });
-        if (body.code === INVALID_SESSION_TOKEN) sessionGone(config, sessionId, openedAt, '/live');
+        if (body.code === INVALID_SESSION_TOKEN) sessionGone(config, sessionId, '/live');
       }
     } catch {
       // not a JSON payload: a transport error, handled by onerror
