@@ -85,3 +85,58 @@ func isTimeout(err error) bool {
 	ne, ok := err.(net.Error)
 	return ok && ne.Timeout()
 }
+
+// The second sequence, offline, on a backend without txMark: an atomic SaveAll of 3 new objects whose
+// answer is lost after the commit leaves every create in doubt and held; the next atomic SaveAll is refused before
+// anything is sent (never 6 rows); settled with the stored ids, it saves the edits as updates.
+func TestAtomicHoldsACreateInDoubt(t *testing.T) {
+	m := &memServer{serverIDs: true, loseAtomic: true}
+	c, srv := memClient(t, m)
+	ctx := context.Background()
+	objs := newThings(t, 3)
+	err := c.Objects.SaveAll(ctx, objs, Atomic())
+	require.ErrorIs(t, err, parse.ErrWriteInDoubt)
+	var ade *AtomicDoubtError
+	require.ErrorAs(t, err, &ade)
+	assert.False(t, ade.Applied)
+	assert.Contains(t, ade.Reason, "txMark")
+	require.Len(t, m.rows["Thing"], 3)
+	m.loseAtomic = false
+
+	editThings(t, objs)
+	before := len(srv.requests())
+	err = c.Objects.SaveAll(ctx, objs, Atomic())
+	require.ErrorIs(t, err, ErrCreateHeld)
+	assert.Contains(t, err.Error(), "item 0")
+	assert.Equal(t, before, len(srv.requests()), "nothing sent")
+	for _, o := range objs {
+		id, _ := m.rowOf(o)
+		require.NoError(t, c.Objects.Settle(ctx, o, id))
+	}
+	require.NoError(t, c.Objects.SaveAll(ctx, objs, Atomic()))
+	assertIntended(t, m, objs)
+}
+
+// An atomic batch with a create released by Settle(ctx, obj, "") sends its first attempt in the transaction and
+// the changes made since in one more atomic batch: the server ends with the edits, one row.
+func TestAtomicSendsTheChangesMadeSinceAReleasedCreate(t *testing.T) {
+	m := &memServer{serverIDs: true, loseOne: true, failClass: "Thing"}
+	c, srv := memClient(t, m)
+	ctx := context.Background()
+	o := newThings(t, 1)[0]
+	require.ErrorIs(t, c.Objects.Save(ctx, o), parse.ErrWriteInDoubt, "refused, but its answer lost: in doubt")
+	m.loseOne, m.failClass = false, ""
+	editThings(t, []*parse.Object{o})
+	require.NoError(t, c.Objects.Settle(ctx, o, ""))
+	before := len(srv.requests())
+	require.NoError(t, c.Objects.SaveAll(ctx, []*parse.Object{o}, Atomic()))
+	assertIntended(t, m, []*parse.Object{o})
+	batches := 0
+	for _, r := range srv.requests()[before:] {
+		if r.Path == "batch" && r.Body["transaction"] == true {
+			batches++
+		}
+	}
+	assert.Equal(t, 2, batches, "the first attempt, then the changes since")
+	assert.Equal(t, []string{"POST Thing", "PUT Thing " + o.ID()}, m.writes)
+}

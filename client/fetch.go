@@ -3,11 +3,69 @@ package client
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 
+	"github.com/c13f5054/moralis-go/internal/objstate"
 	"github.com/c13f5054/moralis-go/parse"
 )
+
+// Fetch reloads the object's fields from the server (GET), keeping its unsaved changes on top. An object without
+// an id gives a *parse.Error with code 104 and the original's text "Object does not have an ID" before any
+// request; a missing or unreadable object gives ErrObjectNotFound.
+func (sv *ObjectsService) Fetch(ctx context.Context, s Saver) error {
+	return sv.fetch(ctx, s, nil)
+}
+
+// FetchWithInclude is Fetch that also loads the objects the given pointer fields point to (include), as the
+// original's fetchWithInclude does: afterwards those fields hold *parse.Object values with their data. Dot
+// notation reaches further ("post.author"); "*" includes every pointer field. No keys: as Fetch.
+func (sv *ObjectsService) FetchWithInclude(ctx context.Context, s Saver, keys ...string) error {
+	return sv.fetch(ctx, s, keys)
+}
+
+func (sv *ObjectsService) fetch(ctx context.Context, s Saver, include []string) error {
+	c := sv.client
+	if s == nil || isNil(s) {
+		return &parse.Error{Code: parse.CodeMissingObjectID, Message: "Object does not have an ID", Op: "fetch"}
+	}
+	o := s.ParseObject()
+	id := o.ID()
+	if id == "" {
+		// A create in doubt is read by the id it was sent with: found, the create is settled (the object takes
+		// its id, and the changes made since stay pending); not found, it stays in doubt.
+		id = o.ProposedID()
+	}
+	if _, held := objstate.Of(o).CreateDoubt(); id == "" && held {
+		return fmt.Errorf("moralis: fetch new %s: %w", o.ClassName(), ErrCreateHeld)
+	}
+	if id == "" {
+		return &parse.Error{Code: parse.CodeMissingObjectID, Message: "Object does not have an ID", Op: "fetch " + o.ClassName()}
+	}
+	var params map[string]any
+	if len(include) > 0 {
+		params = map[string]any{"include": strings.Join(include, ",")}
+	}
+	var resp map[string]any
+	if err := c.do(ctx, c.call(http.MethodGet, objectPath(o.ClassName(), id), params), &resp); err != nil {
+		return err
+	}
+	return mergeFetched(o, resp)
+}
+
+// mergeFetched replaces o's server state with a fetched one, keeping its unsaved changes and, for a user, its
+// session token (users/{id} does not send it back).
+func mergeFetched(o *parse.Object, resp map[string]any) error {
+	tok, _ := o.Get("sessionToken").(string)
+	if err := objstate.Of(o).MergeServer(resp); err != nil {
+		return err
+	}
+	if tok != "" && !o.Has("sessionToken") {
+		return objstate.Of(o).ApplySaved(map[string]any{"sessionToken": tok}, nil)
+	}
+	return nil
+}
 
 // FetchOptions are the optional settings of FetchAll and FetchAllIfNeeded; nil means the defaults. The calls
 // only read it: one FetchOptions may be shared by concurrent calls.

@@ -1,8 +1,8 @@
 //go:build integration
 
-// Regression tests from a red-team review of the exactly-once guarantee: each performs the scenario that once
-// doubled, lost or misreported a write, through a proxy in front of the real server that loses answers (forward,
-// then drop the connection), answers 502 itself, or runs another writer between forwarding and answering.
+// Tests of the exactly-once guarantee where an answer goes missing: each performs a scenario that could double,
+// lose or misreport a write, through a proxy in front of the real server that loses answers (forward, then drop
+// the connection), answers 502 itself, or runs another writer between forwarding and answering.
 package client_test
 
 import (
@@ -25,7 +25,7 @@ func isCreate(path string, body []byte) bool {
 }
 
 // a create whose ACL hides it from its creator; the first answer is lost.
-func TestRedTeamCreateHiddenByItsACLIsInDoubtNotFailed(t *testing.T) {
+func TestLostCreateAnswerOfAnObjectHiddenByItsACLIsInDoubtNotFailed(t *testing.T) {
 	cls := fmt.Sprintf("RT1_%d", rand.Uint32())
 	var hit atomic.Bool
 	hp := &hookProxy{hook: func(n int, path string, body []byte) (act, func()) {
@@ -58,7 +58,7 @@ func countAll(t *testing.T, master *client.Client, cls string) int {
 }
 
 // the same new *Object twice in one SaveAll.
-func TestRedTeamSaveAllSameNewObjectTwiceSavesOnce(t *testing.T) {
+func TestSaveAllOfTheSameNewObjectTwiceStoresOneRow(t *testing.T) {
 	cls := fmt.Sprintf("RT2_%d", rand.Uint32())
 	c, _, master, _ := rtClients(t, &hookProxy{})
 	o := parse.NewObject(cls)
@@ -70,7 +70,7 @@ func TestRedTeamSaveAllSameNewObjectTwiceSavesOnce(t *testing.T) {
 }
 
 // the same existing *Object with an Increment twice in one SaveAll.
-func TestRedTeamSaveAllSameIncrementTwiceAppliesOnce(t *testing.T) {
+func TestSaveAllOfTheSameIncrementTwiceAppliesItOnce(t *testing.T) {
 	cls := fmt.Sprintf("RT3_%d", rand.Uint32())
 	c, _, master, _ := rtClients(t, &hookProxy{})
 	ctx := context.Background()
@@ -88,7 +88,7 @@ func TestRedTeamSaveAllSameIncrementTwiceAppliesOnce(t *testing.T) {
 // A Set-only update whose answer is lost while another writer increments the same field: the other writer's
 // acknowledged change must survive, on a server with idempotency (the retry is refused as a duplicate: in doubt)
 // and on one without (parse-server's default: the update is not resent: in doubt).
-func TestRedTeamLostSetAnswerNeverUndoesAnotherWriter(t *testing.T) {
+func TestLostSetAnswerNeverUndoesAnotherWriter(t *testing.T) {
 	for _, serverIdem := range []bool{true, false} {
 		t.Run(fmt.Sprintf("server idempotency %v", serverIdem), func(t *testing.T) {
 			cls := fmt.Sprintf("RT4_%d", rand.Uint32())
@@ -126,7 +126,7 @@ func TestRedTeamLostSetAnswerNeverUndoesAnotherWriter(t *testing.T) {
 
 // DestroyAll: first /batch attempt answered 502 by a proxy (never reached the server); the caller may not
 // delete the object (its ACL is public read-only), so the server answers 101 at the retry.
-func TestRedTeamDestroyAllNeverReportsAnUndeletedObjectDone(t *testing.T) {
+func TestDestroyAllNeverReportsAnUndeletedObjectDone(t *testing.T) {
 	cls := fmt.Sprintf("RT5_%d", rand.Uint32())
 	var armed atomic.Bool
 	hp := &hookProxy{hook: func(n int, path string, body []byte) (act, func()) {
@@ -150,7 +150,7 @@ func TestRedTeamDestroyAllNeverReportsAnUndeletedObjectDone(t *testing.T) {
 }
 
 // Destroy whose answer is lost: the retry answers 101.
-func TestRedTeamLostDestroyAnswerIsNotADefiniteFailure(t *testing.T) {
+func TestLostDestroyAnswerIsNotADefiniteFailure(t *testing.T) {
 	cls := fmt.Sprintf("RT6_%d", rand.Uint32())
 	var armed atomic.Bool
 	hp := &hookProxy{hook: func(n int, path string, body []byte) (act, func()) {
@@ -171,7 +171,7 @@ func TestRedTeamLostDestroyAnswerIsNotADefiniteFailure(t *testing.T) {
 }
 
 // a create left in doubt; the natural re-Save makes a second object.
-func TestRedTeamSavingAgainAfterAnInDoubtCreateMakesNoSecondObject(t *testing.T) {
+func TestSavingAgainAfterAnInDoubtCreateMakesNoSecondObject(t *testing.T) {
 	cls := fmt.Sprintf("RT7_%d", rand.Uint32())
 	var faulty atomic.Bool
 	faulty.Store(true)
@@ -198,7 +198,7 @@ func TestRedTeamSavingAgainAfterAnInDoubtCreateMakesNoSecondObject(t *testing.T)
 }
 
 // an installation created with Add; the first answer is lost.
-func TestRedTeamInstallationCreateIsNotAppliedTwice(t *testing.T) {
+func TestLostInstallationCreateAnswerAppliesItsOpsOnce(t *testing.T) {
 	var hit atomic.Bool
 	hp := &hookProxy{hook: func(n int, path string, body []byte) (act, func()) {
 		if strings.HasSuffix(path, "/installations") && !bytes.Contains(body, []byte(`"_method"`)) && !bytes.Contains(body, []byte(`"id":"x"`)) && hit.CompareAndSwap(false, true) {
@@ -227,7 +227,7 @@ func TestRedTeamInstallationCreateIsNotAppliedTwice(t *testing.T) {
 
 // SaveAll of creates hidden from their creator by ACL; the first create's answer is lost (a /batch's, with
 // Config.ClientObjectIDs; a single create's at the default config).
-func TestRedTeamSaveAllHiddenByACLIsInDoubt(t *testing.T) {
+func TestSaveAllOfCreatesHiddenByTheirACLIsInDoubtNotFailed(t *testing.T) {
 	cls := fmt.Sprintf("RT1b_%d", rand.Uint32())
 	var hit atomic.Bool
 	hp := &hookProxy{hook: func(n int, path string, body []byte) (act, func()) {
@@ -254,7 +254,7 @@ func TestRedTeamSaveAllHiddenByACLIsInDoubt(t *testing.T) {
 }
 
 // ctx cancelled during the back-off after a create's answer was lost.
-func TestRedTeamCancelDuringRetryAndNilInputs(t *testing.T) {
+func TestCancelDuringRetryIsInDoubtAndNilInputsAreErrors(t *testing.T) {
 	cls := fmt.Sprintf("RTc_%d", rand.Uint32())
 	ctx, cancel := context.WithCancel(context.Background())
 	hp := &hookProxy{hook: func(n int, path string, body []byte) (act, func()) {
@@ -279,7 +279,7 @@ func TestRedTeamCancelDuringRetryAndNilInputs(t *testing.T) {
 	require.Error(t, c.Objects.SaveAll(context.Background(), []*parse.Object{nil, parse.NewObject("")}))
 }
 
-func TestRedTeamLostUploadAnswerIsInDoubt(t *testing.T) {
+func TestLostUploadAnswerIsInDoubt(t *testing.T) {
 	var hit atomic.Bool
 	hp := &hookProxy{hook: func(n int, path string, body []byte) (act, func()) {
 		if strings.Contains(path, "/files/") && hit.CompareAndSwap(false, true) {

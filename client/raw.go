@@ -30,3 +30,5 @@ func (c *Client) Request(ctx context.Context, method, path string, params map[st
 	body, _ := enc.(map[string]any)
 	return c.do(ctx, c.call(method, path, body), out)
 }
+
+func trimSlash(s string) string { return strings.Trim(s, "/") }

@@ -1,144 +1,14 @@
 package client
 
 import (
-	"context"
-	"encoding/json"
 	"errors"
-	"github.com/c13f5054/moralis-go/parse"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/c13f5054/moralis-go/parse"
 )
-
-// idReq is one request seen by idServer.
-type idReq struct {
-	Method string         // the real HTTP method
-	Path   string         // the path after /parse/
-	Header http.Header    // request headers
-	Raw    []byte         // raw body
-	Body   map[string]any // the JSON body, when it is one
-}
-
-// idServer is an httptest server mounted at /parse that records every request and answers with reply.
-type idServer struct {
-	*httptest.Server
-	mu    sync.Mutex
-	reqs  []idReq
-	reply func(r idReq) (int, string)
-}
-
-func newIDServer(t *testing.T, reply func(r idReq) (int, string)) *idServer {
-	t.Helper()
-	s := &idServer{reply: reply}
-	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		raw, _ := io.ReadAll(r.Body)
-		rq := idReq{Method: r.Method, Path: strings.TrimPrefix(r.URL.Path, "/parse/"), Header: r.Header.Clone(), Raw: raw}
-		if r.URL.RawPath != "" {
-			rq.Path = strings.TrimPrefix(r.URL.RawPath, "/parse/")
-		}
-		var m map[string]any
-		if json.Unmarshal(raw, &m) == nil {
-			rq.Body = m
-		}
-		s.mu.Lock()
-		s.reqs = append(s.reqs, rq)
-		s.mu.Unlock()
-		status, body := 200, "{}"
-		if s.reply != nil {
-			status, body = s.reply(rq)
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(status)
-		io.WriteString(w, body)
-	}))
-	t.Cleanup(s.Close)
-	return s
-}
-
-func (s *idServer) requests() []idReq {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]idReq(nil), s.reqs...)
-}
-
-func (s *idServer) count() int { return len(s.requests()) }
-
-// last returns the only request, failing when there is not exactly one.
-func (s *idServer) only(t *testing.T) idReq {
-	t.Helper()
-	reqs := s.requests()
-	if len(reqs) != 1 {
-		t.Fatalf("want exactly 1 request, got %d: %+v", len(reqs), reqs)
-	}
-	return reqs[0]
-}
-
-// client returns a client of the server; master adds a master key.
-func (s *idServer) client(t *testing.T, master bool) *Client {
-	t.Helper()
-	cfg := Config{
-		ServerURL:      s.URL + "/parse",
-		AppID:          "app1",
-		JavaScriptKey:  "js1",
-		InstallationID: "inst-1",
-		MaxAttempts:    1,
-		Retry:          RetryPolicy{Sleep: func(context.Context, time.Duration) error { return nil }},
-	}
-	if master {
-		cfg.MasterKey = "mk1"
-	}
-	c, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
-// jsonEq fails unless got (any JSON-encodable value) encodes to the same JSON as want.
-func jsonEq(t *testing.T, got any, want string) {
-	t.Helper()
-	gb, err := json.Marshal(got)
-	if err != nil {
-		t.Fatalf("marshal: %v", err)
-	}
-	var g, w any
-	if err := json.Unmarshal(gb, &g); err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal([]byte(want), &w); err != nil {
-		t.Fatalf("bad want JSON %s: %v", want, err)
-	}
-	gj, _ := json.Marshal(g)
-	wj, _ := json.Marshal(w)
-	if string(gj) != string(wj) {
-		t.Fatalf("JSON mismatch\n got: %s\nwant: %s", gj, wj)
-	}
-}
-
-func wantPath(t *testing.T, r idReq, method, path string) {
-	t.Helper()
-	if r.Path != path {
-		t.Fatalf("path = %q, want %q", r.Path, path)
-	}
-	if r.Method != http.MethodPost {
-		t.Fatalf("HTTP method = %s, want POST (the real method travels in _method)", r.Method)
-	}
-	got, _ := r.Body["_method"].(string)
-	if method == http.MethodPost {
-		if _, has := r.Body["_method"]; has {
-			t.Fatalf("_method = %v, want none for a POST", r.Body["_method"])
-		}
-	} else if got != method {
-		t.Fatalf("_method = %q, want %q", got, method)
-	}
-	if r.Body["_ApplicationId"] != "app1" || r.Body["_InstallationId"] != "inst-1" {
-		t.Fatalf("missing app or installation id: %v", r.Body)
-	}
-}
 
 func TestCurrentSessionNeedsTokenBeforeRequest(t *testing.T) {
 	srv := newIDServer(t, nil)

@@ -3,63 +3,12 @@ package client
 import (
 	"context"
 	"errors"
-	"fmt"
 	"testing"
 
 	"github.com/c13f5054/moralis-go/parse"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-// newThings makes n new objects of class Thing, each with a=1, n=1, tag=A and its own key.
-func newThings(t *testing.T, n int) []*parse.Object {
-	objs := make([]*parse.Object, n)
-	for i := range objs {
-		objs[i] = parse.NewObject("Thing")
-		require.NoError(t, objs[i].Set("key", fmt.Sprintf("k%d", i)))
-		require.NoError(t, objs[i].Set("a", 1))
-		require.NoError(t, objs[i].Set("tag", "A"))
-		require.NoError(t, objs[i].Increment("n", 1))
-	}
-	return objs
-}
-
-// editThings makes the issue's edits: tag=B, b=2, n+=2.
-func editThings(t *testing.T, objs []*parse.Object) {
-	for _, o := range objs {
-		require.NoError(t, o.Set("tag", "B"))
-		require.NoError(t, o.Set("b", 2))
-		require.NoError(t, o.Increment("n", 2))
-	}
-}
-
-// rowOf is the stored row whose key is o's.
-func (m *memServer) rowOf(o *parse.Object) (string, map[string]any) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	for id, row := range m.rows[o.ClassName()] {
-		if row["key"] == o.Get("key") {
-			return id, row
-		}
-	}
-	return "", nil
-}
-
-// assertIntended fails unless the server holds one row per object, with the issue's edited values, and the
-// objects have nothing pending.
-func assertIntended(t *testing.T, m *memServer, objs []*parse.Object) {
-	t.Helper()
-	assert.Len(t, m.rows["Thing"], len(objs), "one row per object")
-	for _, o := range objs {
-		id, row := m.rowOf(o)
-		require.NotNil(t, row, "a row for %v", o.Get("key"))
-		assert.Equal(t, id, o.ID())
-		assert.EqualValues(t, 1, row["a"])
-		assert.EqualValues(t, 2, row["b"])
-		assert.Equal(t, "B", row["tag"])
-		assert.Empty(t, o.DirtyKeys())
-	}
-}
 
 // The issue's first sequence, offline: SaveAll of 3 new objects whose /batch is lost before the server sees it
 // (in doubt, held); the app edits, SaveAll is refused as held, it finds no row and settles each with ""; the next
@@ -88,162 +37,135 @@ func TestSaveAllSendsTheChangesMadeSinceAReleasedCreate(t *testing.T) {
 	}
 }
 
-// The issue's second sequence, offline, on a backend without txMark: an atomic SaveAll of 3 new objects whose
-// answer is lost after the commit leaves every create in doubt and held; the next atomic SaveAll is refused before
-// anything is sent (never 6 rows); settled with the stored ids, it saves the edits as updates.
-func TestAtomicHoldsACreateInDoubt(t *testing.T) {
-	m := &memServer{serverIDs: true, loseAtomic: true}
-	c, srv := memClient(t, m)
-	ctx := context.Background()
-	objs := newThings(t, 3)
-	err := c.Objects.SaveAll(ctx, objs, Atomic())
-	require.ErrorIs(t, err, parse.ErrWriteInDoubt)
-	var ade *AtomicDoubtError
-	require.ErrorAs(t, err, &ade)
-	assert.False(t, ade.Applied)
-	assert.Contains(t, ade.Reason, "txMark")
-	require.Len(t, m.rows["Thing"], 3)
-	m.loseAtomic = false
-
-	editThings(t, objs)
-	before := len(srv.requests())
-	err = c.Objects.SaveAll(ctx, objs, Atomic())
-	require.ErrorIs(t, err, ErrCreateHeld)
-	assert.Contains(t, err.Error(), "item 0")
-	assert.Equal(t, before, len(srv.requests()), "nothing sent")
-	for _, o := range objs {
-		id, _ := m.rowOf(o)
-		require.NoError(t, c.Objects.Settle(ctx, o, id))
-	}
-	require.NoError(t, c.Objects.SaveAll(ctx, objs, Atomic()))
-	assertIntended(t, m, objs)
-}
-
-// With txMark, an atomic batch whose answer is lost after the commit is proven applied by its mark: the update is
-// done (and read back: the object shows the stored Increment), and the new object, whose id only the lost answer
-// held, is held with an AtomicDoubtError whose Applied is set.
-func TestAtomicProvenAppliedByItsMark(t *testing.T) {
-	m := &memServer{serverIDs: true, txMark: true}
-	c, _ := memClient(t, m)
-	ctx := context.Background()
-	old := newThings(t, 1)[0]
-	require.NoError(t, c.Objects.Save(ctx, old))
-	require.NoError(t, old.Increment("n", 5))
-	fresh := newThings(t, 2)[1]
-	m.loseAtomic = true
-	err := c.Objects.SaveAll(ctx, []*parse.Object{old, fresh}, Atomic())
-	var be *BatchError
-	require.ErrorAs(t, err, &be)
-	assert.NoError(t, be.Errors[0], "the update is proven applied")
-	assert.EqualValues(t, 6, old.Get("n"), "read back after the lost answer")
-	assert.Empty(t, old.DirtyKeys())
-	var ade *AtomicDoubtError
-	require.ErrorAs(t, be.Errors[1], &ade)
-	assert.True(t, ade.Applied)
-	assert.Equal(t, 1, ade.Item)
-	require.ErrorIs(t, be.Errors[1], parse.ErrWriteInDoubt)
-	require.ErrorIs(t, c.Objects.Save(ctx, fresh), ErrCreateHeld)
-	assert.Len(t, m.rows["Thing"], 2)
-	assert.Len(t, m.rows["MoralisGoTxMark"], 1, "one mark row, no fence")
-}
-
-// A rollback is proven, with the mark, or without it after parse-server's own 500 by the unchanged updatedAt of an
-// updated object or a deleted object still there; nothing was applied, so every object keeps its changes and no
-// create is held: the next save, the refusal fixed, stores everything once.
-func TestAtomicRollbackIsProvenNotInDoubt(t *testing.T) {
-	for _, tc := range []struct {
-		name   string
-		txMark bool
-		proof  string
-		update bool
-	}{
-		{"mark", true, "mark is not stored", false},
-		{"updatedAt", false, "updatedAt of Thing", true},
-		{"delete", false, "which it deletes, is still there", false},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			m := &memServer{serverIDs: true, txMark: tc.txMark}
+// Edits made after a create in doubt are never lost (issue #30): the resend sends the first attempt's changes
+// under the same id, which the server refuses as a duplicate (the first attempt was stored); settled, the object
+// takes the stored row, and the later changes go out as an update in the same SaveAll, so the server agrees with
+// the object once it reports success. Fetch settles a create in doubt through its proposed id.
+func TestEditsAfterACreateInDoubtAreSaved(t *testing.T) {
+	for _, via := range []string{"saveall", "fetch", "save"} {
+		t.Run(via, func(t *testing.T) {
+			m := &memServer{loseClass: "Thing", loseOne: via == "save"}
 			c, _ := memClient(t, m)
 			ctx := context.Background()
-			old := newThings(t, 1)[0]
-			require.NoError(t, c.Objects.Save(ctx, old))
-			if tc.update {
-				require.NoError(t, old.Increment("n", 5))
+			save := saverVia(ctx, c, via)
+			o := parse.NewObject("Thing")
+			require.NoError(t, o.Set("tag", "A"))
+			require.NoError(t, o.Increment("k", 1))
+			err := save(o)
+			require.ErrorIs(t, err, parse.ErrWriteInDoubt)
+			assert.Contains(t, err.Error(), "Fetch it")
+			id := o.ProposedID()
+			require.Contains(t, m.rows["Thing"], id, "the first attempt was applied")
+			m.loseClass, m.loseOne = "", false
+
+			require.NoError(t, o.Set("tag", "B"))
+			require.NoError(t, o.Set("b", 2))
+			require.NoError(t, o.Increment("k", 1)) // the same op as the first attempt's: still a later change
+			if via == "fetch" {
+				require.NoError(t, c.Objects.Fetch(ctx, o))
+				assert.Equal(t, id, o.ID(), "Fetch settled the create")
+				assert.Equal(t, []string{"b", "k", "tag"}, o.DirtyKeys(), "the later changes stay pending")
 			}
-			objs := []*parse.Object{old, newThings(t, 2)[1]}
-			m.failClass = "Thing"
-			var err error
-			if tc.name == "delete" {
-				victim := newThings(t, 3)[2]
-				m.failClass = ""
-				require.NoError(t, c.Objects.Save(ctx, victim))
-				m.failClass = "Thing"
-				err = c.Objects.DestroyAll(ctx, []*parse.Object{victim, victim}, Atomic())
-			} else {
-				err = c.Objects.SaveAll(ctx, objs, Atomic())
-			}
-			require.ErrorIs(t, err, ErrRolledBack)
-			require.NotErrorIs(t, err, parse.ErrWriteInDoubt)
-			var rb *RolledBackError
-			require.ErrorAs(t, err, &rb)
-			assert.Contains(t, rb.Proof, tc.proof)
-			assert.Equal(t, -1, rb.Refused, "a trigger's refusal is not named")
-			assert.Contains(t, rb.Error(), "does not say which item")
-			m.failClass = ""
-			if tc.name == "delete" {
-				return
-			}
-			for _, o := range objs {
-				if o.ID() == "" || tc.update {
-					assert.NotEmpty(t, o.DirtyKeys(), "changes stay pending")
-				}
-			}
-			require.NoError(t, c.Objects.SaveAll(ctx, objs, Atomic()))
-			assert.Len(t, m.rows["Thing"], 2)
-			_, row := m.rowOf(old)
-			if tc.update {
-				assert.EqualValues(t, 6, row["n"], "the increment applied once")
-			}
+			require.NoError(t, save(o))
+			assert.Equal(t, id, o.ID())
+			assert.Empty(t, o.DirtyKeys())
+			row := m.rows["Thing"][id]
+			assert.Equal(t, "B", row["tag"])
+			assert.EqualValues(t, 2, row["b"])
+			assert.Len(t, m.rows["Thing"], 1)
+			assert.Equal(t, "B", o.String("tag"))
 		})
 	}
 }
 
-// An atomic batch with a create released by Settle(ctx, obj, "") sends its first attempt in the transaction and
-// the changes made since in one more atomic batch: the server ends with the edits, one row.
-func TestAtomicSendsTheChangesMadeSinceAReleasedCreate(t *testing.T) {
-	m := &memServer{serverIDs: true, loseOne: true, failClass: "Thing"}
-	c, srv := memClient(t, m)
-	ctx := context.Background()
-	o := newThings(t, 1)[0]
-	require.ErrorIs(t, c.Objects.Save(ctx, o), parse.ErrWriteInDoubt, "refused, but its answer lost: in doubt")
-	m.loseOne, m.failClass = false, ""
-	editThings(t, []*parse.Object{o})
-	require.NoError(t, c.Objects.Settle(ctx, o, ""))
-	before := len(srv.requests())
-	require.NoError(t, c.Objects.SaveAll(ctx, []*parse.Object{o}, Atomic()))
-	assertIntended(t, m, []*parse.Object{o})
-	batches := 0
-	for _, r := range srv.requests()[before:] {
-		if r.Path == "batch" && r.Body["transaction"] == true {
-			batches++
+// saverVia saves one object through Save when via is "save", else through SaveAll.
+func saverVia(ctx context.Context, c *Client, via string) func(*parse.Object) error {
+	return func(o *parse.Object) error {
+		if via == "save" {
+			return c.Objects.Save(ctx, o)
 		}
+		return c.Objects.SaveAll(ctx, []*parse.Object{o})
 	}
-	assert.Equal(t, 2, batches, "the first attempt, then the changes since")
-	assert.Equal(t, []string{"POST Thing", "PUT Thing " + o.ID()}, m.writes)
 }
 
-// DestroyAll: "object not found" after a retried call is in doubt (an earlier attempt may have deleted it), a
-// first "object not found" is a refusal: write.settle decides both, as it does for Destroy.
-func TestDeleteNotFoundIsInDoubtOnlyAfterARetry(t *testing.T) {
-	m := &memServer{serverIDs: true}
+// A create whose answer is lost after the server applied it is sent again under its request id; the server
+// refuses it as a "Duplicate request", so it was stored under an id the client never learnt: in doubt, and the
+// object is held. Save, SaveAll, Fetch and a parent pointing to it refuse it without sending anything (never a
+// second row). Settle with the stored id takes the row, and the next Save sends the changes made since as an
+// update; Settle with "" (nothing stored) lets the next Save create it again.
+func TestCreateInDoubtWithoutIDIsHeldUntilSettled(t *testing.T) {
+	for _, via := range []string{"save", "saveall"} {
+		t.Run(via, func(t *testing.T) {
+			m := &memServer{serverIDs: true, loseOne: true}
+			c, srv := memClient(t, m)
+			ctx := context.Background()
+			save := saverVia(ctx, c, via)
+			o := parse.NewObject("Thing")
+			require.NoError(t, o.Set("tag", "A"))
+			err := save(o)
+			require.ErrorIs(t, err, parse.ErrWriteInDoubt)
+			assert.Contains(t, err.Error(), "Objects.Settle(ctx, obj, id)")
+			require.Len(t, m.rows["Thing"], 1, "the first attempt was applied, once")
+			var storedID string
+			for id := range m.rows["Thing"] {
+				storedID = id
+			}
+			assert.Empty(t, o.ID())
+			assert.Empty(t, o.ProposedID())
+			m.loseOne = false
+
+			require.NoError(t, o.Set("tag", "B"))
+			require.NoError(t, o.Set("b", 2))
+			before := len(srv.requests())
+			err = save(o)
+			require.ErrorIs(t, err, ErrCreateHeld)
+			assert.NotErrorIs(t, err, parse.ErrWriteInDoubt, "nothing was sent this time")
+			assert.Contains(t, err.Error(), "Objects.Settle")
+			require.ErrorIs(t, c.Objects.Fetch(ctx, o), ErrCreateHeld)
+			parent := parse.NewObject("Parent")
+			parent.Set("thing", o)
+			require.ErrorIs(t, c.Objects.Save(ctx, parent), ErrNestedNotSaved)
+			assert.Equal(t, before, len(srv.requests()), "a held create sends nothing")
+			assert.Len(t, m.rows["Thing"], 1)
+
+			require.Error(t, c.Objects.Settle(ctx, parse.NewObject("Thing"), "x"), "nothing to settle")
+			require.NoError(t, c.Objects.Settle(ctx, o, storedID))
+			assert.Equal(t, storedID, o.ID())
+			assert.Equal(t, []string{"b", "tag"}, o.DirtyKeys(), "the later changes stay pending")
+			require.NoError(t, save(o))
+			assert.Empty(t, o.DirtyKeys())
+			assert.Len(t, m.rows["Thing"], 1, "no second row")
+			assert.Equal(t, "B", m.rows["Thing"][storedID]["tag"])
+			assert.EqualValues(t, 2, m.rows["Thing"][storedID]["b"])
+		})
+	}
+}
+
+// Settle(obj, "") says nothing was stored: the next Save sends the first attempt again as a create, then the
+// later changes as an update, and the object is not held any more.
+func TestSettleWithoutIDCreatesAgain(t *testing.T) {
+	m := &memServer{serverIDs: true, failClass: "Thing"}
 	c, _ := memClient(t, m)
 	ctx := context.Background()
-	o := parse.NewObjectWithID("Thing", "nothere")
-	err := c.Objects.DestroyAll(ctx, []*parse.Object{o})
-	require.ErrorIs(t, err, parse.ErrObjectNotFound)
-	require.NotErrorIs(t, err, parse.ErrWriteInDoubt)
-	w := deleteWrite(o)
-	ierr, _ := w.settle(nil, &parse.Error{Code: parse.CodeObjectNotFound, Message: "Object not found.", MaybeAppliedBefore: true})
-	require.ErrorIs(t, ierr, parse.ErrWriteInDoubt)
-	require.True(t, errors.Is(c.Objects.Destroy(ctx, o), parse.ErrObjectNotFound))
+	o := parse.NewObject("Thing")
+	require.NoError(t, o.Set("tag", "A"))
+	// A lost answer of an attempt the server refused: the client cannot tell, so it is in doubt.
+	m.failClass, m.loseOne = "Thing", true
+	err := c.Objects.Save(ctx, o)
+	require.ErrorIs(t, err, parse.ErrWriteInDoubt)
+	require.Empty(t, m.rows["Thing"], "nothing was stored")
+	m.failClass, m.loseOne = "", false
+	require.NoError(t, o.Set("b", 2))
+	require.ErrorIs(t, c.Objects.Save(ctx, o), ErrCreateHeld)
+	require.NoError(t, c.Objects.Settle(ctx, o, ""))
+	require.NoError(t, c.Objects.Save(ctx, o))
+	require.NotEmpty(t, o.ID())
+	assert.Empty(t, o.DirtyKeys())
+	require.Len(t, m.rows["Thing"], 1)
+	assert.Equal(t, "A", m.rows["Thing"][o.ID()]["tag"])
+	assert.EqualValues(t, 2, m.rows["Thing"][o.ID()]["b"])
+	assert.Equal(t, []string{"POST Thing", "PUT Thing " + o.ID()}, m.writes)
+	err = c.Objects.Settle(ctx, o, "")
+	require.Error(t, err)
+	assert.False(t, errors.Is(err, ErrCreateHeld))
 }

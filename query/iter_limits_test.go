@@ -78,7 +78,7 @@ func checkWalk(t *testing.T, name string, got, want []string) {
 
 // All walks a server whose maxLimit is below its page size to the end, through the client and HTTP, neither
 // losing nor repeating an object.
-func TestAllMaxLimitOverHTTPRedteam(t *testing.T) {
+func TestAllWalksAServerWhoseMaxLimitIsBelowItsPage(t *testing.T) {
 	for _, maxLimit := range []int{100, 500, 999, 1000, 5000} {
 		for _, rows := range []int{0, 1, 99, 100, 101, 500, 1000, 1100, 1101, 2345} {
 			ids, c, _ := maxLimitServer(t, rows, maxLimit)
@@ -96,7 +96,7 @@ func TestAllMaxLimitOverHTTPRedteam(t *testing.T) {
 
 // Batches promises (BatchOptions.Size) that a server whose maxLimit is below Size, answering shorter pages, is
 // still walked to its end.
-func TestBatchesMaxLimitBelowSizeRedteam(t *testing.T) {
+func TestBatchesWalkAServerWhoseMaxLimitIsBelowSize(t *testing.T) {
 	for _, tc := range []struct{ size, maxLimit, rows int }{
 		{500, 100, 250},
 		{500, 100, 1000},

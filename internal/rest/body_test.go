@@ -67,7 +67,7 @@ func objectKeys(t *testing.T, b []byte) []string {
 
 // The body is, as a JSON value, what the encoding/json body was, for every combination of colliding params,
 // methods, keys, session tokens and contexts, and never has a key twice.
-func TestBodyRedteamMatchesEncodingJSONBody(t *testing.T) {
+func TestBodyMatchesEncodingJSONBody(t *testing.T) {
 	envKeys := []string{"_method", "_ApplicationId", "_JavaScriptKey", "_MasterKey", "_ClientVersion", "_InstallationId", "_SessionToken", "_context"}
 	paramSets := []map[string]any{nil, {}, {"a": 1}, {"where": map[string]any{"x": "<&>"}, "limit": 1000, "z": nil}}
 	for _, k := range envKeys {
@@ -130,7 +130,7 @@ func TestBodyRedteamMatchesEncodingJSONBody(t *testing.T) {
 }
 
 // Bodies made at once on many goroutines are each their own: none is changed by another's encoding.
-func TestBodyRedteamConcurrent(t *testing.T) {
+func TestBodiesMadeConcurrentlyAreEachTheirOwn(t *testing.T) {
 	tr, err := New(Config{ServerURL: "http://x/parse", AppID: "app", JavaScriptKey: "js", MasterKey: "mk", InstallationID: "inst"})
 	if err != nil {
 		t.Fatal(err)
@@ -182,7 +182,7 @@ func TestBodyRedteamConcurrent(t *testing.T) {
 
 // Params or a context that contain themselves are an error before anything is sent, as they were with
 // encoding/json, not a stack overflow.
-func TestBodyRedteamCyclicValuesAreAnError(t *testing.T) {
+func TestBodyOfCyclicValuesIsAnError(t *testing.T) {
 	tr, err := New(Config{ServerURL: "http://x/parse", AppID: "app", JavaScriptKey: "js", InstallationID: "inst"})
 	if err != nil {
 		t.Fatal(err)

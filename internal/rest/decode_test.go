@@ -8,7 +8,7 @@ import (
 
 // decodeJSON fills out as json.Unmarshal does, an any that holds a pointer already included: json.Unmarshal
 // decodes into what the pointer points to.
-func TestDecodeJSONMatchesUnmarshalRedteam(t *testing.T) {
+func TestDecodeJSONMatchesUnmarshal(t *testing.T) {
 	type answer struct {
 		Result string `json:"result"`
 	}

@@ -12,7 +12,7 @@ import (
 
 // A map or slice that contains itself is an error, as encoding/json reports it ("encountered a cycle"), not a
 // stack overflow that ends the program.
-func TestAppendCycleIsAnErrorRedteam(t *testing.T) {
+func TestAppendCycleIsAnError(t *testing.T) {
 	defer debug.SetMaxStack(debug.SetMaxStack(64 << 20)) // without the fix: a quick fatal overflow, not 1 GB
 	m := map[string]any{"a": 1}
 	m["self"] = m
@@ -34,7 +34,7 @@ func TestAppendCycleIsAnErrorRedteam(t *testing.T) {
 
 // Deep values that are not cycles encode as encoding/json encodes them, past the depth where cycles are looked
 // for.
-func TestAppendDeepValueRedteam(t *testing.T) {
+func TestAppendDeepValueMatchesEncodingJSON(t *testing.T) {
 	var v any = "leaf"
 	for i := range 3000 {
 		if i%2 == 0 {
@@ -51,7 +51,7 @@ func TestAppendDeepValueRedteam(t *testing.T) {
 }
 
 // AppendObject of a value deeper than maxEncodeDepth still splices its extra members in.
-func TestAppendObjectDeepRedteam(t *testing.T) {
+func TestAppendObjectOfADeepValueSplicesItsMembers(t *testing.T) {
 	var v any = 1
 	for range 1500 {
 		v = []any{v}
@@ -181,7 +181,7 @@ func randValue(r *rand.Rand, depth int) any {
 
 // Random values of every shape Append knows and some it hands to encoding/json encode, and fail, as
 // encoding/json.Marshal has them.
-func TestAppendRandomDifferentialRedteam(t *testing.T) {
+func TestAppendMatchesEncodingJSONOnRandomValues(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for i := range 200000 {
 		v := randValue(r, 0)

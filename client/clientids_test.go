@@ -168,116 +168,40 @@ func TestSaveAllFallsBackToServerIDs(t *testing.T) {
 	assert.Len(t, f.rows, 7)
 }
 
-// Updates go through /batch in chunks of BatchSize, as the original's saveAll sends them, never with a request id
-// (parse-server ignores it on /batch); an object listed twice is saved once; the server's computed values are
-// merged; an item the server refuses keeps its changes pending.
-func TestSaveAllSendsUpdatesInBatches(t *testing.T) {
-	var mu sync.Mutex
-	var calls []idReq
-	srv := newIDServer(t, func(r idReq) (int, string) {
-		mu.Lock()
-		defer mu.Unlock()
-		if r.Path != "batch" {
-			return 404, `{"code":1,"error":"unexpected"}`
-		}
-		calls = append(calls, r)
-		reqs, _ := r.Body["requests"].([]any)
-		out := make([]map[string]any, len(reqs))
-		for i, q := range reqs {
-			q := q.(map[string]any)
-			switch q["path"] {
-			case "/parse/classes/Thing/a":
-				out[i] = map[string]any{"success": map[string]any{"updatedAt": "2026-01-01T00:00:00.000Z", "score": 11}}
-			case "/parse/classes/Thing/refused":
-				out[i] = map[string]any{"error": map[string]any{"code": 101, "error": "Object not found."}}
-			default:
-				out[i] = map[string]any{"success": map[string]any{"updatedAt": "2026-01-01T00:00:00.000Z"}}
+// After a SaveAll whose create stayed in doubt, saving the object again with SaveAll sends the same id. Any answer
+// to that resend is settled by reading the object by its id (internal/settle): found, the first attempt is what is
+// stored, and the save succeeds with one row, even when the resend itself is refused; not found after a refusal,
+// it stays in doubt with its id kept (an ACL could hide it from its creator).
+func TestSaveAllResendsACreateInDoubtWithItsID(t *testing.T) {
+	for _, stored := range []bool{true, false} {
+		t.Run(fmt.Sprintf("first attempt stored %v", stored), func(t *testing.T) {
+			m := &memServer{loseClass: "Thing"}
+			c, _ := memClient(t, m)
+			o := parse.NewObject("Thing")
+			o.Set("n", 1)
+			err := c.Objects.SaveAll(context.Background(), []*parse.Object{o})
+			require.ErrorIs(t, err, parse.ErrWriteInDoubt)
+			id := o.ProposedID()
+			require.Contains(t, m.rows["Thing"], id)
+			if !stored {
+				delete(m.rows["Thing"], id) // as if the lost call never reached the database
 			}
-		}
-		b, _ := json.Marshal(out)
-		return 200, string(b)
-	})
-	c, err := New(Config{ServerURL: srv.URL + "/parse", AppID: "app", BatchSize: 3})
-	require.NoError(t, err)
-	a := parse.NewObjectWithID("Thing", "a")
-	require.NoError(t, a.Increment("score", 1))
-	b := parse.NewObjectWithID("Thing", "b")
-	b.Set("name", "x")
-	require.NoError(t, b.AddUnique("tags", "t"))
-	refused := parse.NewObjectWithID("Thing", "refused")
-	refused.Set("name", "y")
-	objs := []*parse.Object{a, b, a, refused}
-	for i := range 4 {
-		o := parse.NewObjectWithID("Thing", fmt.Sprintf("o%d", i))
-		o.Set("n", i)
-		objs = append(objs, o)
-	}
-	err = c.Objects.SaveAll(context.Background(), objs)
-	var be *BatchError
-	require.ErrorAs(t, err, &be)
-	assert.Equal(t, 1, be.Failed)
-	assert.ErrorIs(t, be.Errors[3], parse.ErrObjectNotFound)
-	assert.Equal(t, []string{"name"}, refused.DirtyKeys(), "a refused update keeps its changes pending")
-	require.Len(t, calls, 3, "7 updates in /batch calls of 3")
-	subs := 0
-	for _, r := range calls {
-		assert.Empty(t, r.Header.Get("X-Parse-Request-Id"))
-		for _, q := range r.Body["requests"].([]any) {
-			assert.Equal(t, "PUT", q.(map[string]any)["method"])
-			subs++
-		}
-	}
-	assert.Equal(t, 7, subs, "a listed twice is saved once")
-	assert.Equal(t, float64(11), a.Get("score"), "the server's computed value")
-	assert.False(t, a.Dirty())
-	assert.False(t, b.Dirty())
-}
 
-// A /batch of updates whose answer is lost (the server applied it, a proxy answered 502) is never sent again,
-// whatever the retry settings: each of its updates is in doubt, its changes no longer pending (a later save
-// cannot apply them twice). The other calls' updates are saved.
-func TestSaveAllUpdatesOfALostAnswerAreInDoubtNotResent(t *testing.T) {
-	var mu sync.Mutex
-	applied := map[string]int{}
-	call := 0
-	srv := newIDServer(t, func(r idReq) (int, string) {
-		mu.Lock()
-		defer mu.Unlock()
-		call++
-		reqs, _ := r.Body["requests"].([]any)
-		out := make([]map[string]any, len(reqs))
-		lose := false
-		for i, q := range reqs {
-			path := q.(map[string]any)["path"].(string)
-			applied[path]++
-			lose = lose || path == "/parse/classes/Thing/o4"
-			out[i] = map[string]any{"success": map[string]any{"updatedAt": "2026-01-01T00:00:00.000Z"}}
-		}
-		if lose {
-			return 502, `bad gateway`
-		}
-		b, _ := json.Marshal(out)
-		return 200, string(b)
-	})
-	c, err := New(Config{ServerURL: srv.URL + "/parse", AppID: "app", BatchSize: 3, BatchConcurrency: 1, Retry: RetryPolicy{Base: time.Millisecond}})
-	require.NoError(t, err)
-	var objs []*parse.Object
-	for i := range 7 {
-		o := parse.NewObjectWithID("Thing", fmt.Sprintf("o%d", i))
-		require.NoError(t, o.Increment("n", 1))
-		objs = append(objs, o)
+			m.loseClass, m.failClass = "", "Thing"
+			err = c.Objects.SaveAll(context.Background(), []*parse.Object{o})
+			if stored {
+				require.NoError(t, err, "the read back found the first attempt's row")
+				assert.Equal(t, id, o.ID())
+				assert.Len(t, m.rows["Thing"], 1)
+				return
+			}
+			require.ErrorIs(t, err, parse.ErrWriteInDoubt)
+			assert.Equal(t, id, o.ProposedID())
+
+			m.failClass = ""
+			require.NoError(t, c.Objects.SaveAll(context.Background(), []*parse.Object{o}))
+			assert.Equal(t, id, o.ID())
+			assert.Len(t, m.rows["Thing"], 1)
+		})
 	}
-	err = c.Objects.SaveAll(context.Background(), objs)
-	var be *BatchError
-	require.ErrorAs(t, err, &be)
-	assert.Equal(t, []int{3, 4, 5}, be.InDoubtItems(), "the three updates of the lost call")
-	assert.Equal(t, 3, be.Failed)
-	for path, n := range applied {
-		assert.Equal(t, 1, n, "%s sent once", path)
-	}
-	assert.Len(t, applied, 7)
-	for i, o := range objs {
-		assert.False(t, o.Dirty(), "item %d: nothing left to send", i)
-	}
-	assert.Contains(t, be.Errors[4].Error(), "Thing o4")
 }
