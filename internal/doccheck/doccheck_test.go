@@ -33,6 +33,7 @@ var imports = []string{
 	"log/slog",
 	"math/big",
 	"net/http",
+	"net/netip",
 	"os",
 	"testing",
 	"time",
