@@ -5,7 +5,7 @@ GO ?= go
 GOTESTFLAGS ?= -count=1
 STACK := internal/devstack
 
-.PHONY: all deps up down chain stack test test-go test-oldest compat test-react test-siws test-browser test-faults demo demo-browser bench bench-check lint fuzz fuzz-check smoke build mutations-endpoint
+.PHONY: all deps up down chain stack stack-bins test test-job-build test-job-web test-go test-oldest compat test-react test-siws test-browser test-faults demo demo-browser bench bench-check lint fuzz fuzz-check smoke build mutations-endpoint
 
 all: build
 
@@ -33,31 +33,52 @@ build:
 	$(GO) build ./...
 	$(GO) vet ./...
 
-## test: every test: Go unit and integration (race detector on), React unit tests, browser end to end. Suites run two
-## at a time (output interleaved by line): lint (which builds) and then the fuzz smoke run beside the stack's start,
-## its smoke test and the chain (mostly waiting for servers); then the Go tests beside the React package's; then the
-## browser walk beside the bench smoke run; then the fault runs alone.
-## Each stage prints "make test: <stage> took N s" (also when it fails), and each suite of a parallel stage its own time.
+## test: every test: Go unit and integration (race detector on), React unit tests, browser end to end. Each stage
+## runs its jobs side by side (output interleaved by line); a job runs its suites one after the other:
+##   1. the stack (start, smoke test, chain: mostly waiting for servers) | the stack's Go programs (build.sh: the
+##      stack waits for them rather than compiling them too), lint, then the fuzz smoke run | the React package, then
+##      the SIWS differential test
+##   2. the Go unit + integration tests | the SDK's integration suites on the oldest supported parse-server line
+##   3. the browser walk | the bench smoke run
+##   4. the fault runs, alone (they take parts of the stack down and back up)
+## Each stage and each suite prints "make test: <name> took N s, M CPU s" (also when it fails), and the total.
 test:
-	@echo "make test: the stack, its smoke test and the chain, beside lint and then the fuzz smoke run"
-	@$(call timed,stack + lint + fuzz,$(MAKE) --no-print-directory -j2 --output-sync=line timed-stack timed-lint timed-fuzz-check)
-	@echo "make test: Go unit + integration tests (the stack's parse-server 9, then the oldest supported line) and the React package, in parallel"
-	@$(call timed,Go tests + React package,$(MAKE) --no-print-directory -j2 --output-sync=line timed-test-go timed-test-react timed-test-siws timed-test-oldest)
-	@echo "make test: browser end to end beside the bench smoke run"
-	@$(call timed,browser + bench,$(MAKE) --no-print-directory -j2 --output-sync=line timed-test-browser timed-bench-check)
-	@echo "make test: fault runs of the scaled topology, alone (they take parts of the stack down and back up)"
-	@$(call timed,faults,$(MAKE) --no-print-directory test-faults)
+	@echo "make test: stage 1: the stack | its Go programs, lint, fuzz smoke run | React package, SIWS differential test"
+	@$(call timed,stage 1,$(MAKE) --no-print-directory -j3 --output-sync=line timed-stack test-job-build test-job-web)
+	@echo "make test: stage 2: Go unit + integration tests (the stack's parse-server 9) | the integration suites on the oldest supported line"
+	@$(call timed,stage 2,$(MAKE) --no-print-directory -j2 --output-sync=line timed-test-go timed-test-oldest)
+	@echo "make test: stage 3: browser end to end | bench smoke run"
+	@$(call timed,stage 3,$(MAKE) --no-print-directory -j2 --output-sync=line timed-test-browser timed-bench-check)
+	@echo "make test: stage 4: fault runs of the scaled topology, alone (they take parts of the stack down and back up)"
+	@$(call timed,stage 4,$(MAKE) --no-print-directory timed-test-faults)
 	@echo "make test: all suites passed in $$(( $$(date +%s) - $(TEST_START) )) s"
+
+# make test's jobs of several suites, one after the other.
+test-job-build:
+	@$(MAKE) --no-print-directory timed-stack-bins
+	@$(MAKE) --no-print-directory timed-lint
+	@$(MAKE) --no-print-directory timed-fuzz-check
+test-job-web:
+	@$(MAKE) --no-print-directory timed-test-react
+	@$(MAKE) --no-print-directory timed-test-siws
 
 ## stack: the local stack, its smoke test and the local chain, one after the other
 stack:
 	@$(MAKE) --no-print-directory smoke
 	@$(MAKE) --no-print-directory chain
 
-# timed: run a command and print how long it took, failed or not; timed-<target> runs make <target> that way.
+## stack-bins: the stack's Go programs in .devstack/bin (the endpoint, the dev chain, the chain-data server), in one
+## go build that up.sh and chain.sh wait for (internal/devstack/build.sh)
+stack-bins:
+	bash $(STACK)/build.sh
+
+# timed: run a command and print how long it took and the CPU seconds (user+sys) of every process it ran and waited
+# for (builds, test binaries, npm, node; not the stack's servers, which run detached), failed or not; timed-<target>
+# runs make <target> that way. The CPU figure is the recipe shell's children's times from /proc (Linux).
 TEST_START := $(shell date +%s)
 timed = s=$$(date +%s); rc=0; $(2) || rc=$$?; \
-	echo "make test: $(1) took $$(( $$(date +%s) - s )) s$$([ $$rc = 0 ] || echo ', failed')"; exit $$rc
+	cpu=$$(awk -v hz=$$(getconf CLK_TCK) '{ printf ", %.0f CPU s", ($$16 + $$17) / hz }' /proc/$$$$/stat 2>/dev/null || true); \
+	echo "make test: $(1) took $$(( $$(date +%s) - s )) s$$cpu$$([ $$rc = 0 ] || echo ', failed')"; exit $$rc
 timed-%:
 	@$(call timed,$*,$(MAKE) --no-print-directory $*)
 

@@ -2,10 +2,11 @@
 # The demo's chain side, next to the backend stack: a local EVM (internal/devchain: go-ethereum's simulated chain
 # behind JSON-RPC, mining each transaction at once, with the ERC-20/721/1155 presets deployed) and the chain-data
 # test server (web3apitest's web3apiserver) answering from that chain.
-#   chain.sh up    build both into .devstack/bin (one `go build`, without cgo: the C parts of the simulated chain's
-#                  dependencies, pebble's zstd and secp256k1, have pure-Go versions; compiling the C was ~30%
-#                  of a cold build), start them on free 127.0.0.1 ports, write .devstack/chain/env.
-#                  DEVSTACK_PREBUILT=1 uses the binaries already in .devstack/bin (demo.sh has just built them).
+#   chain.sh up    build both into .devstack/bin (one `go build`, with cgo as the environment says: the compile
+#                  `go build ./...`, `go vet` and the tests share, so after make lint or build.sh only the link is
+#                  left, or nothing), start them on free 127.0.0.1 ports, write .devstack/chain/env.
+#                  DEVSTACK_PREBUILT=1 uses the binaries already in .devstack/bin (demo.sh has just built them,
+#                  without cgo: alone, compiling the C parts of pebble's zstd and secp256k1 is ~30% of a cold build).
 #   chain.sh down  stop what `up` started, by PID
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -46,7 +47,7 @@ if [ "${DEVSTACK_PREBUILT:-}" = 1 ] && [ -x "$BIN/devchain" ] && [ -x "$BIN/web3
 	log "using the devchain and web3apiserver just built in $BIN"
 else
 	log "building devchain and web3apiserver"
-	(cd "$REPO_ROOT" && CGO_ENABLED=0 go build -o "$BIN/" ./internal/devchain ./web3api/web3apitest/cmd/web3apiserver) \
+	with_bin_lock go -C "$REPO_ROOT" build -o "$BIN/" ./internal/devchain ./web3api/web3apitest/cmd/web3apiserver \
 		>"$LOGDIR/chain-build.log" 2>&1 || die_with_log "building the chain tools failed" "$LOGDIR/chain-build.log"
 fi
 

@@ -14,7 +14,7 @@ BIN=$STATE/bin
 t0=$(date +%s)
 mkdir -p "$BIN" "$LOGDIR"
 log "building the Go programs and the React demo page (in the background)"
-CGO_ENABLED=0 go -C "$REPO_ROOT" build -o "$BIN/" ./internal/devchain ./web3api/web3apitest/cmd/web3apiserver \
+CGO_ENABLED=0 with_bin_lock go -C "$REPO_ROOT" build -o "$BIN/" ./internal/devchain ./web3api/web3apitest/cmd/web3apiserver \
 	./examples/quickstart ./examples/authserver >"$LOGDIR/demo-build.log" 2>&1 &
 gobuild=$!
 (

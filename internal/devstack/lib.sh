@@ -63,3 +63,15 @@ as_pg() {
 		(cd / && "$@")
 	fi
 }
+
+# with_bin_lock CMD...: run CMD holding $STATE/bin.lock, the lock of every build of the stack's Go programs into
+# $STATE/bin (build.sh, up.sh's endpoint, chain.sh, demo.sh). make test builds them all once beside the stack's
+# start; up.sh and chain.sh then wait for that build and find their programs up to date instead of compiling the
+# same packages a second time at once (two go commands share no work in progress). CMD does not inherit the lock.
+with_bin_lock() {
+	mkdir -p "$STATE/bin"
+	(
+		flock -w 1800 7 || die "another build holds $STATE/bin.lock for more than 30 minutes"
+		"$@" 7>&-
+	) 7>"$STATE/bin.lock"
+}

@@ -399,13 +399,15 @@ for _ in $(seq 1 100); do health_ok "$LB_PORT" && break; sleep 0.05; done
 health_ok "$LB_PORT" || die_with_log "nothing answers /parse/health through haproxy on port $LB_PORT" "$LB_LOG"
 
 # ---- two endpoint instances -----------------------------------------------------------------------------
-# The binary is built once and kept in .devstack/bin; go build runs again only when a Go file changed.
-if [ -n "$(ep_stale)" ]; then
+# The binary is built once and kept in .devstack/bin; go build runs again only when a Go file changed. A build of
+# the stack's programs under way (make test runs build.sh beside up.sh) is waited for, not repeated.
+build_ep() {
+	[ -n "$(ep_stale)" ] || return 0
 	log "building examples/authserver into $EP_BIN"
-	mkdir -p "$STATE/bin"
-	(cd "$REPO_ROOT" && go build -o "$EP_BIN.tmp" ./examples/authserver 9>&-) || die "go build ./examples/authserver failed"
+	(cd "$REPO_ROOT" && go build -o "$EP_BIN.tmp" ./examples/authserver) || die "go build ./examples/authserver failed"
 	mv "$EP_BIN.tmp" "$EP_BIN"
-fi
+}
+with_bin_lock build_ep 9>&-
 for n in 1 2; do
 	pf=$STATE/endpoint$n.pid
 	lf=$LOGDIR/endpoint-$n.log
