@@ -148,8 +148,9 @@ type ClientBackend struct {
 const DefaultSessionClass = recordClass
 
 // DefaultSessionRecordTTL was how long ClientBackend kept the record of a session it made. Records now live as
-// long as their session (DefaultSessionIdleTTL, extended while used, at most DefaultSessionMaxAge); it is kept for
-// compatibility and no longer used.
+// long as their session (DefaultSessionIdleTTL, extended while used, at most DefaultSessionMaxAge).
+//
+// Deprecated: nothing reads it; set Config.SessionIdleTTL and Config.SessionMaxAge.
 const DefaultSessionRecordTTL = 366 * 24 * time.Hour
 
 // NewClientBackend checks cfg and makes a ClientBackend. An invalid client configuration, or a negative
