@@ -5,7 +5,7 @@ GO ?= go
 GOTESTFLAGS ?= -count=1
 STACK := internal/devstack
 
-.PHONY: all deps up down chain stack stack-bins test test-job-build test-job-web test-go test-oldest compat test-react test-siws test-browser test-faults demo demo-browser bench bench-check lint fuzz fuzz-check smoke build mutations-endpoint
+.PHONY: all deps up down chain stack stack-bins test test-job-build test-job-web test-job-stack test-go test-oldest compat test-react test-siws test-browser test-faults demo demo-browser bench bench-check lint fuzz fuzz-check smoke build mutations-endpoint
 
 all: build
 
@@ -38,19 +38,17 @@ build:
 ##   1. the stack (start, smoke test, chain: mostly waiting for servers) | the stack's Go programs (build.sh: the
 ##      stack waits for them rather than compiling them too), lint, then the fuzz smoke run | the React package, then
 ##      the SIWS differential test
-##   2. the Go unit + integration tests | the SDK's integration suites on the oldest supported parse-server line
-##   3. the browser walk | the bench smoke run
-##   4. the fault runs, alone (they take parts of the stack down and back up)
+##   2. the Go unit + integration tests | the SDK's integration suites on the oldest supported parse-server line,
+##      then the browser walk, then the bench smoke run (the Go tests spend most of their time waiting for servers)
+##   3. the fault runs, alone (they take parts of the stack down and back up)
 ## Each stage and each suite prints "make test: <name> took N s, M CPU s" (also when it fails), and the total.
 test:
 	@echo "make test: stage 1: the stack | its Go programs, lint, fuzz smoke run | React package, SIWS differential test"
 	@$(call timed,stage 1,$(MAKE) --no-print-directory -j3 --output-sync=line timed-stack test-job-build test-job-web)
-	@echo "make test: stage 2: Go unit + integration tests (the stack's parse-server 9) | the integration suites on the oldest supported line"
-	@$(call timed,stage 2,$(MAKE) --no-print-directory -j2 --output-sync=line timed-test-go timed-test-oldest)
-	@echo "make test: stage 3: browser end to end | bench smoke run"
-	@$(call timed,stage 3,$(MAKE) --no-print-directory -j2 --output-sync=line timed-test-browser timed-bench-check)
-	@echo "make test: stage 4: fault runs of the scaled topology, alone (they take parts of the stack down and back up)"
-	@$(call timed,stage 4,$(MAKE) --no-print-directory timed-test-faults)
+	@echo "make test: stage 2: Go unit + integration tests (the stack's parse-server 9) | the oldest line's suites, the browser walk, the bench smoke run"
+	@$(call timed,stage 2,$(MAKE) --no-print-directory -j2 --output-sync=line timed-test-go test-job-stack)
+	@echo "make test: stage 3: fault runs of the scaled topology, alone (they take parts of the stack down and back up)"
+	@$(call timed,stage 3,$(MAKE) --no-print-directory timed-test-faults)
 	@echo "make test: all suites passed in $$(( $$(date +%s) - $(TEST_START) )) s"
 
 # make test's jobs of several suites, one after the other.
@@ -61,6 +59,10 @@ test-job-build:
 test-job-web:
 	@$(MAKE) --no-print-directory timed-test-react
 	@$(MAKE) --no-print-directory timed-test-siws
+test-job-stack:
+	@$(MAKE) --no-print-directory timed-test-oldest
+	@$(MAKE) --no-print-directory timed-test-browser
+	@$(MAKE) --no-print-directory timed-bench-check
 
 ## stack: the local stack, its smoke test and the local chain, one after the other
 stack:
@@ -100,12 +102,14 @@ test-siws:
 ## except for NORACE_PKGS: tests that spend their time in one goroutine, where the detector has nothing to find and
 ## multiplies the cost (web3apitest mines 10,000 transactions on a simulated EVM: 62 CPU s with -race, 12 without;
 ## doccheck type-checks README's Go blocks in one goroutine, and with -race a fresh cache first builds go/types for it).
+## -p 4: four test binaries at once (go test's default is one per core): the integration packages (authserver, store,
+## client, scaletest: most of the stage) spend much of their time waiting for the stack's servers.
 ## -parallel 4: the tests that call t.Parallel (client's fault runs) spend their time waiting (retry backoff, round
 ## trips), so four at a time on two cores overlap their waits rather than their work.
 NORACE_PKGS := ./web3api/web3apitest ./internal/doccheck
 MODULE := $(shell $(GO) list -m)
 test-go:
-	$(GO) test $(GOTESTFLAGS) -race -parallel 4 -tags integration $$($(GO) list -tags integration ./... | grep -v -x -F $(foreach p,$(NORACE_PKGS),-e $(MODULE)/$(p:./%=%)))
+	$(GO) test $(GOTESTFLAGS) -race -p 4 -parallel 4 -tags integration $$($(GO) list -tags integration ./... | grep -v -x -F $(foreach p,$(NORACE_PKGS),-e $(MODULE)/$(p:./%=%)))
 	$(GO) test $(GOTESTFLAGS) -tags integration $(NORACE_PKGS)
 
 ## test-oldest: the SDK's integration suites (objects, batches, users, files, functions, wallet sign-in new and
