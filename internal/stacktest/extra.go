@@ -6,12 +6,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/c13f5054/moralis-go/internal/devstack"
+
+	"github.com/c13f5054/moralis-go/internal/modroot"
 )
 
 // ExtraOptions are the settings of an extra parse-server instance (internal/devstack/extra.sh). The zero value is
@@ -52,7 +53,11 @@ func StartExtra(t *testing.T, name string, o ExtraOptions) Extra {
 	if !extraName.MatchString(name) {
 		t.Fatalf("stacktest: extra instance name %q: 1 to 40 letters, digits, _ or -", name)
 	}
-	args := []string{extraScript(), "start", name}
+	script, err := extraScript()
+	if err != nil {
+		t.Fatalf("stacktest: %v", err)
+	}
+	args := []string{script, "start", name}
 	if o.Line != "" {
 		args = append(args, "LINE="+o.Line)
 	}
@@ -78,7 +83,7 @@ func StartExtra(t *testing.T, name string, o ExtraOptions) Extra {
 		t.Fatalf("stacktest: starting extra parse-server %s: %v", name, err)
 	}
 	t.Cleanup(func() {
-		if _, err := runExtra(extraScript(), "stop", name); err != nil {
+		if _, err := runExtra(script, "stop", name); err != nil {
 			t.Errorf("stacktest: stopping extra parse-server %s: %v", name, err)
 		}
 	})
@@ -91,9 +96,12 @@ func StartExtra(t *testing.T, name string, o ExtraOptions) Extra {
 }
 
 // extraScript is internal/devstack/extra.sh of this checkout.
-func extraScript() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "devstack", "extra.sh")
+func extraScript() (string, error) {
+	root, err := modroot.Dir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(root, "internal", "devstack", "extra.sh"), nil
 }
 
 // runExtra runs extra.sh with args and returns the last line of its output (the URL for start).

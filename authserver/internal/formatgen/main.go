@@ -16,11 +16,11 @@ import (
 	"fmt"
 	"log"
 	"os"
-	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/c13f5054/moralis-go/internal/modroot"
 )
 
 func main() {
@@ -45,10 +45,14 @@ func main() {
 	}
 }
 
-// root is the module's root directory (this file is authserver/internal/formatgen/main.go).
+// root is the module's root directory: the nearest one with go.mod at or above the working directory (go generate
+// runs in this package's directory, go run anywhere in the checkout).
 func root() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "..")
+	dir, err := modroot.Dir()
+	if err != nil {
+		log.Fatal(err)
+	}
+	return dir
 }
 
 // Where the generated files live, relative to the module root.

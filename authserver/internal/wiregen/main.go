@@ -16,11 +16,11 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"runtime"
 	"strconv"
 	"strings"
 
 	"github.com/c13f5054/moralis-go/authserver"
+	"github.com/c13f5054/moralis-go/internal/modroot"
 )
 
 // wireTypes are the Go types written to TypeScript, in this order, with the default of their type parameter
@@ -59,10 +59,14 @@ func main() {
 	}
 }
 
-// root is the module's root directory (this file is authserver/internal/wiregen/main.go).
+// root is the module's root directory: the nearest one with go.mod at or above the working directory (go generate
+// runs in this package's directory, go run anywhere in the checkout).
 func root() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "..")
+	dir, err := modroot.Dir()
+	if err != nil {
+		log.Fatal(err)
+	}
+	return dir
 }
 
 // generate returns the contents of wire.gen.ts.
