@@ -29,6 +29,7 @@ import { createFakeEip1193 } from './helpers/eip1193.js';
 import { createFakeEndpoint } from './helpers/endpoint.js';
 import { ES, FakeEventSource } from './helpers/eventSource.js';
 import { createLocks } from './helpers/locks.js';
+import { STREAM_CLOSED_CHECK_MS } from '../src/core/actions/liveQuery.js';
 import { wrapperFor } from './helpers/wrapper.js';
 
 const BC = NodeBroadcastChannel as unknown as BroadcastChannelCtor;
@@ -447,7 +448,7 @@ describe('answers saying the session is gone', () => {
     await waitFor(() => expect(result.current.status).toBe('idle'));
   });
 
-  it('a live stream closed for good has /me asked at once; its 401 ends the session', async () => {
+  it('a live stream closed for good has /me asked shortly after; its 401 ends the session', async () => {
     const { endpoint, config } = tab();
     await signIn(config);
     FakeEventSource.instances = [];
@@ -461,6 +462,25 @@ describe('answers saying the session is gone', () => {
     act(() => es.fail(true));
     await waitFor(() => expect(config.store.getState().session).toBeNull());
     expect(endpoint.paths().filter((p) => p === 'GET /me')).toEqual(['GET /me']);
+  });
+
+  it('a live stream closed by a sign-out in another tab asks nothing when that tab\'s news lands first', async () => {
+    const { endpoint, a, b } = twoTabs('tabs-stream-close', { EventSource: ES });
+    await signIn(a);
+    hydrate(b);
+    FakeEventSource.instances = [];
+    renderHook(() => useLiveQuery({ className: 'Item' }), { wrapper: wrapperFor(b) });
+    await waitFor(() => expect(FakeEventSource.instances).toHaveLength(1));
+    const es = FakeEventSource.instances[0]!;
+    act(() => es.open());
+    const before = endpoint.calls.length;
+    // The endpoint ends tab B's stream as tab A signs out: the close may reach B before A's message does.
+    act(() => es.fail(true));
+    await signOut(a);
+    await waitFor(() => expect(b.store.getState().session).toBeNull());
+    expect(b.store.getState().sessionEnded).toBe('signedOut');
+    await new Promise((r) => setTimeout(r, STREAM_CLOSED_CHECK_MS + 100));
+    expect(endpoint.paths().slice(before)).toEqual(['POST /signout']);
   });
 
   it('a /me refused while a stored session is shown ends it (reason expired)', async () => {

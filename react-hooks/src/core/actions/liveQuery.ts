@@ -5,6 +5,9 @@ import { INVALID_SESSION_TOKEN } from '../client.js';
 import { fetchUser } from './auth.js';
 import { sessionGone } from './session.js';
 
+/** How long a live stream closed for good waits for another tab's news (a sign-out there) before asking /me. */
+export const STREAM_CLOSED_CHECK_MS = 250;
+
 /** The server-sent event names of the live endpoint. */
 export const LIVE_EVENTS = ['create', 'enter', 'update', 'leave', 'delete'] as const;
 /** One of the live event names. */
@@ -165,17 +168,23 @@ export function watchLiveQuery<T extends LiveObject = LiveObject>(
   };
   source.addEventListener('error', onServerError);
   source.onopen = () => update({ status: 'success', error: null });
+  let check: ReturnType<typeof setTimeout> | undefined;
   source.onerror = () => {
     if (state.status === 'error') return;
     if (source.readyState === 2) {
       update({ status: 'error', error: new MoralisError('Live query connection closed') });
-      // Refused for good: if it was for the session, /me says so (a 401 there ends the session at once).
-      const s = config.store.getState();
-      if (s.session && s.sessionId === sessionId) fetchUser(config).catch(() => {});
+      // Refused for good: if it was for the session, /me says so (a 401 there ends the session at once). A sign-out
+      // in another tab closes this stream at the endpoint while that tab tells this one: its message usually lands
+      // within a few ms, so /me is asked only if the session is still shown after STREAM_CLOSED_CHECK_MS.
+      check = setTimeout(() => {
+        const s = config.store.getState();
+        if (s.session && s.sessionId === sessionId) fetchUser(config).catch(() => {});
+      }, STREAM_CLOSED_CHECK_MS);
     } else update({ status: 'pending' });
   };
   onChange(state);
   return () => {
+    clearTimeout(check);
     source.onopen = null;
     source.onerror = null;
     for (const [name, l] of listeners) source.removeEventListener?.(name, l);
