@@ -17,6 +17,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/c13f5054/moralis-go/internal/modroot"
 )
 
 // documents are the files whose ```go blocks must compile, relative to the module root.
@@ -203,7 +205,7 @@ func importerFor(t *testing.T) types.Importer {
 	loadOnce.Do(func() {
 		args := append([]string{"list", "-export", "-deps", "-f", "{{if .Export}}{{.ImportPath}}={{.Export}}{{end}}"}, imports...)
 		cmd := exec.Command("go", args...)
-		cmd.Dir = moduleRootPath()
+		cmd.Dir, _ = modroot.Dir() // not found: the working directory, and go list says what is wrong
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		out, err := cmd.Output()
@@ -281,25 +283,11 @@ func topLevel(text string) bool {
 	return false
 }
 
-func moduleRootPath() string {
-	dir, _ := os.Getwd()
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
-		}
-		dir = parent
-	}
-}
-
 func moduleRoot(t *testing.T) string {
 	t.Helper()
-	root := moduleRootPath()
-	if root == "" {
-		t.Fatal("no go.mod above the test's directory")
+	root, err := modroot.Dir()
+	if err != nil {
+		t.Fatal(err)
 	}
 	return root
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/c13f5054/moralis-go/client"
 	"github.com/c13f5054/moralis-go/internal/devstack"
+	"github.com/c13f5054/moralis-go/internal/modroot"
 	"github.com/c13f5054/moralis-go/parse"
 	"github.com/c13f5054/moralis-go/query"
 )
@@ -302,18 +303,11 @@ func stateDir(tb testing.TB) string {
 
 func repoRoot(tb testing.TB) string {
 	tb.Helper()
-	wd, err := os.Getwd()
+	root, err := modroot.Dir()
 	if err != nil {
 		tb.Fatal(err)
 	}
-	for dir := wd; ; dir = filepath.Dir(dir) {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		if filepath.Dir(dir) == dir {
-			tb.Fatalf("no go.mod above %s", wd)
-		}
-	}
+	return root
 }
 
 // Redis stopped for 5 s: both endpoint instances refuse what their guards cover (503 "Limit store unavailable",
