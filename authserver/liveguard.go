@@ -3,6 +3,7 @@ package authserver
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"time"
 
@@ -34,9 +35,14 @@ type verifiedSessionKey struct{}
 //     live-query server (502), through the same writer.
 //
 // A sign-out (POST /signout) ends the session's open streams on this instance; with Config.Redis, on every
-// instance, and no instance opens another from its cache. Mount it beside the Handler:
-// mux.Handle("/auth/live", http.StripPrefix("/auth", h.Live(bridge))). The returned handler is safe for concurrent
-// use.
+// instance, and no instance opens another from its cache. Such a stream's last event says why, so that a browser
+// tab learns of the sign-out from its own stream instead of reconnecting or asking /me:
+//
+//	event: error
+//	data: {"code":209,"error":"Invalid session token","reason":"signedOut"}
+//
+// Mount it beside the Handler: mux.Handle("/auth/live", http.StripPrefix("/auth", h.Live(bridge))). The returned
+// handler is safe for concurrent use.
 func (h *Handler) Live(bridge *live.SSEBridge) http.Handler {
 	mux := http.NewServeMux()
 	rt := route{method: http.MethodGet, limit: h.liveLimit, origin: originStrict, session: sessionConfirmed}
@@ -46,6 +52,9 @@ func (h *Handler) Live(bridge *live.SSEBridge) http.Handler {
 			var le *live.StreamError
 			if errors.As(err, &le) && le.Status < 500 {
 				return answerOf(err, "") // the caller's query refused: an answer, not a failure to report
+			}
+			if err == nil && errors.Is(context.Cause(r.Context()), errStreamSignedOut) {
+				signedOutEvent(c.w)
 			}
 			return err
 		})
@@ -73,7 +82,8 @@ func (h *Handler) GuardLive(next http.Handler) http.Handler {
 // with the request, at a sign-out of its session (through any instance, with Redis), or when the stream caps'
 // store can no longer vouch for its slot. It returns serve's refusal, or errAnswered once the stream ran.
 func (h *Handler) stream(c *call, serve func(r *http.Request) error) error {
-	ctx, end := context.WithCancel(c.r.Context())
+	ctx, endCause := context.WithCancelCause(c.r.Context())
+	end := func() { endCause(nil) }
 	defer end()
 	if h.liveSlots != nil {
 		select {
@@ -90,7 +100,7 @@ func (h *Handler) stream(c *call, serve func(r *http.Request) error) error {
 		}
 		defer release()
 	}
-	defer h.policy.open.add(c.token, end)()
+	defer h.policy.open.add(c.token, func() { endCause(errStreamSignedOut) })()
 	if h.policy.tel != nil {
 		defer h.policy.tel.StreamOpened(c.ctx)()
 	}
@@ -98,6 +108,22 @@ func (h *Handler) stream(c *call, serve func(r *http.Request) error) error {
 		return err
 	}
 	return errAnswered
+}
+
+// errStreamSignedOut is the cause of a live stream's end at a sign-out of its session.
+var errStreamSignedOut = errors.New("authserver: the stream's session signed out")
+
+// signedOutEventText is the last event of a Live stream that a sign-out of its session ended.
+const signedOutEventText = "event: error\ndata: {\"code\":209,\"error\":\"Invalid session token\",\"reason\":\"signedOut\"}\n\n"
+
+// signedOutEvent writes signedOutEventText to a stream whose session signed out, within a second: a browser that
+// stopped reading does not hold the handler.
+func signedOutEvent(w http.ResponseWriter) {
+	rc := http.NewResponseController(w)
+	_ = rc.SetWriteDeadline(time.Now().Add(time.Second))
+	if _, err := io.WriteString(w, signedOutEventText); err == nil {
+		_ = rc.Flush()
+	}
 }
 
 // VerifiedSession returns the session token that GuardLive confirmed with the backend for r, and false when r

@@ -18,7 +18,9 @@ import (
 )
 
 // /auth/live streams a live query to the signed-in user (the session from the same Bearer token or cookie as the
-// auth endpoint), and refuses a request without a session.
+// auth endpoint), and refuses a request without a session. A sign-out of the session ends its stream with a last
+// event that says so (the React hooks end the session at once on it, rather than reconnect or ask /me). Fails
+// when the stream ends without it (tried: the signedOutEvent call removed: the stream ended after the create).
 func TestLiveQueryBridge(t *testing.T) {
 	env := devstack.MustLoad(t)
 	m := map[string]string{"MORALIS_SERVER_URL": env.ServerURL, "MORALIS_APP_ID": env.AppID, "MORALIS_JS_KEY": env.JavaScriptKey,
@@ -84,5 +86,32 @@ func TestLiveQueryBridge(t *testing.T) {
 	}
 	if event != "create" || !strings.Contains(data, o.ID()) {
 		t.Fatalf("event %q data %q, want a create of %s", event, data, o.ID())
+	}
+
+	out, _ := http.NewRequestWithContext(ctx, "POST", base+"/auth/signout", nil)
+	out.Header.Set("Authorization", "Bearer "+u.SessionToken())
+	oresp, err := http.DefaultClient.Do(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	oresp.Body.Close()
+	if oresp.StatusCode != 200 {
+		t.Fatalf("sign-out: %d", oresp.StatusCode)
+	}
+	stop := time.AfterFunc(10*time.Second, func() { resp.Body.Close() }) // the stream must end well before
+	defer stop.Stop()
+	var rest strings.Builder
+	for {
+		line, err := r.ReadString('\n')
+		if strings.HasPrefix(line, "event: ") || strings.HasPrefix(line, "data: ") {
+			rest.WriteString(line)
+		}
+		if err != nil {
+			break
+		}
+	}
+	const want = "event: error\n" + `data: {"code":209,"error":"Invalid session token","reason":"signedOut"}` + "\n"
+	if !strings.HasSuffix(rest.String(), want) {
+		t.Fatalf("the stream's last event after the sign-out:\n%s\nwant it to end with\n%s", rest.String(), want)
 	}
 }

@@ -289,8 +289,16 @@ export const mutations = [
     id: 'gone-live-209',
     desc: 'a live stream error with code 209 leaves the session',
     file: 'src/core/actions/liveQuery.ts',
-    from: "        if (body.code === INVALID_SESSION_TOKEN) sessionGone(config, sessionId, '/live');",
+    from: "        if (body.code === INVALID_SESSION_TOKEN) sessionGone(config, sessionId, '/live', body.reason);",
     to: '',
+    tests: ['test/tabs.test.tsx'],
+  },
+  {
+    id: 'gone-live-signed-out',
+    desc: "a live stream ended by a sign-out ends the session as expired (the stream's reason ignored)",
+    file: 'src/core/actions/liveQuery.ts',
+    from: "sessionGone(config, sessionId, '/live', body.reason);",
+    to: "sessionGone(config, sessionId, '/live');",
     tests: ['test/tabs.test.tsx'],
   },
   {

@@ -464,21 +464,45 @@ describe('answers saying the session is gone', () => {
     expect(endpoint.paths().filter((p) => p === 'GET /me')).toEqual(['GET /me']);
   });
 
-  it('a live stream closed by a sign-out in another tab asks nothing when that tab\'s news lands first', async () => {
-    const { endpoint, a, b } = twoTabs('tabs-stream-close', { EventSource: ES });
-    await signIn(a);
-    hydrate(b);
+  /** Two tabs, signed in by tab A; tab B shows the session with a live query whose stream is open. */
+  async function streamInSecondTab(storageKey: string) {
+    const tabs = twoTabs(storageKey, { EventSource: ES });
+    await signIn(tabs.a);
+    hydrate(tabs.b);
     FakeEventSource.instances = [];
-    renderHook(() => useLiveQuery({ className: 'Item' }), { wrapper: wrapperFor(b) });
+    renderHook(() => useLiveQuery({ className: 'Item' }), { wrapper: wrapperFor(tabs.b) });
     await waitFor(() => expect(FakeEventSource.instances).toHaveLength(1));
     const es = FakeEventSource.instances[0]!;
     act(() => es.open());
+    return { ...tabs, es };
+  }
+
+  it('a live stream closed by a sign-out in another tab asks nothing when that tab\'s news lands first', async () => {
+    const { endpoint, a, b, es } = await streamInSecondTab('tabs-stream-close');
     const before = endpoint.calls.length;
     // The endpoint ends tab B's stream as tab A signs out: the close may reach B before A's message does.
     act(() => es.fail(true));
     await signOut(a);
     await waitFor(() => expect(b.store.getState().session).toBeNull());
     expect(b.store.getState().sessionEnded).toBe('signedOut');
+    await new Promise((r) => setTimeout(r, STREAM_CLOSED_CHECK_MS + 100));
+    expect(endpoint.paths().slice(before)).toEqual(['POST /signout']);
+  });
+
+  it('a live stream ended by a sign-out says so: the session ends as signed out, before the other tab\'s news, asking nothing', async () => {
+    const { endpoint, a, b, es } = await streamInSecondTab('tabs-stream-signed-out');
+    const before = endpoint.calls.length;
+    // Tab A's sign-out is at the endpoint, which ends B's stream with its last event; A's answer is held back.
+    const out = endpoint.hold('POST /signout');
+    const signingOut = signOut(a);
+    await out.entered;
+    act(() => es.send('error', { code: 209, error: 'Invalid session token', reason: 'signedOut' }));
+    expect(b.store.getState().session).toBeNull();
+    expect(b.store.getState().sessionEnded).toBe('signedOut');
+    out.release();
+    await signingOut;
+    expect(a.store.getState().session).toBeNull();
+    expect(a.store.getState().sessionEnded).toBe('signedOut');
     await new Promise((r) => setTimeout(r, STREAM_CLOSED_CHECK_MS + 100));
     expect(endpoint.paths().slice(before)).toEqual(['POST /signout']);
   });

@@ -156,11 +156,12 @@ export function watchLiveQuery<T extends LiveObject = LiveObject>(
   const onServerError = (e: MessageEvent) => {
     if (typeof e.data !== 'string') return;
     try {
-      const body = JSON.parse(e.data) as { code?: number; error?: string };
+      const body = JSON.parse(e.data) as { code?: number; error?: string; reason?: string };
       if (typeof body.error === 'string') {
         source.close();
         update({ status: 'error', error: new EndpointError(body.error, body.code ?? 0, 0) });
-        if (body.code === INVALID_SESSION_TOKEN) sessionGone(config, sessionId, '/live');
+        // A sign-out (in another tab, or anywhere this session's cookie is) ends the stream with reason 'signedOut'.
+        if (body.code === INVALID_SESSION_TOKEN) sessionGone(config, sessionId, '/live', body.reason);
       }
     } catch {
       // not a JSON payload: a transport error, handled by onerror

@@ -257,14 +257,15 @@ function onTabMessage(config: Config, message: TabMessage): void {
 
 /**
  * An endpoint answer to a request sent with session `sessionId` says the session is gone (401, or Parse code
- * 209): that session ends at once (reason 'expired', or 'signedOut' for an answer to `/signout`), here and in the
- * other tabs. An answer about an older session (one that ended while the request was in flight) changes nothing.
+ * 209): that session ends at once (reason 'expired', or 'signedOut' for an answer to `/signout` or when the answer
+ * says it was signed out, as the last event of a live stream that a sign-out ended does), here and in the other
+ * tabs. An answer about an older session (one that ended while the request was in flight) changes nothing.
  * Nothing is sent to the endpoint: it already refused the session; a sign-in in flight is not aborted.
  */
-export function sessionGone(config: Config, sessionId: number, route: string): void {
+export function sessionGone(config: Config, sessionId: number, route: string, said?: unknown): void {
   const state = config.store.getState();
   if (!state.session || state.sessionId !== sessionId) return;
-  const reason: SessionEndReason = route === '/signout' ? 'signedOut' : 'expired';
+  const reason: SessionEndReason = route === '/signout' || said === 'signedOut' ? 'signedOut' : 'expired';
   endGone(config, reason);
 }
 
