@@ -317,9 +317,9 @@ else
 fi
 
 if out=$(node "$DEVSTACK_TOOLS/session-index-check.js" "$MORALIS_PG_URL" 2>&1); then
-	ok "_Session indexes ($out)"
+	ok "indexes ($out)"
 else
-	bad "_Session indexes: $out"
+	bad "indexes: $out"
 fi
 
 # ---- node unit tests of the server package and of the stack's app ----

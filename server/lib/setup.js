@@ -30,25 +30,28 @@ const MASTER_ONLY = {
   protectedFields: {},
 };
 
-// CLASSES: fields (parse-server types), class-level permissions and indexes of each class the package owns.
+// CLASSES: fields (parse-server types), class-level permissions and indexes of each class the package owns. On
+// PostgreSQL an index name is one per database, not per class (parse-server's adapter makes it with CREATE INDEX IF
+// NOT EXISTS, which then quietly makes nothing): a new index is named after its class.
 const CLASSES = {
   [TICKET_CLASS]: {
     fields: { secret: 'String', expiresAt: 'Date', chain: 'String', address: 'String', message: 'String', contract: 'Boolean', public: 'Boolean', ip: 'String', claim: 'String' },
     clp: MASTER_ONLY,
     // The public function counts the unexpired tickets of a client address; an endpoint ticket's claim is found by
-    // its id (tickets.js).
-    indexes: { ip_1: { ip: 1 }, claim_1: { claim: 1 } },
+    // its id (tickets.js); the purge finds the expired rows by expiresAt (every minute, on every instance: without
+    // the index each purge read the whole table).
+    indexes: { ip_1: { ip: 1 }, claim_1: { claim: 1 }, MoralisAuthTicket_expiresAt: { expiresAt: 1 } },
   },
   [NONCE_CLASS]: {
     fields: { secret: 'String', expiresAt: 'Date', chain: 'String', address: 'String', message: 'String' },
     clp: MASTER_ONLY,
-    indexes: {},
+    indexes: { MoralisAuthNonce_expiresAt: { expiresAt: 1 } },
   },
   [SESSION_CLASS]: {
     fields: { key: 'String', expiresAt: 'Date', startedAt: 'Date', session: 'String', chain: 'String', address: 'String', chainId: 'String' },
     clp: MASTER_ONLY,
-    // The endpoint looks its session records up by key.
-    indexes: { key_1: { key: 1 } },
+    // The endpoint looks its session records up by key; the purge finds the expired ones by expiresAt.
+    indexes: { key_1: { key: 1 }, MoralisAuthSession_expiresAt: { expiresAt: 1 } },
   },
   // The Go SDK's atomic-batch marks (txmark.js): public create only.
   [TXMARK_CLASS]: { fields: txmark.FIELDS, clp: txmark.CLP, indexes: txmark.INDEXES },

@@ -17,9 +17,10 @@ test('ensureClasses creates the classes master-only with their indexes, then wri
   assert.deepEqual(Object.keys(mark.fields).sort(), ['expiresAt', 'fence', 'mark']);
   const ticket = P.schemas.get('MoralisAuthTicket');
   assert.deepEqual(ticket.classLevelPermissions, setup.MASTER_ONLY);
-  assert.deepEqual(ticket.indexes, { ip_1: { ip: 1 }, claim_1: { claim: 1 } });
+  assert.deepEqual(ticket.indexes, { ip_1: { ip: 1 }, claim_1: { claim: 1 }, MoralisAuthTicket_expiresAt: { expiresAt: 1 } });
   assert.equal(ticket.fields.secret.type, 'String');
-  assert.deepEqual(P.schemas.get('MoralisAuthSession').indexes, { key_1: { key: 1 } });
+  assert.deepEqual(P.schemas.get('MoralisAuthSession').indexes, { key_1: { key: 1 }, MoralisAuthSession_expiresAt: { expiresAt: 1 } });
+  assert.deepEqual(P.schemas.get('MoralisAuthNonce').indexes, { MoralisAuthNonce_expiresAt: { expiresAt: 1 } }, 'the purge finds expired rows by index');
   const writes = () => P.calls.filter(c => c.op === 'schema.save' || c.op === 'schema.update').length;
   const before = writes();
   assert.deepEqual(await setup.ensureClasses(P), []);
@@ -37,7 +38,7 @@ test('ensureClass completes a class a client or an older version made: fields, i
   assert.equal(await setup.ensureClass(P, 'MoralisAuthTicket', setup.CLASSES.MoralisAuthTicket), true);
   const s = P.schemas.get('MoralisAuthTicket');
   assert.deepEqual(s.classLevelPermissions, setup.MASTER_ONLY, 'open permissions closed');
-  assert.deepEqual(Object.keys(s.indexes).sort(), ['claim_1', 'ip_1']);
+  assert.deepEqual(Object.keys(s.indexes).sort(), ['MoralisAuthTicket_expiresAt', 'claim_1', 'ip_1']);
   assert.equal(s.fields.claim.type, 'String');
 });
 
