@@ -199,7 +199,7 @@ lint:
 ## bench: side-by-side benchmarks (moralis-go, moralis-v1 in Node, raw HTTP); table on stdout, JSON in bench/results/.
 ## The sign-in load at 100/s: in process, then through the stack's HAProxy over both endpoint instances (steady 60 s,
 ## the burst shape, and steady 60 s again beside two CPU-bound neighbours); each line gives the failed sign-ins, the
-## latencies and the CPU per sign-in of parse-server, PostgreSQL, the endpoints and HAProxy.
+## latencies and the CPU per sign-in of parse-server, PostgreSQL, the endpoints, the load generator, HAProxy and Redis.
 bench: up
 	$(GO) run ./bench
 	$(GO) run ./bench/signinload -rate 100 -seconds 60
@@ -207,8 +207,6 @@ bench: up
 	$(GO) run ./bench/signinload -target haproxy -rate 100 -seconds 60
 	$(GO) run ./bench/signinload -target haproxy -rate 100 -seconds 10 -shape burst
 	$(GO) run ./bench/signinload -target haproxy -rate 100 -seconds 60 -busy 2
-	$(GO) run ./bench/signinload -target lb1 -rate 20 -seconds 10
-	$(GO) run ./bench/signinload -target lb2 -rate 20 -seconds 10
 	$(GO) test $(GOTESTFLAGS) -tags integration -run '^$$' -bench BenchmarkLiveDelivery -benchtime 1x ./internal/scaletest/
 	@echo "bench: telemetry off (the default) vs on, one client call against a local server (allocs/op, B/op)"
 	$(GO) test $(GOTESTFLAGS) -run '^$$' -bench '^BenchmarkTelemetry$$' -benchmem ./client/

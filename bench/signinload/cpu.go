@@ -71,19 +71,23 @@ type group struct {
 	err      error
 }
 
-// stackGroups returns the stack's process groups for target: parse-server, postgres, the endpoints (this process
-// for "inproc") and haproxy.
+// stackGroups returns the stack's process groups for target: parse-server, postgres, the endpoints (this process,
+// the load generator included, for "inproc"; else the stack's two, and this process apart as "load generator"),
+// haproxy and redis (LiveQuery's pub/sub, and the stack endpoints' guards).
 func stackGroups(target string) []*group {
 	newGroup := func(name string, children bool, files ...string) *group {
 		pids, err := recordedPIDs(files...)
 		return &group{name: name, pids: pids, children: children, err: err}
 	}
-	endpoints := &group{name: "endpoints", pids: []int{os.Getpid()}}
-	if target != "inproc" {
-		endpoints = newGroup("endpoints", false, "endpoint1.pid", "endpoint2.pid")
+	self := &group{name: "endpoints", pids: []int{os.Getpid()}}
+	groups := []*group{newGroup("parse-server", false, "server.pid", "server2.pid"), newGroup("postgres", true, "pg.pid")}
+	if target == "inproc" {
+		groups = append(groups, self)
+	} else {
+		self.name = "load generator"
+		groups = append(groups, newGroup("endpoints", false, "endpoint1.pid", "endpoint2.pid"), self)
 	}
-	return []*group{newGroup("parse-server", false, "server.pid", "server2.pid"), newGroup("postgres", true, "pg.pid"),
-		endpoints, newGroup("haproxy", false, "haproxy.pid")}
+	return append(groups, newGroup("haproxy", false, "haproxy.pid"), newGroup("redis", false, "redis.pid"))
 }
 
 // cpu returns the CPU time the group has used so far, in milliseconds (0 when it cannot be read; g.err says why).

@@ -11,10 +11,9 @@
 // sign-in in ten, spread evenly, is by a wallet never seen (a first sign-in, its user created); "burst" starts
 // with every wallet new, all in the first second, which measures a sign-up stampede more than a steady rate.
 //
-// -target picks the endpoint: "inproc" (default) the handler in this process, as above; "lb1" and "lb2" the stack's
-// endpoint instances (examples/authserver on MORALIS_ENDPOINT_ADDR_1/2, their guards in Redis) behind a round-robin
-// proxy in this process over one or both of them; "haproxy" both behind the stack's HAProxy
-// (MORALIS_ENDPOINT_LB_URL). Each run takes its browsers' addresses from a random 127.N.0.0/16, so a run does not
+// -target picks the endpoint: "inproc" (default) the handler in this process, as above; "haproxy" the stack's two
+// endpoint instances (examples/authserver on MORALIS_ENDPOINT_ADDR_1/2, their guards in Redis) behind the stack's
+// HAProxy (MORALIS_ENDPOINT_LB_URL), which names each browser to them (PROXY protocol). Each run takes its browsers' addresses from a random 127.N.0.0/16, so a run does not
 // find the limits of an earlier one in Redis. A run longer than 10 s has more browsers, each signing in once every
 // seconds/10 s (100/s for 60 s: 600 browsers, 10 sign-ins each), as the default per-client limits allow.
 //
@@ -42,6 +41,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/pprof"
 	"sort"
 	"strings"
@@ -79,7 +79,8 @@ type summary struct {
 	BackendCPUMSPerSignIn float64 `json:"backendCpuMsPerSignIn"`
 	// CPUMSPerSignIn is the same for each group of the stack's processes: "parse-server", "postgres" (the server
 	// and its backends, those that ended during the load included), "endpoints" (the stack's two instances, or this
-	// process with -target inproc, the load generator included), "haproxy".
+	// process with -target inproc, the load generator included), "load generator" (this process, for the other
+	// targets), "haproxy", "redis".
 	CPUMSPerSignIn map[string]float64 `json:"cpuMsPerSignIn"`
 	// Busy is -busy: the CPU-bound neighbours that ran beside the load.
 	Busy int `json:"busy"`
@@ -90,6 +91,9 @@ type summary struct {
 type outcome struct {
 	status string
 	ms     float64
+	msgMS  float64 // of ms, the GET /message
+	at     time.Time
+	isNew  bool // a wallet never seen
 	nonce  string
 	body   []byte
 	client int
@@ -106,10 +110,11 @@ func main() {
 	rate := flag.Int("rate", 100, "sign-ins started per second (one simulated browser each)")
 	seconds := flag.Int("seconds", 10, "how long to offer the load")
 	out := flag.String("out", "bench/results", "folder for signin-load.json (signin-load-TARGET.json for the other targets, -burst added for that shape)")
-	target := flag.String("target", "inproc", `the endpoint: "inproc", "lb1", "lb2" or "haproxy" (see the package doc)`)
+	target := flag.String("target", "inproc", `the endpoint: "inproc" or "haproxy" (see the package doc)`)
 	flag.StringVar(&shape, "shape", "steady", `"steady": every browser's wallet signed in once before the measured load (not measured), and during it one sign-in in ten, spread evenly, by a wallet never seen; "burst": every wallet new in the first second`)
 	cpuProfile := flag.String("cpuprofile", "", "write this process's CPU profile (the load generator and, with -target inproc, the endpoint) to this file")
 	flag.IntVar(&busy, "busy", 0, "CPU-bound neighbours to run beside the load (0-8)")
+	flag.StringVar(&tracePath, "trace", "", "write each sign-in (start, status, new wallet, GET /message and total ms) to this CSV file")
 	flag.Parse()
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
@@ -135,6 +140,9 @@ func main() {
 
 // origin is the Origin the browsers send with POST /signin: the endpoint's own (its URI's).
 var origin = "http://127.0.0.1"
+
+// tracePath is -trace: the CSV file of every sign-in, or "".
+var tracePath string
 
 // shape is -shape: how new and returning wallets mix.
 var shape = "steady"
@@ -162,24 +170,16 @@ func run(rate, seconds int, outDir, target string) error {
 		}
 		defer stop()
 		base = b
-	case "lb1", "lb2", "haproxy":
-		if env.EndpointLBURL == "" || env.EndpointAddr1 == "" || env.EndpointAddr2 == "" {
+	case "haproxy":
+		// The browsers stand in for machines of their own: this process schedules its goroutines on one core, so
+		// that its threads do not spin for work on the cores the stack's processes share (the stack's endpoint
+		// instances run so too: up.sh).
+		runtime.GOMAXPROCS(1)
+		if env.EndpointLBURL == "" {
 			return fmt.Errorf("the stack's endpoint instances are not in .devstack/env: run make up")
 		}
 		origin = env.EndpointLBURL // the instances' SIWE URI
 		base = env.EndpointLBURL + "/auth"
-		if target != "haproxy" {
-			targets := []string{"http://" + env.EndpointAddr1}
-			if target == "lb2" {
-				targets = append(targets, "http://"+env.EndpointAddr2)
-			}
-			lb, err := rrproxy.New(targets...)
-			if err != nil {
-				return err
-			}
-			defer lb.Close()
-			base = lb.URL + "/auth"
-		}
 	default:
 		return fmt.Errorf("unknown -target %q", target)
 	}
@@ -202,9 +202,15 @@ func run(rate, seconds int, outDir, target string) error {
 		}
 	}
 	if shape == "steady" {
-		// Each wallet signs in once before the load, from addresses of its own (the browsers' limits stay whole),
-		// eight at a time: the load then meets returning wallets, as a running app does, and a warm server.
-		if err := register(base, wallets, func(i int) *http.Client { return browserAt(100+i/250, i) }); err != nil {
+		// Each wallet signs in twice before the load, from addresses of its own (the browsers' limits stay whole),
+		// eight at a time: once as a new wallet (its user created), once as a returning one. The load then meets
+		// returning wallets, as a running app does, and a server that has run both kinds of sign-in (a server
+		// just started compiles its code as it goes: the first returning sign-ins cost several times more).
+		warm := func(i int) *http.Client { return browserAt(100+i/250, i) }
+		if err := register(base, wallets, warm); err != nil {
+			return err
+		}
+		if err := register(base, wallets, warm); err != nil {
 			return err
 		}
 	}
@@ -306,10 +312,13 @@ func load(rate, seconds int, outDir, target, base string, browsers []*http.Clien
 				}
 				w = nw
 			}
+			isNew := w != wallets[b]
 			wg.Add(1)
 			go func(b int) {
 				defer wg.Done()
-				results <- signIn(ctx, browsers[b], base, w, b)
+				o := signIn(ctx, browsers[b], base, w, b)
+				o.isNew = isNew
+				results <- o
 			}(b)
 		}
 	}
@@ -327,7 +336,20 @@ func load(rate, seconds int, outDir, target, base string, browsers []*http.Clien
 	var lat []float64
 	nonces := map[string]bool{}
 	var accepted []outcome
+	var trace *os.File
+	if tracePath != "" {
+		var err error
+		if trace, err = os.Create(tracePath); err != nil {
+			return err
+		}
+		defer trace.Close()
+		fmt.Fprintf(trace, "# load started at %s\n", start.UTC().Format(time.RFC3339Nano))
+		fmt.Fprintln(trace, "startMs,status,new,messageMs,totalMs")
+	}
 	for r := range results {
+		if trace != nil && !r.at.IsZero() {
+			fmt.Fprintf(trace, "%.1f,%s,%t,%.1f,%.1f\n", float64(r.at.Sub(start).Microseconds())/1000, r.status, r.isNew, r.msgMS, r.ms)
+		}
 		s.Attempted++
 		s.Statuses[r.status]++
 		if r.status == "200" {
@@ -401,6 +423,7 @@ func load(rate, seconds int, outDir, target, base string, browsers []*http.Clien
 // signIn runs one browser sign-in: GET /message, sign, POST /signin; the latency is the whole of it.
 func signIn(ctx context.Context, hc *http.Client, base string, w *signer.Key, i int) outcome {
 	t0 := time.Now()
+	var msgMS float64
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/message?chain=evm&address="+url.QueryEscape(strings.ToLower(w.Address().Hex())), nil)
 	resp, err := hc.Do(req)
 	if err != nil {
@@ -412,6 +435,7 @@ func signIn(ctx context.Context, hc *http.Client, base string, w *signer.Key, i 
 	if resp.StatusCode != http.StatusOK || err != nil {
 		return outcome{status: fmt.Sprintf("message %d", resp.StatusCode), client: i}
 	}
+	msgMS = float64(time.Since(t0).Microseconds()) / 1000
 	sig, err := w.SignMessage(ctx, []byte(m.Message))
 	if err != nil {
 		return outcome{status: "sign error", client: i}
@@ -421,7 +445,8 @@ func signIn(ctx context.Context, hc *http.Client, base string, w *signer.Key, i 
 	if err != nil {
 		return outcome{status: "signin " + errClass(err), client: i}
 	}
-	return outcome{status: fmt.Sprint(status), ms: float64(time.Since(t0).Microseconds()) / 1000, nonce: m.Nonce, body: body, client: i}
+	return outcome{status: fmt.Sprint(status), ms: float64(time.Since(t0).Microseconds()) / 1000, msgMS: msgMS, at: t0,
+		nonce: m.Nonce, body: body, client: i}
 }
 
 func post(ctx context.Context, hc *http.Client, u string, body []byte) (int, error) {

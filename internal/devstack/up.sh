@@ -198,12 +198,19 @@ ep_args() {
 		"-redis $(redis_url) -proxy-protocol $BALANCER_SOURCE/32" \
 		"-livequery ws://127.0.0.1:$LB_PORT/parse -live-heartbeat 1s -static $STATE/no-static"
 }
+# EP_GOMAXPROCS: each endpoint instance runs as if it had one core of its own (GOMAXPROCS=1), as a deployment gives
+# each instance its share (Go sets GOMAXPROCS from a container's CPU limit). Two instances on a 2-core machine that
+# each schedule for two cores keep threads spinning for work on the cores parse-server needs: 100 sign-ins/s through
+# HAProxy took 18.9 ms of the machine's CPU per sign-in that way and 14.7 ms this way (BENCHMARKS.md).
+EP_GOMAXPROCS=1
+# ep_line N is what instance N's PID file records after its PID: its environment's GOMAXPROCS and ep_args.
+ep_line() { echo "GOMAXPROCS=$EP_GOMAXPROCS $(ep_args "$1")"; }
 # ep_ok N: endpoint N runs the cached binary (started after it was built) with the current settings and answers
 # GET /auth/me with 401 (within 2 s: right after Redis came back, its first answers may still be 503).
 ep_ok() {
 	local pf=$STATE/endpoint$1.pid port
 	if [ "$1" = 1 ]; then port=$EP1_PORT; else port=$EP2_PORT; fi
-	pid_alive "$pf" && [ "$pf" -nt "$EP_BIN" ] && [ -z "$(ep_stale)" ] && [ "$(sed -n 2p "$pf")" = "$(ep_args "$1")" ] || return 1
+	pid_alive "$pf" && [ "$pf" -nt "$EP_BIN" ] && [ -z "$(ep_stale)" ] && [ "$(sed -n 2p "$pf")" = "$(ep_line "$1")" ] || return 1
 	for _ in $(seq 1 20); do
 		[ "$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "http://127.0.0.1:$port/auth/me" 2>/dev/null)" = 401 ] && return 0
 		sleep 0.1
@@ -427,11 +434,11 @@ for n in 1 2; do
 		exec 9>&-
 		cd "$STATE"
 		exec env MORALIS_SERVER_URL="http://127.0.0.1:$LB_PORT/parse" MORALIS_APP_ID="$APP_ID" MORALIS_JS_KEY="$JS_KEY" \
-			MORALIS_MASTER_KEY="$MASTER_KEY" MORALIS_LIVEQUERY_URL= MORALIS_RPC_URL= \
+			MORALIS_MASTER_KEY="$MASTER_KEY" MORALIS_LIVEQUERY_URL= MORALIS_RPC_URL= GOMAXPROCS="$EP_GOMAXPROCS" \
 			setsid "$EP_BIN" $(ep_args "$n") </dev/null >>"$lf" 2>&1
 	) &
 	pid=$!
-	printf '%s\n%s\n' "$pid" "$(ep_args "$n")" >"$pf"
+	printf '%s\n%s\n' "$pid" "$(ep_line "$n")" >"$pf"
 	for _ in $(seq 1 100); do
 		[ "$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "http://127.0.0.1:$port/auth/me" 2>/dev/null)" = 401 ] && break
 		proc_alive "$pid" || die_with_log "endpoint $n exited during start-up" "$lf"
