@@ -232,7 +232,11 @@ func register(base string, wallets []*signer.Key, browser func(i int) *http.Clie
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem }()
-			if r := signIn(context.Background(), browser(i), base, w, i); r.status != "200" {
+			hc := browser(i)
+			// Its connection is closed after: left idle (60 s at the endpoint's default IdleTimeout), the warm-up's
+			// connections and the load's passed the endpoint's MaxConns (1,024) and the next were closed unanswered.
+			defer hc.CloseIdleConnections()
+			if r := signIn(context.Background(), hc, base, w, i); r.status != "200" {
 				errs <- fmt.Errorf("registering wallet %d: %s", i, r.status)
 			}
 		}()
