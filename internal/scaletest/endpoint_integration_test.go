@@ -3,6 +3,7 @@
 package scaletest
 
 import (
+	"bytes"
 	"context"
 	"encoding/hex"
 	"encoding/json"
@@ -160,6 +161,11 @@ func TestEndpointRevocationAcrossInstances(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("instance 2 kept the signed-out session's stream open for 5 s")
 	}
+	// Its last event says why, as on the instance that took the sign-out (the browser tab ends its session on it).
+	const last = "event: error\n" + `data: {"code":209,"error":"Invalid session token","reason":"signedOut"}` + "\n\n"
+	if got := st.got.String(); !strings.HasSuffix(got, last) {
+		t.Fatalf("instance 2's stream ended with %q; want its last event %q", got[max(0, len(got)-200):], last)
+	}
 }
 
 // signIn signs w in through base (GET /auth/message, POST /auth/signin) and returns the session token (from the
@@ -202,6 +208,7 @@ type stream struct {
 	resp     *http.Response
 	instance string
 	ended    chan struct{} // closed when the server ended the stream
+	got      bytes.Buffer  // what the stream sent; read it after ended
 }
 
 // openLive opens GET /auth/live at base with tok: the open stream, or nil and the refusal.
@@ -217,7 +224,7 @@ func (c *epClient) openLive(base, tok string) (*stream, epAnswer) {
 	s := &stream{resp: resp, instance: resp.Header.Get(endpointHeader), ended: make(chan struct{})}
 	go func() {
 		defer close(s.ended)
-		_, _ = io.Copy(io.Discard, resp.Body)
+		_, _ = io.Copy(&s.got, resp.Body)
 	}()
 	c.tb.Cleanup(s.close)
 	return s, epAnswer{status: resp.StatusCode}
