@@ -66,7 +66,8 @@ func (h *Handler) Live(bridge *live.SSEBridge) http.Handler {
 // GuardLive wraps a live stream handler of your own with the policy of Live: the rate limits, the origin, the
 // confirmed session and the stream caps, in that order, before next runs; next reads the confirmed token with
 // VerifiedSession. Only GET is let through (another method is 405 with Allow). For query/live's bridge use Live,
-// which also answers the bridge's refusals through the endpoint's one error writer. The returned handler is safe
+// which also answers the bridge's refusals through the endpoint's one error writer and ends a stream whose session
+// signed out with an event saying so (next's stream just ends: its request's context is cancelled). The returned handler is safe
 // for concurrent use.
 func (h *Handler) GuardLive(next http.Handler) http.Handler {
 	rt := route{method: http.MethodGet, limit: h.liveLimit, origin: originStrict, session: sessionConfirmed, name: "live"}

@@ -13,8 +13,8 @@
 //
 // -target picks the endpoint: "inproc" (default) the handler in this process, as above; "haproxy" the stack's two
 // endpoint instances (examples/authserver on MORALIS_ENDPOINT_ADDR_1/2, their guards in Redis) behind the stack's
-// HAProxy (MORALIS_ENDPOINT_LB_URL), which names each browser to them (PROXY protocol). Each run takes its browsers' addresses from a random 127.N.0.0/16, so a run does not
-// find the limits of an earlier one in Redis. A run longer than 10 s has more browsers, each signing in once every
+// HAProxy (MORALIS_ENDPOINT_LB_URL), which names each browser to them (PROXY protocol). Each run takes its
+// browsers' addresses from a random 127.N.0.0/16, so a run does not find the limits of an earlier one in Redis. A run longer than 10 s has more browsers, each signing in once every
 // seconds/10 s (100/s for 60 s: 600 browsers, 10 sign-ins each), as the default per-client limits allow.
 //
 // -busy N runs N CPU-bound neighbours (this program, spinning) beside the load, as other work on a shared machine
@@ -111,7 +111,7 @@ func main() {
 	seconds := flag.Int("seconds", 10, "how long to offer the load")
 	out := flag.String("out", "bench/results", "folder for signin-load.json (signin-load-TARGET.json for the other targets, -burst added for that shape)")
 	target := flag.String("target", "inproc", `the endpoint: "inproc" or "haproxy" (see the package doc)`)
-	flag.StringVar(&shape, "shape", "steady", `"steady": every browser's wallet signed in once before the measured load (not measured), and during it one sign-in in ten, spread evenly, by a wallet never seen; "burst": every wallet new in the first second`)
+	flag.StringVar(&shape, "shape", "steady", `"steady": every browser's wallet signed in twice before the measured load (new, then returning; not measured), and during it one sign-in in ten, spread evenly, by a wallet never seen; "burst": every wallet new in the first second`)
 	cpuProfile := flag.String("cpuprofile", "", "write this process's CPU profile (the load generator and, with -target inproc, the endpoint) to this file")
 	flag.IntVar(&busy, "busy", 0, "CPU-bound neighbours to run beside the load (0-8)")
 	flag.StringVar(&tracePath, "trace", "", "write each sign-in (start, status, new wallet, GET /message and total ms) to this CSV file")
@@ -427,7 +427,6 @@ func load(rate, seconds int, outDir, target, base string, browsers []*http.Clien
 // signIn runs one browser sign-in: GET /message, sign, POST /signin; the latency is the whole of it.
 func signIn(ctx context.Context, hc *http.Client, base string, w *signer.Key, i int) outcome {
 	t0 := time.Now()
-	var msgMS float64
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/message?chain=evm&address="+url.QueryEscape(strings.ToLower(w.Address().Hex())), nil)
 	resp, err := hc.Do(req)
 	if err != nil {
@@ -439,7 +438,7 @@ func signIn(ctx context.Context, hc *http.Client, base string, w *signer.Key, i 
 	if resp.StatusCode != http.StatusOK || err != nil {
 		return outcome{status: fmt.Sprintf("message %d", resp.StatusCode), client: i}
 	}
-	msgMS = float64(time.Since(t0).Microseconds()) / 1000
+	msgMS := float64(time.Since(t0).Microseconds()) / 1000
 	sig, err := w.SignMessage(ctx, []byte(m.Message))
 	if err != nil {
 		return outcome{status: "sign error", client: i}

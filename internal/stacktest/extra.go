@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/c13f5054/moralis-go/internal/devstack"
-
 	"github.com/c13f5054/moralis-go/internal/modroot"
 )
 

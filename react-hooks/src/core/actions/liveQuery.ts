@@ -174,9 +174,11 @@ export function watchLiveQuery<T extends LiveObject = LiveObject>(
     if (state.status === 'error') return;
     if (source.readyState === 2) {
       update({ status: 'error', error: new MoralisError('Live query connection closed') });
-      // Refused for good: if it was for the session, /me says so (a 401 there ends the session at once). A sign-out
-      // in another tab closes this stream at the endpoint while that tab tells this one: its message usually lands
-      // within a few ms, so /me is asked only if the session is still shown after STREAM_CLOSED_CHECK_MS.
+      // Refused for good: if it was for the session, /me says so (a 401 there ends the session at once). The
+      // endpoint's Live ends a stream whose session signed out with an error event saying so (above); a stream served
+      // otherwise (GuardLive, an older endpoint) just closes, while the tab that signed out tells this one: its
+      // message usually lands within a few ms, so /me is asked only if the session is still shown after
+      // STREAM_CLOSED_CHECK_MS.
       check = setTimeout(() => {
         const s = config.store.getState();
         if (s.session && s.sessionId === sessionId) fetchUser(config).catch(() => {});
