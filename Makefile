@@ -11,7 +11,7 @@ GOTESTFLAGS ?= -count=1
 export GOFLAGS := $(strip $(GOFLAGS) -trimpath)
 STACK := internal/devstack
 
-.PHONY: all deps up down chain stack stack-bins test test-job-build test-job-web test-job-stack test-go test-oldest compat test-react test-siws test-browser test-faults demo demo-browser bench bench-check lint fuzz fuzz-check smoke build mutations-endpoint
+.PHONY: all deps up down chain stack stack-bins test test-job-build test-job-web test-job-stack test-go test-oldest compat test-react test-siws test-browser test-faults leftovers demo demo-browser bench bench-check lint fuzz fuzz-check smoke build mutations-endpoint
 
 all: build
 
@@ -47,6 +47,7 @@ build:
 ##   2. the Go unit + integration tests | the SDK's integration suites on the oldest supported parse-server line,
 ##      then the browser walk, then the bench smoke run (the Go tests spend most of their time waiting for servers)
 ##   3. the fault runs, alone (they take parts of the stack down and back up)
+## and last, the classes the tests left in the stack's schema are dropped (leftovers).
 ## Each stage and each suite prints "make test: <name> took N s, M CPU s" (also when it fails), and the total.
 test:
 	@echo "make test: stage 1: the stack | its Go programs, lint, fuzz smoke run | React package, SIWS differential test"
@@ -55,6 +56,7 @@ test:
 	@$(call timed,stage 2,$(MAKE) --no-print-directory -j2 --output-sync=line timed-test-go test-job-stack)
 	@echo "make test: stage 3: fault runs of the scaled topology, alone (they take parts of the stack down and back up)"
 	@$(call timed,stage 3,$(MAKE) --no-print-directory timed-test-faults)
+	@$(MAKE) --no-print-directory timed-leftovers
 	@echo "make test: all suites passed in $$(( $$(date +%s) - $(TEST_START) )) s"
 
 # make test's jobs of several suites, one after the other.
@@ -139,6 +141,11 @@ compat: up
 test-faults: up
 	$(GO) test $(GOTESTFLAGS) -tags faults -v -run . ./internal/scaletest/
 
+## leftovers: drop the classes test runs left in the stack's schema (bench/leftovers): the stack serves an app's
+## schema again, whose size every parse-server request pays for. make test runs it last, make bench first.
+leftovers: up
+	$(GO) run ./bench/leftovers
+
 ## demo: bring the stack and the local chain up, walk through the product with examples/quickstart, then walk the
 ## demo dApp page in headless Chromium (connect, sign in, balances, a transfer, a live list) and save screenshots.
 ## The Go programs (built without cgo) and the React demo are built while the backend comes up (internal/devstack/demo.sh)
@@ -200,7 +207,7 @@ lint:
 ## The sign-in load at 100/s: in process, then through the stack's HAProxy over both endpoint instances (steady 60 s,
 ## the burst shape, and steady 60 s again beside two CPU-bound neighbours); each line gives the failed sign-ins, the
 ## latencies and the CPU per sign-in of parse-server, PostgreSQL, the endpoints, the load generator, HAProxy and Redis.
-bench: up
+bench: up leftovers
 	$(GO) run ./bench
 	$(GO) run ./bench/signinload -rate 100 -seconds 60
 	$(GO) run ./bench/signinload -rate 100 -seconds 10 -shape burst
