@@ -22,6 +22,9 @@
 // per sign-in, each group apart: parse-server, PostgreSQL, the endpoints (the stack's two, or this process for
 // "inproc"), HAProxy.
 //
+// Afterwards it deletes what the run made on the backend (its wallets' users, their sessions and session records),
+// so that each run starts from the backend it found.
+//
 // It prints one summary line per run and writes the figures as JSON. Run it through `make bench` (or
 // `go run ./bench/signinload -rate 100 -seconds 10`) with the local stack up.
 package main
@@ -221,7 +224,9 @@ func run(rate, seconds int, outDir, target string) error {
 		}
 		defer stop()
 	}
-	return load(rate, seconds, outDir, target, base, browsers, wallets)
+	var made []*signer.Key
+	lerr := load(rate, seconds, outDir, target, base, browsers, wallets, &made)
+	return errors.Join(lerr, cleanUp(env, append(wallets, made...)))
 }
 
 // register signs each wallet in once through the endpoint (not measured), from browser(i).
@@ -291,7 +296,8 @@ func inProcess(env devstack.Env) (string, func(), error) {
 }
 
 // load offers rate sign-ins a second for seconds at base, one browser (and wallet) each, then replays them.
-func load(rate, seconds int, outDir, target, base string, browsers []*http.Client, wallets []*signer.Key) error {
+// The wallets never seen that it signs in are added to made.
+func load(rate, seconds int, outDir, target, base string, browsers []*http.Client, wallets []*signer.Key, made *[]*signer.Key) error {
 	ctx := context.Background()
 	groups := stackGroups(target)
 	cpu0 := make([]float64, len(groups))
@@ -315,6 +321,7 @@ func load(rate, seconds int, outDir, target, base string, browsers []*http.Clien
 					return err
 				}
 				w = nw
+				*made = append(*made, nw)
 			}
 			isNew := w != wallets[b]
 			wg.Add(1)
