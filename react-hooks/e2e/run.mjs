@@ -342,9 +342,25 @@ async function main() {
       for (let attempt = 1; ; attempt++) {
         try {
           const nonce = await rpc.getTransactionCount(dev.address, 'pending');
-          return await (await dev.sendTransaction({ to, value: parseEther('1'), nonce })).wait();
+          const tx = await dev.sendTransaction({ to, value: parseEther('1'), nonce });
+          // The receipt is asked for here, not awaited through tx.wait(): the chain mines only while transactions
+          // wait, and ethers' wait listens for blocks after the one it saw first, which may already hold this one
+          // (a fresh clone's walk waited 13 minutes for a block that never came once the other suites were done).
+          const t0 = performance.now();
+          for (;;) {
+            const receipt = await rpc.getTransactionReceipt(tx.hash);
+            if (receipt) {
+              check(receipt.status === 1, `funding ${to}: transaction ${tx.hash} reverted`);
+              return receipt;
+            }
+            if (performance.now() - t0 > 30_000) {
+              // Replaced by another user of the dev key with the same nonce, or dropped: sent again.
+              throw Object.assign(new Error(`funding ${to}: no receipt for ${tx.hash} within 30 s`), { code: 'NO_RECEIPT' });
+            }
+            await sleep(100);
+          }
         } catch (e) {
-          const race = ['NONCE_EXPIRED', 'REPLACEMENT_UNDERPRICED'].includes(e.code) || /nonce/i.test(e.message);
+          const race = ['NONCE_EXPIRED', 'REPLACEMENT_UNDERPRICED', 'NO_RECEIPT'].includes(e.code) || /nonce/i.test(e.message);
           if (!race || attempt >= 6) throw e;
           await sleep(150 * attempt + Math.floor(Math.random() * 200));
         }
