@@ -2,8 +2,8 @@
 // an app's schema again: its system classes (a leading underscore) and the server package's (Moralis...), nothing
 // else. The integration tests make classes of their own with random names (about seventy each make test) and leave
 // them; parse-server builds its view of the whole schema for each request that reads it, so every class makes
-// every later request of the stack dearer: with 213 classes, a sign-in through the endpoint cost parse-server 1.5 to
-// 2 ms of CPU more than with 10 (BENCHMARKS.md, "Sign-ins through the endpoint").
+// every later request of the stack dearer: with 213 classes a sign-in through the endpoint cost parse-server 8.7-8.9
+// ms of CPU, with 10 6.8-7.6 ms (BENCHMARKS.md, "Sign-ins through the endpoint").
 //
 // make bench runs it first, and make test last (after every suite: a class is never dropped under a running test).
 // Each class is emptied, then dropped, with the master key; one line per 20 classes shows the progress.

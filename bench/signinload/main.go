@@ -156,7 +156,7 @@ var busy int
 // newEvery is how often, in the steady shape, a sign-in is a new wallet's (one in newEvery).
 const newEvery = 10
 
-func run(rate, seconds int, outDir, target string) error {
+func run(rate, seconds int, outDir, target string) (err error) {
 	if rate < 1 || rate > 250 || seconds < 1 || seconds > 60 || busy < 0 || busy > 8 {
 		return fmt.Errorf("rate must be 1..250, seconds 1..60 and busy 0..8")
 	}
@@ -204,6 +204,10 @@ func run(rate, seconds int, outDir, target string) error {
 			return err
 		}
 	}
+	// What the run makes on the backend is deleted however it ends (a failed warm-up has made users too), after
+	// the neighbours stopped.
+	var made []*signer.Key
+	defer func() { err = errors.Join(err, cleanUp(env, append(wallets, made...))) }()
 	if shape == "steady" {
 		// Each wallet signs in twice before the load, from addresses of its own (the browsers' limits stay whole),
 		// eight at a time: once as a new wallet (its user created), once as a returning one. The load then meets
@@ -224,9 +228,7 @@ func run(rate, seconds int, outDir, target string) error {
 		}
 		defer stop()
 	}
-	var made []*signer.Key
-	lerr := load(rate, seconds, outDir, target, base, browsers, wallets, &made)
-	return errors.Join(lerr, cleanUp(env, append(wallets, made...)))
+	return load(rate, seconds, outDir, target, base, browsers, wallets, &made)
 }
 
 // register signs each wallet in once through the endpoint (not measured), from browser(i).
