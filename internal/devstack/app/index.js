@@ -41,6 +41,7 @@ if (process.env.DEVSTACK_BREAK_PRIVATE) {
   moralisGo.breakPrivateModules(process.env.DEVSTACK_BREAK_PRIVATE.split(',').map(s => s.trim()).filter(Boolean));
 }
 const { DevFilesAdapter, ipfsMiddleware } = require('./files');
+const { keepPoolConnections } = require('./pool');
 
 function required(name) {
   const v = process.env[name];
@@ -80,7 +81,7 @@ const options = {
   // X-Forwarded-For, which the balancer overwrites, makes request.ip the client's: the public ticket function meters
   // each client, masterKeyIps checks the caller.
   trustProxy: process.env.DEVSTACK_TRUST_PROXY ? process.env.DEVSTACK_TRUST_PROXY.split(',') : false,
-  databaseURI: required('DEVSTACK_DATABASE_URI'),
+  databaseURI: keepPoolConnections(required('DEVSTACK_DATABASE_URI')),
   databaseOptions: { enableSchemaHooks: true },
   serverURL,
   publicServerURL: serverURL,
