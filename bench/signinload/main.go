@@ -6,8 +6,8 @@
 // answer does not slow the next start. Afterwards every accepted sign-in is replayed once: a nonce must never sign
 // in twice.
 //
-// -shape picks the mix: "steady" (default) signs every browser's wallet in once before the measured load (from
-// other addresses, eight at a time, not measured), so the load meets returning wallets and a warm server, and one
+// -shape picks the mix: "steady" (default) signs every browser's wallet in twice before the measured load (new,
+// then returning; from other addresses, not measured), so the load meets returning wallets and a warm server, and one
 // sign-in in ten, spread evenly, is by a wallet never seen (a first sign-in, its user created); "burst" starts
 // with every wallet new, all in the first second, which measures a sign-up stampede more than a steady rate.
 //
@@ -210,14 +210,17 @@ func run(rate, seconds int, outDir, target string) (err error) {
 	defer func() { err = errors.Join(err, cleanUp(env, append(wallets, made...))) }()
 	if shape == "steady" {
 		// Each wallet signs in twice before the load, from addresses of its own (the browsers' limits stay whole),
-		// eight at a time: once as a new wallet (its user created), once as a returning one. The load then meets
-		// returning wallets, as a running app does, and a server that has run both kinds of sign-in (a server
-		// just started compiles its code as it goes: the first returning sign-ins cost several times more).
+		// once as a new wallet (its user created, eight at a time), once as a returning one (32 at a time). The load
+		// then meets returning wallets, as a running app does, and a server that has run both kinds of sign-in (a
+		// server just started compiles its code as it goes: the first returning sign-ins cost several times more)
+		// with its database connections open: the second round's concurrency opens every connection of the
+		// parse-servers' pools (ten each), which a stack just started would otherwise open, each a PostgreSQL
+		// backend with cold caches, in the load's first burst.
 		warm := func(i int) *http.Client { return browserAt(100+i/250, i) }
-		if err := register(base, wallets, warm); err != nil {
+		if err := register(base, wallets, warm, 8); err != nil {
 			return err
 		}
-		if err := register(base, wallets, warm); err != nil {
+		if err := register(base, wallets, warm, 32); err != nil {
 			return err
 		}
 	}
@@ -231,9 +234,9 @@ func run(rate, seconds int, outDir, target string) (err error) {
 	return load(rate, seconds, outDir, target, base, browsers, wallets, &made)
 }
 
-// register signs each wallet in once through the endpoint (not measured), from browser(i).
-func register(base string, wallets []*signer.Key, browser func(i int) *http.Client) error {
-	sem := make(chan struct{}, 8)
+// register signs each wallet in once through the endpoint (not measured), from browser(i), parallel at a time.
+func register(base string, wallets []*signer.Key, browser func(i int) *http.Client, parallel int) error {
+	sem := make(chan struct{}, parallel)
 	errs := make(chan error, len(wallets))
 	for i, w := range wallets {
 		sem <- struct{}{}
