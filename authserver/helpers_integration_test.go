@@ -5,6 +5,8 @@ package authserver
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"sync/atomic"
 
 	"encoding/json"
@@ -252,4 +254,19 @@ func liveEndpoint(t *testing.T, dials *atomic.Int32, mod func(o *Config)) *testE
 	e.srv = httptest.NewServer(mux)
 	t.Cleanup(e.srv.Close)
 	return e
+}
+
+// stackRedis returns the local stack's Redis URL and a random name for this test's keys in it (the stack's Redis
+// outlives the test, and other tests use it too).
+func stackRedis(t *testing.T) (url, run string) {
+	t.Helper()
+	env := devstack.MustLoad(t)
+	if env.RedisURL == "" {
+		t.Fatal("the stack has no Redis (MORALIS_REDIS_URL): run make up")
+	}
+	var b [6]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		t.Fatal(err)
+	}
+	return env.RedisURL, hex.EncodeToString(b[:])
 }

@@ -55,6 +55,13 @@ type NonceStore interface {
 	Consume(ctx context.Context, nonce string, b NonceBinding) error
 }
 
+// boundIssuer is a NonceStore that issues a nonce already bound, in one step (the Redis store: one round trip
+// instead of two): bind(n) returns what n is for. The Handler uses it when its NonceStore has it, else Issue and
+// Bind.
+type boundIssuer interface {
+	issueBound(ctx context.Context, ttl time.Duration, bind func(Nonce) NonceBinding) (Nonce, error)
+}
+
 // MemoryNonceStore is the in-memory NonceStore, the Handler's default: good for one endpoint process (several
 // instances behind a load balancer need a shared store, such as BackendNonceStore). The zero value is not
 // usable; make one with NewMemoryNonceStore. It is safe for concurrent use. Expired nonces are dropped as Issue

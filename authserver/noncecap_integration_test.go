@@ -3,15 +3,12 @@
 package authserver
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"net/http"
 	"testing"
 	"time"
 
 	"github.com/c13f5054/moralis-go/auth"
-	"github.com/c13f5054/moralis-go/internal/devstack"
 	"github.com/c13f5054/moralis-go/internal/redislimit"
 )
 
@@ -20,16 +17,9 @@ import (
 // DefaultMaxOutstandingNonces by default) and the rest 503 "Nonce store unavailable", and Redis's index of live
 // nonces holds the cap, no more. Fails without the cap (tried: the store's max set to 0: 80 nonces issued).
 func TestRedisNonceCapFromManyAddresses(t *testing.T) {
-	env := devstack.MustLoad(t)
-	if env.RedisURL == "" {
-		t.Fatal("the stack has no Redis (MORALIS_REDIS_URL): run make up")
-	}
-	var b [6]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		t.Fatal(err)
-	}
-	prefix := "test-noncecap-" + hex.EncodeToString(b[:]) + ":"
-	store, rdb, err := redislimit.Open(env.RedisURL, redislimit.Options{Prefix: prefix})
+	redisURL, run := stackRedis(t)
+	prefix := "test-noncecap-" + run + ":"
+	store, rdb, err := redislimit.Open(redisURL, redislimit.Options{Prefix: prefix})
 	if err != nil {
 		t.Fatal(err)
 	}

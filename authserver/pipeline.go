@@ -180,10 +180,7 @@ func run[In, Out any](p *policy, rt route, c *call, fn func(c *call, in In) (Out
 	var zero Out
 	var in In
 	r := c.r
-	if err := p.limit.take(r); err != nil {
-		return zero, err
-	}
-	if err := rt.limit.take(r); err != nil {
+	if err := takeBoth(r, p.limit, rt.limit); err != nil { // every route's limit, then the route's own
 		return zero, err
 	}
 	if done, err := p.checkOrigin(c.w, r, rt.origin); err != nil || done {

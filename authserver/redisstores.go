@@ -63,6 +63,29 @@ func (l redisLimiter) allow(ctx context.Context, key string) (bool, time.Duratio
 	return ok, wait, nil
 }
 
+// takeBoth takes one request of r's client from a, then from b, as a.take(r) and then b.take(r) would (a refusal
+// by a leaves b untouched); two Redis limits over one Store take it in one round trip.
+func takeBoth(r *http.Request, a, b limit) error {
+	ra, okA := a.store.(redisLimiter)
+	rb, okB := b.store.(redisLimiter)
+	if !okA || !okB || ra.s != rb.s {
+		if err := a.take(r); err != nil {
+			return err
+		}
+		return b.take(r)
+	}
+	refused, wait, err := ra.s.AllowEach(r.Context(),
+		redislimit.Check{Key: limitKey(ra.name, a.key(r)), Limit: ra.lim},
+		redislimit.Check{Key: limitKey(rb.name, b.key(r)), Limit: rb.lim})
+	switch {
+	case err != nil:
+		return limitFault(err)
+	case refused >= 0:
+		return tooManyRequests(wait)
+	}
+	return nil
+}
+
 // redisQuota is the nonce quota in Redis: each nonce counts against its client for one NonceTTL over every
 // instance.
 type redisQuota struct {
@@ -317,6 +340,16 @@ type redisNonceStore struct {
 }
 
 func (r redisNonceStore) Issue(ctx context.Context, ttl time.Duration) (Nonce, error) {
+	return r.issue(ctx, ttl, nil)
+}
+
+// issueBound is Issue and Bind in one round trip (boundIssuer): the nonce is drawn here, bind(n) says what it is
+// for (the message holds the nonce's value and end), and the nonce goes to Redis bound to that.
+func (r redisNonceStore) issueBound(ctx context.Context, ttl time.Duration, bind func(Nonce) NonceBinding) (Nonce, error) {
+	return r.issue(ctx, ttl, bind)
+}
+
+func (r redisNonceStore) issue(ctx context.Context, ttl time.Duration, bind func(Nonce) NonceBinding) (Nonce, error) {
 	if ttl <= 0 {
 		ttl = DefaultNonceTTL
 	}
@@ -326,7 +359,12 @@ func (r redisNonceStore) Issue(ctx context.Context, ttl time.Duration) (Nonce, e
 			return Nonce{}, err
 		}
 		exp := r.now().Add(ttl)
-		ok, err := r.s.IssueNonce(ctx, v, ttl, r.max)
+		var ok bool
+		if bind != nil {
+			ok, err = r.s.IssueBoundNonce(ctx, v, nonceBindingKey(bind(Nonce{Value: v, ExpiresAt: exp})), ttl, r.max)
+		} else {
+			ok, err = r.s.IssueNonce(ctx, v, ttl, r.max)
+		}
 		if errors.Is(err, redislimit.ErrNoncesFull) {
 			return Nonce{}, ErrTooManyNonces
 		}

@@ -82,9 +82,10 @@ func TestSignOutEndsLiveStreams(t *testing.T) {
 func TestRedisDownFailsClosed(t *testing.T) {
 	var reported []string
 	for name, on := range map[string]func(o *Config){
-		"RateLimit":       func(o *Config) { o.RateLimit = RateLimit{} },
-		"SignInRateLimit": func(o *Config) { o.SignInRateLimit = RateLimit{} },
-		"NoncesPerClient": func(o *Config) { o.NoncesPerClient = 0 },
+		"RateLimit":        func(o *Config) { o.RateLimit = RateLimit{} },
+		"SignInRateLimit":  func(o *Config) { o.SignInRateLimit = RateLimit{} },
+		"both rate limits": func(o *Config) { o.RateLimit, o.SignInRateLimit = RateLimit{}, RateLimit{} }, // one round trip
+		"NoncesPerClient":  func(o *Config) { o.NoncesPerClient = 0 },
 	} {
 		// Only this guard is on (newTestEnv turns the others off).
 		e := newTestEnv(t, func(o *Config) {

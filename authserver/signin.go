@@ -30,24 +30,33 @@ func (h *Handler) message(c *call, _ struct{}) (MessageResponse, error) {
 	if err := h.nonceQuota.take(c.r); err != nil {
 		return MessageResponse{}, err
 	}
-	n, err := h.o.Nonces.Issue(c.ctx, h.o.NonceTTL)
-	if err != nil {
-		return MessageResponse{}, errNonceStore
-	}
 	var text string
 	var signInInput *SolanaSignInInput
-	if m.Chain == auth.ChainSolana && q.Get("style") == styleSIWS && h.o.Domain != "" {
-		text, signInInput = h.siwsMessage(m.Address, n)
-	} else if m.Chain == auth.ChainEVM && h.o.EVMMessageStyle == StyleSIWE {
-		sm := &auth.SIWEMessage{Domain: h.o.Domain, Address: m.Address, Statement: h.o.Statement, URI: h.o.URI,
-			Version: "1", ChainID: h.o.ChainID, Nonce: n.Value, IssuedAt: h.o.Now().UTC(), ExpirationTime: n.ExpiresAt.UTC()}
-		text = sm.String()
-	} else {
-		text = auth.BuildMoralisMessage(h.o.Statement, h.o.AppID, n.Value)
+	// The nonce is good only with this exact text (which holds it), for this address and chain.
+	bind := func(n Nonce) NonceBinding {
+		if m.Chain == auth.ChainSolana && q.Get("style") == styleSIWS && h.o.Domain != "" {
+			text, signInInput = h.siwsMessage(m.Address, n)
+		} else if m.Chain == auth.ChainEVM && h.o.EVMMessageStyle == StyleSIWE {
+			sm := &auth.SIWEMessage{Domain: h.o.Domain, Address: m.Address, Statement: h.o.Statement, URI: h.o.URI,
+				Version: "1", ChainID: h.o.ChainID, Nonce: n.Value, IssuedAt: h.o.Now().UTC(), ExpirationTime: n.ExpiresAt.UTC()}
+			text = sm.String()
+		} else {
+			text = auth.BuildMoralisMessage(h.o.Statement, h.o.AppID, n.Value)
+		}
+		return NonceBinding{Chain: m.Chain, Address: m.Address, Message: text}
 	}
-	// The nonce is good only with this exact text, for this address and chain.
-	if err := h.o.Nonces.Bind(c.ctx, n.Value, NonceBinding{Chain: m.Chain, Address: m.Address, Message: text}); err != nil {
-		return MessageResponse{}, errNonceStore
+	var n Nonce
+	if bi, ok := h.o.Nonces.(boundIssuer); ok {
+		if n, err = bi.issueBound(c.ctx, h.o.NonceTTL, bind); err != nil {
+			return MessageResponse{}, errNonceStore
+		}
+	} else {
+		if n, err = h.o.Nonces.Issue(c.ctx, h.o.NonceTTL); err != nil {
+			return MessageResponse{}, errNonceStore
+		}
+		if err := h.o.Nonces.Bind(c.ctx, n.Value, bind(n)); err != nil {
+			return MessageResponse{}, errNonceStore
+		}
 	}
 	return MessageResponse{Message: text, Nonce: n.Value, ExpiresAt: auth.FormatServerTime(n.ExpiresAt),
 		SignInInput: signInInput}, nil

@@ -41,8 +41,8 @@ func (s *Store) nonceKey(nonce string) string { return s.prefix + "n:" + nonce }
 var ErrNoncesFull = errors.New("redislimit: issue nonce: the cap of live nonces is reached")
 
 // issueScript: KEYS[1] the nonce's key, KEYS[2] the index of live nonces (a sorted set scored by expiry in Unix ms,
-// by Redis's clock); ARGV[1] the TTL in ms, ARGV[2] the cap (0: none). 1 issued, 0 the key exists, 2 the cap is
-// reached. Expired entries leave the index as nonces are issued; the index itself expires with its newest entry.
+// by Redis's clock); ARGV[1] the TTL in ms, ARGV[2] the cap (0: none), ARGV[3] the nonce's value (empty: issued,
+// not bound; else its binding). 1 issued, 0 the key exists, 2 the cap is reached. Expired entries leave the index as nonces are issued; the index itself expires with its newest entry.
 var issueScript = redis.NewScript(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -52,7 +52,7 @@ if max > 0 then
   redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
   if redis.call('ZCARD', KEYS[2]) >= max then return 2 end
 end
-if not redis.call('SET', KEYS[1], '', 'NX', 'PX', ttl) then return 0 end
+if not redis.call('SET', KEYS[1], ARGV[3], 'NX', 'PX', ttl) then return 0 end
 if max > 0 then
   redis.call('ZADD', KEYS[2], now + ttl, KEYS[1])
   if redis.call('PTTL', KEYS[2]) < ttl then redis.call('PEXPIRE', KEYS[2], ttl) end
@@ -68,15 +68,29 @@ func (s *Store) nonceIndexKey() string { return s.prefix + "nonces" }
 // Redis's memory stays bounded however many client addresses ask. On a Redis fault it returns an error matching
 // ErrUnavailable.
 func (s *Store) IssueNonce(ctx context.Context, nonce string, ttl time.Duration, limit int) (bool, error) {
-	if err := checkKey("issue nonce", nonce); err != nil {
+	return s.issueNonce(ctx, "issue nonce", nonce, "", ttl, limit)
+}
+
+// IssueBoundNonce is IssueNonce and BindNonce in one round trip: it records nonce as issued for ttl and bound to
+// binding at once (it is never live unbound). It returns false when the nonce already exists, and ErrNoncesFull
+// beyond limit, as IssueNonce.
+func (s *Store) IssueBoundNonce(ctx context.Context, nonce, binding string, ttl time.Duration, limit int) (bool, error) {
+	if binding == "" {
+		return false, errors.New("redislimit: issue bound nonce: empty binding")
+	}
+	return s.issueNonce(ctx, "issue bound nonce", nonce, binding, ttl, limit)
+}
+
+func (s *Store) issueNonce(ctx context.Context, op, nonce, value string, ttl time.Duration, limit int) (bool, error) {
+	if err := checkKey(op, nonce); err != nil {
 		return false, err
 	}
 	if ttl < time.Millisecond {
-		return false, errors.New("redislimit: issue nonce: ttl under 1 ms")
+		return false, errors.New("redislimit: " + op + ": ttl under 1 ms")
 	}
-	res, err := issueScript.Run(ctx, s.rdb, []string{s.nonceKey(nonce), s.nonceIndexKey()}, ttl.Milliseconds(), max(limit, 0)).Int()
+	res, err := issueScript.Run(ctx, s.rdb, []string{s.nonceKey(nonce), s.nonceIndexKey()}, ttl.Milliseconds(), max(limit, 0), value).Int()
 	if err != nil {
-		return false, unavailable("issue nonce", err)
+		return false, unavailable(op, err)
 	}
 	switch res {
 	case 1:

@@ -139,3 +139,39 @@ func TestNonceCapOverBothInstances(t *testing.T) {
 		t.Fatalf("full after the expired were replaced: %v, want ErrNoncesFull", err)
 	}
 }
+
+// A nonce issued bound (IssueBoundNonce) is live and bound at once: it cannot be bound again, is consumed once with
+// its binding through the other instance, not with another; it counts against the cap as IssueNonce's do, and a
+// value that exists is not issued again. Fails when the binding is not stored with the nonce (tried: an empty value stored:
+// the consume answered unknown).
+func TestNonceIssuedBound(t *testing.T) {
+	a, b := twoInstances(t)
+	ctx := t.Context()
+	if ok, err := a.IssueBoundNonce(ctx, "boundAAAA1", "for-me", time.Minute, 2); err != nil || !ok {
+		t.Fatalf("issue bound: %v %v", ok, err)
+	}
+	if ok, _ := b.IssueBoundNonce(ctx, "boundAAAA1", "for-me", time.Minute, 2); ok {
+		t.Fatal("a nonce was issued twice")
+	}
+	if ok, _ := b.BindNonce(ctx, "boundAAAA1", "for-another"); ok {
+		t.Fatal("a nonce issued bound was bound again")
+	}
+	if res, _ := b.ConsumeNonce(ctx, "boundAAAA1", "for-another"); res != NonceMismatch {
+		t.Fatalf("consume with another binding: %v, want a mismatch", res)
+	}
+	if ok, err := b.IssueNonce(ctx, "boundAAAA2", time.Minute, 2); err != nil || !ok {
+		t.Fatalf("a second nonce: %v %v", ok, err)
+	}
+	if _, err := a.IssueBoundNonce(ctx, "boundAAAA3", "x", time.Minute, 2); !errors.Is(err, ErrNoncesFull) {
+		t.Fatalf("a third under a cap of 2: %v, want ErrNoncesFull", err)
+	}
+	if res, err := b.ConsumeNonce(ctx, "boundAAAA1", "for-me"); err != nil || res != NonceConsumed {
+		t.Fatalf("consume: %v %v", res, err)
+	}
+	if res, _ := a.ConsumeNonce(ctx, "boundAAAA1", "for-me"); res != NonceUnknown {
+		t.Fatalf("second consume: %v, want unknown", res)
+	}
+	if _, err := a.IssueBoundNonce(ctx, "boundAAAA4", "", time.Minute, 0); err == nil {
+		t.Fatal("an empty binding: no error")
+	}
+}

@@ -109,6 +109,58 @@ func TestQuotaIsSharedByInstances(t *testing.T) {
 	}
 }
 
+// AllowEach is Allow over each check in order, in one round trip, over both instances. A refusal by a later check
+// leaves the earlier ones their event: with limits of 3 and 2, two requests pass, the third is refused by the second
+// check (index 1, with its wait) and the first check's key is then spent. A refusal by an earlier check does not
+// count against the later ones: with limits of 1 and 5, the second request is refused by the first check (index 0)
+// and the second key still has four events left. Fails when a refusal stops nothing (tried: the script going on
+// after a refusal: the second key had three left) or does not keep the earlier events (tried: the SETs done only
+// once every check allowed: the first key of the first pair was not spent).
+func TestAllowEachIsAllowInOrder(t *testing.T) {
+	a, b := twoInstances(t)
+	ctx := t.Context()
+	perMinute := func(n int) Limit { return Limit{Events: n, Period: time.Minute} }
+	pair := []Check{{Key: "all:192.0.2.50", Limit: perMinute(3)}, {Key: "signin:192.0.2.50", Limit: perMinute(2)}}
+	for i, s := range []*Store{a, b} {
+		if refused, wait, err := s.AllowEach(ctx, pair...); refused != -1 || wait != 0 || err != nil {
+			t.Fatalf("request %d: refused %d, wait %v, %v; want both allowed", i+1, refused, wait, err)
+		}
+	}
+	refused, wait, err := a.AllowEach(ctx, pair...)
+	if refused != 1 || err != nil || wait <= 0 || wait > 30*time.Second {
+		t.Fatalf("third: refused %d, wait %v, %v; want the second check's refusal with a wait in (0, 30s]", refused, wait, err)
+	}
+	if ok, _, err := b.Allow(ctx, "all:192.0.2.50", perMinute(3)); ok || err != nil {
+		t.Fatalf("the first key after three requests: allowed %v, %v; want it spent", ok, err)
+	}
+
+	pair = []Check{{Key: "all:192.0.2.51", Limit: perMinute(1)}, {Key: "signin:192.0.2.51", Limit: perMinute(5)}}
+	if refused, _, err := b.AllowEach(ctx, pair...); refused != -1 || err != nil {
+		t.Fatalf("first: refused %d, %v", refused, err)
+	}
+	if refused, _, err := a.AllowEach(ctx, pair...); refused != 0 || err != nil {
+		t.Fatalf("second: refused %d, %v; want the first check's refusal", refused, err)
+	}
+	left := 0
+	for range 6 {
+		if ok, _, err := b.Allow(ctx, "signin:192.0.2.51", perMinute(5)); err != nil {
+			t.Fatal(err)
+		} else if ok {
+			left++
+		}
+	}
+	if left != 4 {
+		t.Fatalf("the second key had %d events left, want 4 (only the allowed request counted)", left)
+	}
+
+	if _, _, err := a.AllowEach(ctx); err == nil {
+		t.Fatal("AllowEach with no check: no error")
+	}
+	if _, _, err := a.AllowEach(ctx, Check{Key: "", Limit: perMinute(1)}); err == nil || errors.Is(err, ErrUnavailable) {
+		t.Fatalf("an empty key: %v, want an argument error", err)
+	}
+}
+
 // GCRA refills one event per emission interval: after the refusal's retryAfter, one more passes.
 func TestRateLimitRefills(t *testing.T) {
 	a, b := twoInstances(t)
