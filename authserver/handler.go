@@ -138,7 +138,9 @@ type Config struct {
 	// they guard are answered 503 {"code":1,"error":"Limit store unavailable"} (or "Session store unavailable")
 	// with Retry-After, never let through, and they recover by themselves when Redis is back. Give the client
 	// short timeouts (for example 500 ms reads): a guard waits for Redis as long as the client lets it. The
-	// Handler does not close it. nil (default), with RedisURL empty: the guards are in memory, for one process:
+	// Handler does not close it. One Redis node, or a primary behind Sentinel: not Redis Cluster, as several
+	// guards are one script over several keys (a request's two rate limits, a nonce and its index, the stream
+	// caps). nil (default), with RedisURL empty: the guards are in memory, for one process:
 	// with N instances a client gets N times every limit and a sign-out reaches only the instance it went
 	// through. Call Handler.Close when done with a Handler that uses Redis.
 	Redis redis.UniversalClient

@@ -28,7 +28,7 @@ var mutations = []mutation{
 		tests: corsTests},
 	// --- rate limits
 	{id: "rate-client", desc: "the per-client rate limit of every route is not taken",
-		file: pipelineFile, from: "if err := p.limit.take(r); err != nil {", to: "if err := error(nil); err != nil {",
+		file: pipelineFile, from: "if err := takeBoth(r, p.limit, rt.limit); err != nil {", to: "if err := takeBoth(r, limit{}, rt.limit); err != nil {",
 		tests: "^(TestHandlerRateLimit|TestDataProxyPerSessionRateLimit)$"},
 	{id: "rate-user", desc: "the per-user rate limit of the data proxy is not enforced",
 		file: pipelineFile, from: `"user:"+u.ObjectID); err != nil || !ok {`, to: `"user:"+u.ObjectID); err != nil || !ok && false {`,
