@@ -9,6 +9,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -285,7 +287,9 @@ func TestIntegrationRawWhereParity(t *testing.T) {
 func assertRawParity(t *testing.T, ctx context.Context, c *client.Client, s *store.Store, class string, w map[string]any) bool {
 	t.Helper()
 	b, err := json.Marshal(w)
-	require.NoError(t, err)
+	if !assert.NoError(t, err) { // assert, not require: TestIntegrationNorNullParity calls it from several goroutines
+		return false
+	}
 	req := &parse.QueryRequest{ClassName: class, Params: map[string]any{"where": w, "count": 1, "limit": 1000}}
 	rr, rerr := c.RunQuery(ctx, req)
 	lr, lerr := s.RunQuery(ctx, req)
@@ -305,6 +309,7 @@ func assertRawParity(t *testing.T, ctx context.Context, c *client.Client, s *sto
 // alone, under $nor, and nested in $or/$and/$nor, over objects where its field is present, null and missing; the
 // server and the store must give the same ids and count (or both an error).
 func TestIntegrationNorNullParity(t *testing.T) {
+	t.Parallel() // its own class; 530 round trips, which four workers overlap
 	ctx := context.Background()
 	c := newClient(t)
 	class := uniqueClass("StoreNor")
@@ -398,7 +403,20 @@ func TestIntegrationNorNullParity(t *testing.T) {
 		{"meta": nil},
 	}
 	other := m{"kind": "partial"}
-	failed := 0
+	var failed atomic.Int32
+	wheres := make(chan m)
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for w := range wheres {
+				if !assertRawParity(t, ctx, c, s, class, w) {
+					failed.Add(1)
+				}
+			}
+		}()
+	}
 	for _, cond := range conds {
 		for _, w := range []m{
 			cond,
@@ -412,12 +430,12 @@ func TestIntegrationNorNullParity(t *testing.T) {
 			{"$or": a{cond, m{"$nor": a{cond}}}}, // TRUE or FALSE, but not NULL
 			{"$and": a{m{"$or": a{m{"$nor": a{cond}}, m{"$nor": a{other}}}}, m{"$nor": a{m{"$and": a{cond, other}}}}}},
 		} {
-			if !assertRawParity(t, ctx, c, s, class, w) {
-				failed++
-			}
+			wheres <- w
 		}
 	}
-	t.Logf("%d where maps disagreed", failed)
+	close(wheres)
+	wg.Wait()
+	t.Logf("%d where maps disagreed", failed.Load())
 }
 
 func objectIDs(objs []*parse.Object) []string {
@@ -494,6 +512,7 @@ func geoPlaces() []geoPlace {
 // returns, and requires the same answers locally for every geo where map: the same ids, in the same order for a
 // top-level $nearSphere, the same count, or an error on both.
 func TestIntegrationGeoParity(t *testing.T) {
+	t.Parallel() // its own class; its cases run in parallel too (each a round trip to the server)
 	ctx := context.Background()
 	c := newClient(t)
 	class := uniqueClass("StoreGeo")
@@ -525,7 +544,7 @@ func TestIntegrationGeoParity(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, fromServer, len(places))
 	s := store.NewMemory(store.Config{})
-	defer s.Close()
+	t.Cleanup(func() { assert.NoError(t, s.Close()) }) // after the parallel cases, which run once this function has returned
 	require.NoError(t, s.Pin(ctx, fromServer...))
 
 	gp := func(lat, lng float64) map[string]any {
@@ -678,6 +697,7 @@ func TestIntegrationGeoParity(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			params := map[string]any{"where": tc.where, "count": 1}
 			for k, v := range tc.extra {
 				params[k] = v
@@ -746,6 +766,7 @@ func TestIntegrationGeoParity(t *testing.T) {
 		"PolygonContains":             {q().PolygonContains("area", inL), false},
 	} {
 		t.Run("builder "+name, func(t *testing.T) {
+			t.Parallel()
 			remote, rn, err := bq.q.FindWithCount(ctx, c)
 			require.NoError(t, err, "server")
 			local, ln, err := bq.q.FindWithCount(ctx, s)
