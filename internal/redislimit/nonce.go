@@ -42,7 +42,8 @@ var ErrNoncesFull = errors.New("redislimit: issue nonce: the cap of live nonces 
 
 // issueScript: KEYS[1] the nonce's key, KEYS[2] the index of live nonces (a sorted set scored by expiry in Unix ms,
 // by Redis's clock); ARGV[1] the TTL in ms, ARGV[2] the cap (0: none), ARGV[3] the nonce's value (empty: issued,
-// not bound; else its binding). 1 issued, 0 the key exists, 2 the cap is reached. Expired entries leave the index as nonces are issued; the index itself expires with its newest entry.
+// not bound; else its binding). 1 issued, 0 the key exists, 2 the cap is reached. Expired entries leave the index
+// as nonces are issued; the index itself expires with its newest entry.
 var issueScript = redis.NewScript(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)

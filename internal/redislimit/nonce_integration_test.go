@@ -142,8 +142,8 @@ func TestNonceCapOverBothInstances(t *testing.T) {
 
 // A nonce issued bound (IssueBoundNonce) is live and bound at once: it cannot be bound again, is consumed once with
 // its binding through the other instance, not with another; it counts against the cap as IssueNonce's do, and a
-// value that exists is not issued again. Fails when the binding is not stored with the nonce (tried: an empty value stored:
-// the consume answered unknown).
+// value that exists is not issued again. Fails when the binding is not stored with the nonce (tried: an empty
+// value stored: the consume answered unknown).
 func TestNonceIssuedBound(t *testing.T) {
 	a, b := twoInstances(t)
 	ctx := t.Context()

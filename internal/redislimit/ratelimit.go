@@ -26,60 +26,15 @@ func (l Limit) check() error {
 	return nil
 }
 
-// gcraScript is the generic cell rate algorithm over one key holding the theoretical arrival time
-// (TAT, microseconds of Redis's clock). ARGV[1] is the emission interval T and ARGV[2] the burst
-// window Burst*T, both in microseconds. A request is allowed when, after it, TAT lies at most one
-// burst window ahead of now; the key lives as long as TAT is in the future. Redis's own clock is
-// the one clock every instance shares, so instances with skewed clocks still agree.
-// It returns {allowed (1 or 0), microseconds to wait before a retry can succeed}.
+// gcraScript is the generic cell rate algorithm over each key in order (KEYS[i]), each holding its
+// theoretical arrival time (TAT, microseconds of Redis's clock); ARGV[2i-1] is key i's emission interval T and
+// ARGV[2i] its burst window Burst*T, both in microseconds. An event is allowed when, after it, TAT lies at most
+// one burst window ahead of now; a key lives as long as its TAT is in the future. Redis's own clock is the one
+// clock every instance shares, so instances with skewed clocks still agree. The keys are counted one after the
+// other, as separate calls would be, and the first refusal stops it (the keys before it keep their event, the
+// keys after are not counted). It returns {0, 0} when every key allowed its event, else {i, microseconds to wait
+// before a retry can succeed} for the first key i (1-based) that refused.
 var gcraScript = redis.NewScript(`
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-local interval = tonumber(ARGV[1])
-local window = tonumber(ARGV[2])
-local tat = tonumber(redis.call('GET', KEYS[1]) or now)
-if tat < now then tat = now end
-local new_tat = tat + interval
-if new_tat - now > window then
-  return {0, new_tat - now - window}
-end
-redis.call('SET', KEYS[1], string.format('%d', new_tat), 'PX', math.ceil((new_tat - now) / 1000))
-return {1, 0}
-`)
-
-// Allow counts one event against key under limit, over every instance sharing this Redis. It
-// returns whether the event is allowed and, when not, how long until one would be. On a Redis fault
-// it returns false, 0 and an error matching ErrUnavailable: refuse the request.
-func (s *Store) Allow(ctx context.Context, key string, limit Limit) (allowed bool, retryAfter time.Duration, err error) {
-	if err := checkKey("allow", key); err != nil {
-		return false, 0, err
-	}
-	if err := limit.check(); err != nil {
-		return false, 0, err
-	}
-	burst := limit.Burst
-	if burst == 0 {
-		burst = limit.Events
-	}
-	interval := limit.Period.Microseconds() / int64(limit.Events)
-	res, err := gcraScript.Run(ctx, s.rdb, []string{s.prefix + "rl:" + key}, interval, interval*int64(burst)).Int64Slice()
-	if err != nil {
-		return false, 0, unavailable("allow", err)
-	}
-	if len(res) != 2 {
-		return false, 0, unavailable("allow", fmt.Errorf("script answered %d values", len(res)))
-	}
-	if res[0] == 1 {
-		return true, 0, nil
-	}
-	return false, time.Duration(res[1]) * time.Microsecond, nil
-}
-
-// gcraEachScript is gcraScript over several keys in order, as separate Allow calls made one after the other
-// would be, in one round trip: KEYS[i] with ARGV[2i-1] its interval and ARGV[2i] its burst window. The first
-// refusal stops it (the keys before it keep their event, the keys after are not counted). It returns {0, 0}
-// when every key allowed its event, else {i, microseconds to wait} for the first key i (1-based) that refused.
-var gcraEachScript = redis.NewScript(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 for i, key in ipairs(KEYS) do
@@ -95,6 +50,17 @@ for i, key in ipairs(KEYS) do
 end
 return {0, 0}
 `)
+
+// Allow counts one event against key under limit, over every instance sharing this Redis. It
+// returns whether the event is allowed and, when not, how long until one would be. On a Redis fault
+// it returns false, 0 and an error matching ErrUnavailable: refuse the request.
+func (s *Store) Allow(ctx context.Context, key string, limit Limit) (allowed bool, retryAfter time.Duration, err error) {
+	refused, wait, err := s.AllowEach(ctx, Check{Key: key, Limit: limit})
+	if err != nil {
+		return false, 0, err
+	}
+	return refused < 0, wait, nil
+}
 
 // Check is one key and its limit, for AllowEach.
 type Check struct {
@@ -128,7 +94,7 @@ func (s *Store) AllowEach(ctx context.Context, checks ...Check) (refused int, re
 		keys[i] = s.prefix + "rl:" + c.Key
 		args = append(args, interval, interval*int64(burst))
 	}
-	res, err := gcraEachScript.Run(ctx, s.rdb, keys, args...).Int64Slice()
+	res, err := gcraScript.Run(ctx, s.rdb, keys, args...).Int64Slice()
 	if err != nil {
 		return 0, 0, unavailable("allow", err)
 	}
